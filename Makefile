@@ -1,0 +1,33 @@
+# FlowScript developer tasks. `make help` lists them.
+GO ?= go
+# The flags the container build uses too (deployments/Dockerfile): static, trimmed.
+BUILD_FLAGS ?= -trimpath -ldflags "-s -w"
+export CGO_ENABLED ?= 0
+
+.PHONY: help build test test-race lint bench run fmt
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+build: ## build every binary into bin/
+	$(GO) build $(BUILD_FLAGS) -o bin/ ./cmd/...
+
+test: ## run the tests (the README's test command)
+	$(GO) test ./...
+
+test-race: ## run the tests with the race detector, services required (what CI runs)
+	CGO_ENABLED=1 FLOWSCRIPT_REQUIRE_SERVICES=1 $(GO) test -race ./...
+
+lint: ## gofmt, go vet and staticcheck
+	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@2025.1.1 ./...
+
+bench: ## run the benchmarks (medians: add -count=5 and use benchstat)
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+run: ## run the executor end to end on embedded defaults
+	$(GO) run ./cmd/executor
+
+fmt: ## format the code
+	gofmt -w .

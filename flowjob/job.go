@@ -1,0 +1,84 @@
+package flowjob
+
+import "time"
+
+// ContractVersion is the version of the JSON contract this package speaks.
+// A job or result without a version is version 1.
+const ContractVersion = 1
+
+// ActionTypeExecuteScript is the only action type FlowScript runs.
+const ActionTypeExecuteScript = "executeScript"
+
+// OnError says what a failed script does to the session.
+type OnError string
+
+const (
+	// OnErrorBlocking stops the flow: freeze and hand off (default), redirect
+	// to the exception block (errorHandoff false), or throw inside a Tool.
+	OnErrorBlocking OnError = "blocking"
+	// OnErrorContinue writes "" to the output variable, the message to the
+	// error variable, and goes on.
+	OnErrorContinue OnError = "continue"
+)
+
+// Context says where the action runs.
+type Context string
+
+const (
+	// ContextFlow: a block of a flow run by the engine.
+	ContextFlow Context = "flow"
+	// ContextTool: a step of a published Tool (mini-flow); a blocking failure
+	// is rethrown to the Tool's caller.
+	ContextTool Context = "tool"
+)
+
+// InputVariable maps a name in the script's scope to a template whose
+// interpolated value is passed as a string.
+type InputVariable struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// ExecuteScriptAction is the seed's ExecuteScriptAction type, field for field
+// (including errorMessage and errorHandoff, which the seed's Zod schema
+// forgot).
+type ExecuteScriptAction struct {
+	Type           string          `json:"type"`
+	Source         string          `json:"source"`
+	InputVariables []InputVariable `json:"inputVariables"`
+	OutputVariable string          `json:"outputVariable"`
+	ErrorVariable  string          `json:"errorVariable,omitempty"`
+	OnError        OnError         `json:"onError"`
+	ErrorMessage   string          `json:"errorMessage,omitempty"`
+	// ErrorHandoff, with OnError blocking: nil or true freezes the session
+	// and hands it off to a human; false sends the error message and
+	// redirects to the flow's exception block.
+	ErrorHandoff *bool `json:"errorHandoff,omitempty"`
+}
+
+// Handoff reports whether a blocking failure hands the session off (the
+// default when ErrorHandoff is absent).
+func (a ExecuteScriptAction) Handoff() bool { return a.ErrorHandoff == nil || *a.ErrorHandoff }
+
+// Job is one executeScript step to run for one session.
+type Job struct {
+	Version   int                 `json:"version,omitempty"`
+	ID        string              `json:"id"`
+	SessionID string              `json:"sessionId"`
+	FlowID    string              `json:"flowId"`
+	BlockID   string              `json:"blockId"`
+	Context   Context             `json:"context"`
+	Action    ExecuteScriptAction `json:"action"`
+	// Variables are the session's variables, by name (dotted names such as
+	// "contact.name" are plain keys). Values are strings.
+	Variables map[string]string `json:"variables"`
+	// DefaultExceptionBlockID is where a blocking failure with errorHandoff
+	// false redirects. Required in that case.
+	DefaultExceptionBlockID string `json:"defaultExceptionBlockId,omitempty"`
+	// TimeoutMs optionally shortens the script's time limit; it never
+	// raises it above the executor's SANDBOX_TIMEOUT_MS.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// Deadline, when set, is the instant after which the engine no longer
+	// wants the job run; a job past its deadline fails without running.
+	Deadline *time.Time `json:"deadline,omitempty"`
+}

@@ -1,0 +1,79 @@
+package flowjob
+
+import "time"
+
+// Status is the outcome of a job.
+type Status string
+
+const (
+	StatusSucceeded Status = "succeeded"
+	StatusFailed    Status = "failed"
+)
+
+// DirectiveType tells the engine what to do with the session next.
+type DirectiveType string
+
+const (
+	// DirectiveContinue: set the variables and go on with the flow.
+	DirectiveContinue DirectiveType = "continue"
+	// DirectiveFreezeHandoff: freeze the session and hand it off to a human,
+	// with Message.
+	DirectiveFreezeHandoff DirectiveType = "freeze_handoff"
+	// DirectiveRedirect: send Message to the contact and go to BlockID; the
+	// session stays in flow mode.
+	DirectiveRedirect DirectiveType = "redirect"
+	// DirectiveThrow: rethrow Message to the caller of the Tool.
+	DirectiveThrow DirectiveType = "throw"
+)
+
+// Directive is the executor's decision for the session.
+type Directive struct {
+	Type    DirectiveType `json:"type"`
+	BlockID string        `json:"blockId,omitempty"`
+	Message string        `json:"message,omitempty"`
+}
+
+// Error codes a result can carry. The script codes come from the sandbox;
+// INVALID_JOB is a job that broke the contract; DELIVERY_EXHAUSTED is a job
+// that could not be run after every retry.
+const (
+	CodeScriptError       = "SCRIPT_ERROR"
+	CodeSyntaxError       = "SCRIPT_SYNTAX_ERROR"
+	CodeTimeout           = "SCRIPT_TIMEOUT"
+	CodeMemoryLimit       = "SCRIPT_MEMORY_LIMIT"
+	CodeAsyncUnsupported  = "SCRIPT_ASYNC_UNSUPPORTED"
+	CodeBusy              = "SANDBOX_BUSY"
+	CodeOutputTooLarge    = "OUTPUT_TOO_LARGE"
+	CodeInvalidJob        = "INVALID_JOB"
+	CodeSandboxCrash      = "SANDBOX_CRASH"
+	CodeDeadlineExceeded  = "JOB_DEADLINE_EXCEEDED"
+	CodeDeliveryExhausted = "DELIVERY_EXHAUSTED"
+)
+
+// Error is why a job failed. Line and Column are 1-based positions in the
+// author's source; 0 when unknown.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+}
+
+// Result is the one event an executor publishes per job.
+type Result struct {
+	Version   int     `json:"version"`
+	JobID     string  `json:"jobId"`
+	SessionID string  `json:"sessionId"`
+	FlowID    string  `json:"flowId"`
+	BlockID   string  `json:"blockId"`
+	Context   Context `json:"context"`
+	Status    Status  `json:"status"`
+	// Variables are the session (or Tool) variables to set, by name.
+	Variables  map[string]string `json:"variables"`
+	Error      *Error            `json:"error,omitempty"`
+	Directive  Directive         `json:"directive"`
+	DurationMs int64             `json:"durationMs"`
+	// Attempt is the delivery that produced this result (1 for the first).
+	Attempt     int       `json:"attempt"`
+	CompletedAt time.Time `json:"completedAt"`
+}

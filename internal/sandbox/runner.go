@@ -1,0 +1,41 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+)
+
+// Input is one input variable: Name becomes a parameter of the generated
+// execute function (and a name visible in the whole file), Value its
+// argument, always a string.
+type Input struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Request is one script to run.
+type Request struct {
+	Source string  `json:"source"`
+	Inputs []Input `json:"inputVariables"`
+	// Timeout, when positive and lower than the runner's limit, shortens the
+	// time limit for this request. It never raises it.
+	Timeout time.Duration `json:"timeout,omitempty"`
+}
+
+// Result is the outcome of one run: exactly one of Output (on success, "" is
+// a valid output) or Err is meaningful.
+type Result struct {
+	Output   string        `json:"output"`
+	Err      *Error        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration"`
+}
+
+// OK reports whether the script succeeded.
+func (r Result) OK() bool { return r.Err == nil }
+
+// Runner runs scripts. The in-process runner of this package and the worker
+// pool both implement it. Run blocks until a slot is free or ctx ends; a ctx
+// that ends while the script runs interrupts it (CodeTimeout).
+type Runner interface {
+	Run(ctx context.Context, req Request) Result
+}
