@@ -1,0 +1,194 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja/parser"
+
+	"github.com/flowscript/flowscript/internal/jsident"
+)
+
+// Names the generated wrapper uses. They are valid identifiers an author
+// would not write; an author who shadows one breaks only their own script.
+const (
+	genName  = "$flowscript$generated"
+	argsName = "$flowscript$arguments"
+	// programName is the file name goja reports in stack frames; positions
+	// in frames of this file are mapped back to the author's source.
+	programName = "script.js"
+)
+
+// headerLines is how many lines the wrapper puts before the author's first
+// line. Positions reported by goja are shifted back by it.
+const headerLines = 1
+
+// Program is an author's script assembled into the generated execute
+// function and compiled. A Program holds no runtime state: one Program may
+// run in many runtimes at once, on many goroutines.
+type Program struct {
+	prog        *goja.Program
+	inputNames  []string
+	sourceLines int
+	lastLineLen int
+}
+
+// InputNames returns the parameter names, in order.
+func (p *Program) InputNames() []string { return p.inputNames }
+
+// Assemble returns the JavaScript text Compile compiles: the author's source
+// as the body of a generated function execute whose parameters are the
+// input names, followed by a tail that runs only when the source did not
+// return. The tail calls the author's own execute, with the same arguments
+// in the same order, when a declaration in the source shadowed the
+// generated one (the full-file format); otherwise the output is "" (a body
+// that fell off its end). The format is decided by JavaScript scoping alone,
+// never by looking at the text.
+//
+// The whole expression evaluates to an entry function taking the input
+// values in order.
+func Assemble(source string, inputNames []string) string {
+	params := strings.Join(inputNames, ", ")
+	var b strings.Builder
+	b.Grow(len(source) + 256 + 2*len(params))
+	// Line 1: everything before the author's first line (headerLines = 1).
+	b.WriteString("(function () { var ")
+	b.WriteString(argsName)
+	b.WriteString("; var ")
+	b.WriteString(genName)
+	b.WriteString(" = function execute(")
+	b.WriteString(params)
+	b.WriteString(") {\n")
+	b.WriteString(source)
+	// The tail starts on its own line so a source ending in a // comment
+	// cannot swallow it.
+	b.WriteString("\n;return execute === ")
+	b.WriteString(genName)
+	b.WriteString(" ? void 0 : execute.apply(void 0, ")
+	b.WriteString(argsName)
+	b.WriteString(");\n}; return function () { ")
+	b.WriteString(argsName)
+	b.WriteString(" = arguments; return ")
+	b.WriteString(genName)
+	b.WriteString(".apply(void 0, arguments); }; })()")
+	return b.String()
+}
+
+// Compile assembles source with the ordered input names (see Assemble) and
+// compiles it. Programs are cached by a hash of the source and the names, so
+// compiling the same script again is a map lookup.
+//
+// The error is always a *Error: CodeInvalidInput for an empty source, a
+// source over MaxSourceBytes or a bad input name, CodeSyntaxError (with the
+// line and column in the author's source) when the text does not compile.
+func Compile(source string, inputNames []string) (*Program, error) {
+	return CompileWithLimits(source, inputNames, Limits{}.WithDefaults())
+}
+
+// CompileWithLimits is Compile with the source cap of l.
+func CompileWithLimits(source string, inputNames []string, l Limits) (*Program, error) {
+	if err := checkSource(source, l); err != nil {
+		return nil, err
+	}
+	if err := checkNames(inputNames); err != nil {
+		return nil, err
+	}
+	key := cacheKey(source, inputNames)
+	if p, ok := programs.get(key); ok {
+		return p, nil
+	}
+	p, err := compile(source, inputNames)
+	if err != nil {
+		return nil, err
+	}
+	programs.put(key, p)
+	return p, nil
+}
+
+func checkSource(source string, l Limits) error {
+	if strings.TrimSpace(source) == "" {
+		return &Error{Code: CodeInvalidInput, Message: "source is empty: write a function execute(...) or a body that returns a value"}
+	}
+	if len(source) > l.MaxSourceBytes {
+		return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(
+			"source is %d bytes, over the limit of %d (SANDBOX_MAX_SOURCE_BYTES): move data out of the script into input variables", len(source), l.MaxSourceBytes)}
+	}
+	return nil
+}
+
+func checkNames(names []string) error {
+	seen := make(map[string]int, len(names))
+	for i, name := range names {
+		if err := jsident.Check(name); err != nil {
+			return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf("inputVariables[%d].name: %v", i, err)}
+		}
+		if j, dup := seen[name]; dup {
+			return &Error{Code: CodeInvalidInput, Message: fmt.Sprintf(
+				"inputVariables[%d].name: %q is already used by inputVariables[%d]; each input needs its own name", i, name, j)}
+		}
+		seen[name] = i
+	}
+	return nil
+}
+
+func compile(source string, inputNames []string) (*Program, error) {
+	text := Assemble(source, inputNames)
+	lines, lastLen := lineStats(source)
+	p := &Program{
+		inputNames:  append([]string(nil), inputNames...),
+		sourceLines: lines,
+		lastLineLen: lastLen,
+	}
+	ast, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
+	if err == nil {
+		p.prog, err = goja.CompileAST(ast, false)
+	}
+	if err != nil {
+		return nil, p.syntaxError(err)
+	}
+	return p, nil
+}
+
+// syntaxError turns a parser or compiler error into a *Error positioned in
+// the author's source.
+func (p *Program) syntaxError(err error) *Error {
+	e := &Error{Code: CodeSyntaxError, Message: err.Error()}
+	var ce *goja.CompilerSyntaxError
+	var pe parser.ErrorList
+	switch {
+	case errors.As(err, &pe) && len(pe) > 0:
+		e.Message = pe[0].Message
+		e.Line, e.Column = p.mapPosition(pe[0].Position.Line, pe[0].Position.Column)
+	case errors.As(err, &ce):
+		e.Message = ce.Message
+		if ce.File != nil {
+			pos := ce.File.Position(ce.Offset)
+			e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+		}
+	}
+	e.Message = "SyntaxError: " + strings.TrimPrefix(e.Message, "SyntaxError: ")
+	return e
+}
+
+// mapPosition maps a line and column of the assembled program back to the
+// author's source. A position in the wrapper's tail (an unclosed brace or
+// comment) is reported just after the source's last character; one in the
+// header (an input name problem) as line 0.
+func (p *Program) mapPosition(line, col int) (int, int) {
+	line -= headerLines
+	switch {
+	case line < 1:
+		return 0, 0
+	case line > p.sourceLines:
+		return p.sourceLines, p.lastLineLen + 1
+	}
+	return line, col
+}
+
+func lineStats(source string) (lines, lastLen int) {
+	lines = strings.Count(source, "\n") + 1
+	last := source[strings.LastIndexByte(source, '\n')+1:]
+	return lines, len([]rune(last))
+}

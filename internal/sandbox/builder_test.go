@@ -1,0 +1,202 @@
+package sandbox
+
+import (
+	"strings"
+	"testing"
+)
+
+// The consequences of the seed's "#461" program assembly (DESIGN.md §2).
+func TestProgramFormats(t *testing.T) {
+	cases := []struct {
+		name   string
+		source string
+		inputs []Input
+		want   string
+	}{
+		{"body with a top-level return", "return a + b", []Input{in("a", "1"), in("b", "2")}, "12"},
+		{"body without return writes empty", "const x = a + '!'", []Input{in("a", "1")}, ""},
+		{"body recursion through execute", "if (n === '') return 'done'\nreturn execute(n.slice(1))", []Input{in("n", "abc")}, "done"},
+		{"body recursion keeps the generated execute", "return n.length ? execute(n.slice(1)) + n[0] : ''", []Input{in("n", "abc")}, "cba"},
+		{"full file with helpers, constants and a class", `
+const PREFIX = '>'
+class Greeter { constructor(p) { this.p = p } greet(n) { return this.p + n } }
+function shout(s) { return s.toUpperCase() }
+function execute(name) { return new Greeter(PREFIX).greet(shout(name)) }`, []Input{in("name", "ana")}, ">ANA"},
+		{"full file: inputs visible inside helpers", `
+function helper() { return first + '-' + second }
+function execute() { return helper() }`, []Input{in("first", "x"), in("second", "y")}, "x-y"},
+		{"full file: arguments by position in inputVariables order", `
+function execute(p, q, r) { return [p, q, r].join(',') }`, []Input{in("c", "3"), in("a", "1"), in("b", "2")}, "3,1,2"},
+		{"full file: execute declared after its helpers", `
+function helper(x) { return x * 2 }
+function execute(n) { return helper(Number(n)) }`, []Input{in("n", "21")}, "42"},
+		{"function execute in a comment is not the author's", "// function execute() { return 'comment' }\nreturn 'body'", nil, "body"},
+		{"function execute in a block comment is not the author's", "/* function execute() { return 'comment' } */", nil, ""},
+		{"function execute in a string is not the author's", "const s = 'function execute() { return 1 }'\nreturn s.length", nil, "31"},
+		{"function execute in a template literal is not the author's", "const s = `function execute() {}`", nil, ""},
+		{"execute nested in a helper is not the author's", `
+function helper() { function execute() { return 'inner' } return execute() }
+const x = helper()`, nil, ""},
+		{"nested execute still usable by its helper", `
+function helper() { function execute() { return 'inner' } return execute() }
+return helper()`, nil, "inner"},
+		{"source ending in a line comment", "return 'ok' // trailing comment", nil, "ok"},
+		{"full file ending in a line comment", "function execute() { return 'ok' } // trailing", nil, "ok"},
+		{"full file reassigning an input keeps the original argument", `
+a = 'changed'
+function execute(x) { return x + ':' + a }`, []Input{in("a", "orig")}, "orig:changed"},
+		{"seed cpf example", `// inputVariables: [{ name: 'cpf', value: '{{cpf}}' }]
+function execute(cpf) {
+  const digits = digitos(cpf)
+  return valido(digits) ? 'valido' : 'invalido'
+}
+
+function digitos(valor) {
+  return String(valor).replace(/\D/g, '')
+}
+
+function valido(digits) {
+  return digits.length === 11
+}`, []Input{in("cpf", "123.456.789-09")}, "valido"},
+		{"seed cpf example, invalid", seedCPF, []Input{in("cpf", "123")}, "invalido"},
+		{"seed nome example", seedNome, []Input{in("nome", "  maria da silva ")}, "Maria Da Silva"},
+		{"seed legacy vencimento example", `// inputVariables: [{ name: 'vencimento', value: '{{vencimento}}' }]
+const diasRestantes = Math.ceil((new Date(vencimento) - Date.now()) / 86400000)
+return String(diasRestantes)`, []Input{in("vencimento", "2000-01-01")}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(t, tc.source, tc.inputs...)
+			if tc.name == "seed legacy vencimento example" {
+				// The value depends on today; it must be a negative whole number of days.
+				if res.Err != nil || !strings.HasPrefix(res.Output, "-") {
+					t.Fatalf("want a negative number of days, got %q, %v", res.Output, res.Err)
+				}
+				return
+			}
+			wantOutput(t, res, tc.want)
+		})
+	}
+}
+
+const seedCPF = `function execute(cpf) {
+  const digits = digitos(cpf)
+  return valido(digits) ? 'valido' : 'invalido'
+}
+
+function digitos(valor) {
+  return String(valor).replace(/\D/g, '')
+}
+
+function valido(digits) {
+  return digits.length === 11
+}`
+
+const seedNome = `function execute(nome) {
+  return nome.trim().split(' ').map(capitaliza).join(' ')
+}
+
+function capitaliza(parte) {
+  return parte[0].toUpperCase() + parte.slice(1)
+}`
+
+func TestRedeclaringAnInputIsASyntaxError(t *testing.T) {
+	for _, src := range []string{"const a = 1\nreturn a", "let a = 1", "\n\nlet a = 2\nfunction execute() {}"} {
+		e := wantError(t, run(t, src, in("a", "x")), CodeSyntaxError, "")
+		if !strings.Contains(e.Message, "already been declared") || e.Line < 1 {
+			t.Errorf("%q: want a redeclaration error with a line, got %+v", src, e)
+		}
+	}
+	// var and function parameters of the same name are allowed, as in JavaScript.
+	wantOutput(t, run(t, "var a = a + '!'\nreturn a", in("a", "x")), "x!")
+}
+
+func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
+	cases := []struct {
+		source       string
+		line, column int
+	}{
+		{"return 1 +* 2", 1, 11},
+		{"const x = 1\n\nreturn x +* 2", 3, 11},
+		{"function execute() {\n  return {\n}", 3, 2}, // unclosed: reported after the last character
+		{"return 1\n/* unterminated comment", 2, 24},  // the tail cannot be swallowed silently
+		{"return (", 1, 9},
+	}
+	for _, tc := range cases {
+		e := wantError(t, run(t, tc.source), CodeSyntaxError, "")
+		if e.Line != tc.line || e.Column != tc.column {
+			t.Errorf("%q: want line %d column %d, got %+v", tc.source, tc.line, tc.column, e)
+		}
+		if !strings.HasPrefix(e.Message, "SyntaxError: ") {
+			t.Errorf("%q: message %q should start with SyntaxError", tc.source, e.Message)
+		}
+	}
+}
+
+func TestCompileRejectsBadInput(t *testing.T) {
+	l := Limits{MaxSourceBytes: 64}.WithDefaults()
+	cases := []struct {
+		name   string
+		source string
+		names  []string
+		want   string
+	}{
+		{"empty source", "", nil, "source is empty"},
+		{"blank source", " \n\t", nil, "source is empty"},
+		{"source over the cap", strings.Repeat("x", 65), nil, "over the limit of 64"},
+		{"name not an identifier", "return 1", []string{"a-b"}, "inputVariables[0].name"},
+		{"empty name", "return 1", []string{"a", ""}, "inputVariables[1].name: must not be empty"},
+		{"reserved word", "return 1", []string{"class"}, "reserved word"},
+		{"the generated function's own name", "return 1", []string{"execute"}, "reserved"},
+		{"duplicated name", "return 1", []string{"a", "b", "a"}, "inputVariables[2].name: \"a\" is already used by inputVariables[0]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := CompileWithLimits(tc.source, tc.names, l)
+			e := AsError(err)
+			if e == nil || e.Code != CodeInvalidInput || !strings.Contains(e.Message, tc.want) {
+				t.Fatalf("want %s containing %q, got %v", CodeInvalidInput, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestCompiledProgramsAreCached(t *testing.T) {
+	src := "return 'cached ' + x // " + t.Name()
+	p1, err := Compile(src, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := Compile(src, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p1 != p2 {
+		t.Error("the same source and names compiled twice")
+	}
+	p3, err := Compile(src, []string{"y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p3 == p1 {
+		t.Error("different input names must not share a program: they are its parameters")
+	}
+}
+
+func TestProgramCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	c := newProgramCache(2)
+	a, b, d := cacheKey("a", nil), cacheKey("b", nil), cacheKey("d", nil)
+	c.put(a, &Program{})
+	c.put(b, &Program{})
+	c.get(a) // a is now the most recent
+	c.put(d, &Program{})
+	if _, ok := c.get(b); ok {
+		t.Error("b should have been evicted")
+	}
+	if _, ok := c.get(a); !ok {
+		t.Error("a should still be cached")
+	}
+	if c.len() != 2 {
+		t.Errorf("cache holds %d programs, want 2", c.len())
+	}
+}

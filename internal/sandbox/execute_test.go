@@ -1,0 +1,202 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestResultSerialization(t *testing.T) {
+	cases := map[string]string{
+		"return 'text'":                      "text",
+		"return ''":                          "",
+		"return {a: 1, b: [true, null]}":     `{"a":1,"b":[true,null]}`,
+		"return [1, 'two']":                  `[1,"two"]`,
+		"return 42":                          "42",
+		"return 1.5":                         "1.5",
+		"return NaN":                         "NaN",
+		"return false":                       "false",
+		"return 10n ** 20n":                  "100000000000000000000",
+		"return undefined":                   "",
+		"return null":                        "",
+		"return":                             "",
+		"return Symbol('s')":                 "Symbol(s)",
+		"return function f() {}":             "",
+		"return {toJSON() { return 'j' }}":   `"j"`,
+		"return new Date(0)":                 `"1970-01-01T00:00:00.000Z"`,
+		"return new Map([[1, 2]])":           "{}",
+		"return {u: undefined, f() {}}":      "{}",
+		"return 'ação ✓'":                    "ação ✓",
+		"return {s: 'quote \" and \\n'}":     `{"s":"quote \" and \n"}`,
+		"function execute() { return [] }":   "[]",
+		"function execute() { return 0 }":    "0",
+		"function execute() {}":              "",
+		"function execute() { return null }": "",
+	}
+	for src, want := range cases {
+		t.Run(src, func(t *testing.T) { wantOutput(t, run(t, src), want) })
+	}
+}
+
+func TestAsyncIsRefused(t *testing.T) {
+	for _, src := range []string{
+		"async function execute() { return 'x' }",
+		"async function execute() { throw new Error('inside') }",
+		"return Promise.resolve(1)",
+		"return new Promise(() => {})",
+		"return (async () => 1)()",
+		"return {then() {}}",
+		"return {then: function (resolve) { resolve(1) }}",
+		"const execute = async () => 1",
+	} {
+		t.Run(src, func(t *testing.T) {
+			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")
+		})
+	}
+}
+
+func TestThrownErrorsReportTheAuthorsPosition(t *testing.T) {
+	src := "const a = 1\nconst b = 2\nthrow new Error('on line 3')"
+	e := wantError(t, run(t, src), CodeScriptError, "Error: on line 3")
+	if e.Line != 3 {
+		t.Fatalf("want line 3, got %+v", e)
+	}
+	// Full-file format: the error is inside the author's execute.
+	src = "function execute(x) {\n  return x.missing.deep\n}"
+	e = wantError(t, run(t, src, in("x", "v")), CodeScriptError, "")
+	if e.Line != 2 || !strings.HasPrefix(e.Message, "TypeError: ") {
+		t.Fatalf("want a TypeError on line 2, got %+v", e)
+	}
+	// A native built-in throwing reports the author's calling line.
+	src = "\n\nreturn JSON.parse('{bad')"
+	e = wantError(t, run(t, src), CodeScriptError, "")
+	if e.Line != 3 || !strings.HasPrefix(e.Message, "SyntaxError") {
+		t.Fatalf("want JSON.parse's SyntaxError on line 3, got %+v", e)
+	}
+}
+
+func TestThrownValuesOfAnyKind(t *testing.T) {
+	cases := map[string]string{
+		"throw 'plain string'": "plain string",
+		"throw 42":             "42",
+		"throw {message: 'shaped', name: 'Custom'}": "Custom: shaped",
+		"throw new Error()":                         "Error",
+		"throw null":                                "null",
+		"throw {get message() { throw 1 }}":         "Uncaught exception (its message could not be read)",
+		"class E extends Error { constructor(m) { super(m); this.name = 'E' } }\nthrow new E('mine')": "E: mine",
+	}
+	for src, want := range cases {
+		t.Run(src, func(t *testing.T) { wantError(t, run(t, src), CodeScriptError, want) })
+	}
+}
+
+func TestTimeoutAndCancel(t *testing.T) {
+	l := Limits{Timeout: 100 * time.Millisecond}.WithDefaults()
+	for _, src := range []string{
+		"while (true) {}",
+		"for (;;) { [1, 2, 3].map(x => x * 2) }",
+		"function f() { Promise.resolve().then(f) } f()", // a microtask storm
+		"throw {get message() { for (;;) {} }}",          // a hostile message getter
+		"return {toJSON() { for (;;) {} }}",              // serialization that loops
+	} {
+		t.Run(src, func(t *testing.T) {
+			res := Execute(context.Background(), l, Request{Source: src})
+			wantError(t, res, CodeTimeout, "Script execution timed out")
+			if res.Duration > 2*time.Second {
+				t.Fatalf("took %v", res.Duration)
+			}
+		})
+	}
+	t.Run("request timeout only shortens", func(t *testing.T) {
+		res := Execute(context.Background(), Limits{Timeout: 50 * time.Millisecond}.WithDefaults(),
+			Request{Source: "while (true) {}", Timeout: time.Hour})
+		wantError(t, res, CodeTimeout, MsgTimeout)
+	})
+	t.Run("cancelled context interrupts", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(20*time.Millisecond, cancel)
+		res := Execute(ctx, Limits{Timeout: time.Hour}.WithDefaults(), Request{Source: "while (true) {}"})
+		wantError(t, res, CodeTimeout, MsgTimeout)
+	})
+	t.Run("a cause on the context is the result", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(20*time.Millisecond, func() {
+			cancel(&Error{Code: CodeMemoryLimit, Message: "over 32 MB"})
+		})
+		res := Execute(ctx, Limits{Timeout: time.Hour}.WithDefaults(), Request{Source: "while (true) {}"})
+		wantError(t, res, CodeMemoryLimit, "over 32 MB")
+	})
+	t.Run("an ended context does not start the script", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		wantError(t, Execute(ctx, testLimits(), Request{Source: "return 1"}), CodeTimeout, MsgTimeout)
+	})
+}
+
+func TestCallStackDepthIsCapped(t *testing.T) {
+	l := Limits{MaxCallStackSize: 50}.WithDefaults()
+	res := Execute(context.Background(), l, Request{Source: "function f(n) { return n === 0 ? 0 : 1 + f(n - 1) }\nreturn f(40)"})
+	wantOutput(t, res, "40")
+	res = Execute(context.Background(), l, Request{Source: "function f(n) { return n === 0 ? 0 : 1 + f(n - 1) }\nreturn f(60)"})
+	e := wantError(t, res, CodeScriptError, "RangeError: Maximum call stack size exceeded")
+	if e.Line != 1 {
+		t.Fatalf("want the recursion's line, got %+v", e)
+	}
+	// Recursion through a getter and through a built-in callback.
+	for _, src := range []string{
+		"const o = { get x() { return this.x } }; return o.x",
+		"function f() { return [1].map(f) } return f()",
+	} {
+		wantError(t, run(t, src), CodeScriptError, "RangeError: Maximum call stack size exceeded")
+	}
+}
+
+func TestCapsOnInputsAndOutput(t *testing.T) {
+	l := Limits{MaxInputBytes: 10, MaxOutputBytes: 8}.WithDefaults()
+	res := Execute(context.Background(), l, Request{Source: "return a", Inputs: []Input{in("a", "0123456789")}})
+	e := wantError(t, res, CodeInvalidInput, "")
+	if !strings.Contains(e.Message, "SANDBOX_MAX_INPUT_BYTES") {
+		t.Errorf("message should name the limit: %q", e.Message)
+	}
+	res = Execute(context.Background(), l, Request{Source: "return '123456789'"})
+	e = wantError(t, res, CodeOutputTooLarge, "")
+	if !strings.Contains(e.Message, "SANDBOX_MAX_OUTPUT_BYTES") {
+		t.Errorf("message should name the limit: %q", e.Message)
+	}
+	res = Execute(context.Background(), l, Request{Source: "return 'ççççç'"}) // 5 characters, 10 bytes
+	wantError(t, res, CodeOutputTooLarge, "")
+	wantOutput(t, Execute(context.Background(), l, Request{Source: "return '12345678'"}), "12345678")
+}
+
+func TestDateUsesTheConfiguredZone(t *testing.T) {
+	saved := time.Local
+	t.Cleanup(func() { time.Local = saved })
+	saoPaulo, err := time.LoadLocation("America/Sao_Paulo")
+	if err != nil {
+		t.Fatalf("loading zone: %v", err)
+	}
+	time.Local = saoPaulo // as if the host ran in São Paulo
+	UseTimeZone(nil)      // the default: UTC
+	wantOutput(t, run(t, "return new Date(0).getHours() + ' ' + new Date(0).getTimezoneOffset()"), "0 0")
+	UseTimeZone(saoPaulo)
+	wantOutput(t, run(t, "return String(new Date(0).getHours())"), "21")
+}
+
+func TestErrorValues(t *testing.T) {
+	e := &Error{Code: CodeScriptError, Message: "boom", Line: 3, Column: 7}
+	if got := e.Error(); got != "SCRIPT_ERROR: boom (line 3, column 7)" {
+		t.Errorf("Error() = %q", got)
+	}
+	if e.Retryable() || !(&Error{Code: CodeCrash}).Retryable() {
+		t.Error("only a crash is retryable")
+	}
+	wrapped := errors.Join(errors.New("context"), e)
+	if AsError(wrapped) != e || AsError(errors.New("x")) != nil {
+		t.Error("AsError does not find the *Error in a chain")
+	}
+	if BusyMessage(8) != "Limite de 8 scripts simultâneos atingido. Tente novamente em instantes." {
+		t.Errorf("busy message is not the seed's: %q", BusyMessage(8))
+	}
+}
