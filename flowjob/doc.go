@@ -3,6 +3,8 @@
 // executor publishes back, the subject and header names, the rules a job must
 // satisfy (Validate), and a client that publishes a job and awaits its result.
 //
-// Engines import this package; it must stay light. It never imports anything
-// of FlowScript's internals and never runs a script.
+// Engines import this package; it must stay light: its only dependencies are
+// nats.go (for the client) and FlowScript's tiny identifier rule
+// (internal/jsident, so that an engine's check before publishing and the
+// executor's check agree). It never runs a script.
 package flowjob

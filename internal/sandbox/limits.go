@@ -25,6 +25,8 @@ type Limits struct {
 	// (SANDBOX_MAX_INPUT_BYTES).
 	MaxInputBytes int
 	// MaxOutputBytes caps the serialized result (SANDBOX_MAX_OUTPUT_BYTES).
+	// The default, 512 KiB, keeps a result event (the output plus its
+	// envelope) under NATS's default 1 MB message size.
 	MaxOutputBytes int
 	// MaxCallStackSize caps JavaScript call depth (SANDBOX_MAX_CALL_STACK).
 	MaxCallStackSize int
@@ -39,7 +41,7 @@ const (
 	DefaultMaxParallel      = 8
 	DefaultMaxSourceBytes   = 256 << 10
 	DefaultMaxInputBytes    = 1 << 20
-	DefaultMaxOutputBytes   = 1 << 20
+	DefaultMaxOutputBytes   = 512 << 10
 	DefaultMaxCallStackSize = 1000
 )
 

@@ -1,0 +1,331 @@
+package flowjob
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Decode reads a job strictly and validates it. Strictly: the input must be
+// one JSON object of at most MaxJobBytes; unknown and duplicate fields are
+// refused; every value must have its field's JSON type (a variable that is
+// a number is refused, not converted); null means "absent" only for the
+// optional fields. Every problem is collected into one *ValidationError
+// whose entries name the field (`variables.foo: must be a string, got
+// number`).
+//
+// When data is a JSON object, the returned job holds every field that did
+// decode even when err is not nil, so that the caller can still answer the
+// session of a bad job (it carries the ids). Such a job must never be run.
+// When data is not a JSON object the job is nil.
+func Decode(data []byte) (*Job, error) {
+	var p problems
+	if len(data) > MaxJobBytes {
+		p.add("", "job is %d bytes, over the %d-byte limit: move large data out of the job", len(data), MaxJobBytes)
+		return nil, p.err()
+	}
+	var raw json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		p.add("", "not valid JSON: %s", jsonSyntax(err))
+		return nil, p.err()
+	}
+	if k := kindOf(raw); k != "object" {
+		p.add("", "a job must be a JSON object, got %s", k)
+		return nil, p.err()
+	}
+	job := &Job{}
+	d := &decoder{p: &p}
+	d.job(raw, job)
+
+	var checked problems
+	job.validate(&checked)
+	// A field whose JSON was wrong is reported once, by the decoder, not
+	// again by the rule its zero value breaks.
+	decoded := len(p.list)
+	for _, fe := range checked.list {
+		if !reportedWithin(p.list[:decoded], fe.Field) {
+			p.add(fe.Field, "%s", fe.Message)
+		}
+	}
+	p.more += checked.more
+	return job, p.err()
+}
+
+func reportedWithin(list []FieldError, field string) bool {
+	for _, fe := range list {
+		if within(field, fe.Field) {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonSyntax(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte %d)", strings.TrimPrefix(se.Error(), "json: "), se.Offset)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// kindOf names the JSON type of a syntactically valid value.
+func kindOf(raw json.RawMessage) string {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	default:
+		return "number"
+	}
+}
+
+// decoder turns raw JSON values into a Job, reporting each misfit by path.
+type decoder struct{ p *problems }
+
+func (d *decoder) typeError(path, want string, raw json.RawMessage) {
+	d.p.add(path, "must be %s, got %s", want, kindOf(raw))
+}
+
+// object walks the members of the object raw in document order, refusing
+// duplicates and names that fields does not know, and reports which names
+// it saw. ok is false (and the misfit reported) when raw is not an object.
+func (d *decoder) object(path string, raw json.RawMessage, fields map[string]func(path string, v json.RawMessage)) (seen map[string]bool, ok bool) {
+	if kindOf(raw) != "object" {
+		d.typeError(orRoot(path), "an object", raw)
+		return nil, false
+	}
+	seen = make(map[string]bool, len(fields))
+	d.members(raw, func(key string, v json.RawMessage) {
+		at := keyPath(path, key)
+		if seen[key] {
+			d.p.add(at, "duplicate field")
+			return
+		}
+		seen[key] = true
+		f, known := fields[key]
+		if !known {
+			d.p.add(at, "unknown field%s", hint(key, fields))
+			return
+		}
+		f(at, v)
+	})
+	return seen, true
+}
+
+// members calls each for every member of a syntactically valid JSON object.
+func (d *decoder) members(raw json.RawMessage, each func(key string, v json.RawMessage)) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // '{'
+		return
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return
+		}
+		each(key, v)
+	}
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "job"
+	}
+	return path
+}
+
+// hint suggests the known field a misspelt one differs from only in case.
+func hint(key string, fields map[string]func(string, json.RawMessage)) string {
+	for name := range fields {
+		if strings.EqualFold(name, key) {
+			return fmt.Sprintf(" (did you mean %q?)", name)
+		}
+	}
+	return ""
+}
+
+func (d *decoder) job(raw json.RawMessage, j *Job) {
+	seen, _ := d.object("", raw, map[string]func(string, json.RawMessage){
+		"version":                 func(at string, v json.RawMessage) { d.integer(at, v, &j.Version) },
+		"id":                      func(at string, v json.RawMessage) { d.str(at, v, false, &j.ID) },
+		"sessionId":               func(at string, v json.RawMessage) { d.str(at, v, false, &j.SessionID) },
+		"flowId":                  func(at string, v json.RawMessage) { d.str(at, v, false, &j.FlowID) },
+		"blockId":                 func(at string, v json.RawMessage) { d.str(at, v, false, &j.BlockID) },
+		"context":                 func(at string, v json.RawMessage) { d.str(at, v, false, (*string)(&j.Context)) },
+		"action":                  func(at string, v json.RawMessage) { d.action(at, v, &j.Action) },
+		"variables":               func(at string, v json.RawMessage) { d.variables(at, v, &j.Variables) },
+		"defaultExceptionBlockId": func(at string, v json.RawMessage) { d.str(at, v, true, &j.DefaultExceptionBlockID) },
+		"timeoutMs":               func(at string, v json.RawMessage) { d.integer(at, v, &j.TimeoutMs) },
+		"deadline":                func(at string, v json.RawMessage) { d.deadline(at, v, &j.Deadline) },
+	})
+	if !seen["action"] {
+		d.p.add("action", "required: the executeScript action to run")
+	}
+}
+
+func (d *decoder) action(path string, raw json.RawMessage, a *ExecuteScriptAction) {
+	seen, ok := d.object(path, raw, map[string]func(string, json.RawMessage){
+		"type":           func(at string, v json.RawMessage) { d.str(at, v, false, &a.Type) },
+		"source":         func(at string, v json.RawMessage) { d.str(at, v, false, &a.Source) },
+		"inputVariables": func(at string, v json.RawMessage) { d.inputs(at, v, &a.InputVariables) },
+		"outputVariable": func(at string, v json.RawMessage) { d.str(at, v, false, &a.OutputVariable) },
+		"errorVariable":  func(at string, v json.RawMessage) { d.str(at, v, true, &a.ErrorVariable) },
+		"onError":        func(at string, v json.RawMessage) { d.str(at, v, false, (*string)(&a.OnError)) },
+		"errorMessage":   func(at string, v json.RawMessage) { d.str(at, v, true, &a.ErrorMessage) },
+		"errorHandoff":   func(at string, v json.RawMessage) { d.handoff(at, v, &a.ErrorHandoff) },
+	})
+	if ok && !seen["inputVariables"] {
+		d.p.add(path+".inputVariables", "required: use [] when the script takes no inputs")
+	}
+}
+
+// inputs reads action.inputVariables. null is no inputs (what a Go engine's
+// nil slice encodes to). An element that does not decode still takes its
+// index, so later paths stay right.
+func (d *decoder) inputs(path string, raw json.RawMessage, dst *[]InputVariable) {
+	switch kindOf(raw) {
+	case "null":
+		return
+	case "array":
+	default:
+		d.typeError(path, "an array", raw)
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		return
+	}
+	*dst = make([]InputVariable, len(elems))
+	for i, e := range elems {
+		at := fmt.Sprintf("%s[%d]", path, i)
+		in := &(*dst)[i]
+		seen, ok := d.object(at, e, map[string]func(string, json.RawMessage){
+			"name":  func(at string, v json.RawMessage) { d.str(at, v, false, &in.Name) },
+			"value": func(at string, v json.RawMessage) { d.str(at, v, false, &in.Value) },
+		})
+		if ok && !seen["value"] {
+			d.p.add(at+".value", `required (it may be "")`)
+		}
+	}
+}
+
+// variables reads the session variables: an object of strings. null or
+// absent is no variables.
+func (d *decoder) variables(path string, raw json.RawMessage, dst *map[string]string) {
+	switch kindOf(raw) {
+	case "null":
+		return
+	case "object":
+	default:
+		d.typeError(path, "an object of strings", raw)
+		return
+	}
+	vars := make(map[string]string)
+	seen := make(map[string]bool)
+	d.members(raw, func(key string, v json.RawMessage) {
+		at := keyPath(path, key)
+		if seen[key] {
+			d.p.add(at, "duplicate variable")
+			return
+		}
+		seen[key] = true
+		var s string
+		if d.str(at, v, false, &s) {
+			vars[key] = s
+		}
+	})
+	*dst = vars
+}
+
+// str reads a string; null is absent when optional.
+func (d *decoder) str(path string, raw json.RawMessage, optional bool, dst *string) bool {
+	switch kind := kindOf(raw); {
+	case kind == "string":
+		if err := json.Unmarshal(raw, dst); err != nil {
+			d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+			return false
+		}
+		return true
+	case kind == "null" && optional:
+		return true
+	default:
+		d.typeError(path, "a string", raw)
+		return false
+	}
+}
+
+// integer reads a whole number; null is absent (every integer field is
+// optional).
+func (d *decoder) integer(path string, raw json.RawMessage, dst *int) {
+	switch kindOf(raw) {
+	case "null":
+		return
+	case "number":
+	default:
+		d.typeError(path, "a whole number", raw)
+		return
+	}
+	text := strings.TrimSpace(string(raw))
+	n, err := strconv.Atoi(text)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		d.p.add(path, "%s is out of range", quoteRaw(text))
+	case err != nil:
+		d.p.add(path, "must be a whole number, got %s", quoteRaw(text))
+	default:
+		*dst = n
+	}
+}
+
+func quoteRaw(text string) string {
+	if len(text) > 40 {
+		return text[:40] + "…"
+	}
+	return text
+}
+
+func (d *decoder) handoff(path string, raw json.RawMessage, dst **bool) {
+	switch kindOf(raw) {
+	case "null":
+		return
+	case "boolean":
+		b := bytes.HasPrefix(bytes.TrimSpace(raw), []byte("true"))
+		*dst = &b
+	default:
+		d.typeError(path, "true or false", raw)
+	}
+}
+
+func (d *decoder) deadline(path string, raw json.RawMessage, dst **time.Time) {
+	var s string
+	if !d.str(path, raw, true, &s) || s == "" && kindOf(raw) == "null" {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		d.p.add(path, "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s", quote(s))
+		return
+	}
+	*dst = &t
+}

@@ -1,0 +1,133 @@
+package actions
+
+import (
+	"errors"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/flowscript/flowscript/flowjob"
+)
+
+// A job as an engine sends it; the cases edit it as text, the way bad
+// input arrives.
+const wire = `{"id":"job-9","sessionId":"session-9","flowId":"flow-9","blockId":"block-9","context":"flow",
+"action":{"type":"executeScript","source":"return 1","inputVariables":[{"name":"nome","value":"{{nome}}"}],
+"outputVariable":"out","errorVariable":"erro","onError":"blocking","errorMessage":"Falhou para {{nome}}"},
+"variables":{"nome":"Ana"}}`
+
+func TestInvalidJobResult(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		edits     []string // old, new, old, new...
+		vars      map[string]string
+		directive flowjob.Directive
+		flowID    string
+	}{
+		{"flow blocking: handoff with the custom message",
+			[]string{`"source":"return 1"`, `"source":""`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"flow blocking redirect: redirect",
+			[]string{`"type":"executeScript"`, `"type":"runScript"`, `"onError":"blocking"`, `"onError":"blocking","errorHandoff":false`, `"context":"flow"`, `"context":"flow","defaultExceptionBlockId":"exc"`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveRedirect, BlockID: "exc", Message: "Falhou para Ana"}, "flow-9"},
+		{"redirect without an exception block: handoff",
+			[]string{`"onError":"blocking"`, `"onError":"blocking","errorHandoff":false`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"continue still continues",
+			[]string{`"onError":"blocking"`, `"onError":"continue"`, `"name":"nome"`, `"name":"1nome"`},
+			map[string]string{"out": "", "erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveContinue}, "flow-9"},
+		{"continue with a broken outputVariable: handoff",
+			[]string{`"onError":"blocking"`, `"onError":"continue"`, `"outputVariable":"out"`, `"outputVariable":7`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"continue with a broken errorVariable: handoff, nothing written",
+			[]string{`"onError":"blocking"`, `"onError":"continue"`, `"errorVariable":"erro"`, `"errorVariable":["erro"]`},
+			map[string]string{}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"unknown onError in a flow: handoff",
+			[]string{`"onError":"blocking"`, `"onError":"sometimes"`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"tool: throw",
+			[]string{`"context":"flow"`, `"context":"tool"`, `"source":"return 1"`, `"source":5`},
+			map[string]string{}, flowjob.Directive{Type: flowjob.DirectiveThrow, Message: "*"}, "flow-9"},
+		{"unknown onError in a tool: throw",
+			[]string{`"context":"flow"`, `"context":"tool"`, `"onError":"blocking"`, `"onError":"never"`},
+			map[string]string{}, flowjob.Directive{Type: flowjob.DirectiveThrow, Message: "*"}, "flow-9"},
+		{"unknown context: handoff, context left out",
+			[]string{`"context":"flow"`, `"context":"agent"`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
+		{"broken errorMessage: the default",
+			[]string{`"errorMessage":"Falhou para {{nome}}"`, `"errorMessage":false`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: DefaultErrorMessage}, "flow-9"},
+		{"broken flowId is left out",
+			[]string{`"flowId":"flow-9"`, `"flowId":""`},
+			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := wire
+			for i := 0; i < len(tc.edits); i += 2 {
+				if !strings.Contains(in, tc.edits[i]) {
+					t.Fatalf("edit %q: not in the job", tc.edits[i])
+				}
+				in = strings.Replace(in, tc.edits[i], tc.edits[i+1], 1)
+			}
+			job, err := flowjob.Decode([]byte(in))
+			if err == nil {
+				t.Fatal("the edited job must be invalid")
+			}
+			got, ok := testPolicy().InvalidJobResult(job, err, 1)
+			if !ok {
+				t.Fatal("InvalidJobResult refused a job with an id and a session id")
+			}
+			if got.Status != flowjob.StatusFailed || got.Error == nil || got.Error.Code != flowjob.CodeInvalidJob || got.Error.Message != err.Error() {
+				t.Fatalf("status %q, error %+v: want failed, INVALID_JOB, %q", got.Status, got.Error, err)
+			}
+			if got.JobID != "job-9" || got.SessionID != "session-9" || got.FlowID != tc.flowID || got.Attempt != 1 || got.Version != flowjob.ContractVersion {
+				t.Errorf("envelope = %+v", got)
+			}
+			// "*" stands for the error's text.
+			wantVars := maps.Clone(tc.vars)
+			for k, v := range wantVars {
+				if v == "*" {
+					wantVars[k] = err.Error()
+				}
+			}
+			if tc.directive.Message == "*" {
+				tc.directive.Message = err.Error()
+			}
+			if !maps.Equal(got.Variables, wantVars) {
+				t.Errorf("variables = %q, want %q", got.Variables, wantVars)
+			}
+			if got.Directive != tc.directive {
+				t.Errorf("directive = %+v, want %+v", got.Directive, tc.directive)
+			}
+		})
+	}
+}
+
+func TestInvalidJobResultNeedsSomeoneToAnswer(t *testing.T) {
+	p := testPolicy()
+	for _, in := range []string{
+		`[]`,
+		`{"sessionId":"s"}`,
+		`{"id":"j"}`,
+		`{"id":"a.b","sessionId":"s"}`,
+		`{"id":"j","sessionId":7}`,
+		`{"id":"` + strings.Repeat("j", flowjob.MaxIDBytes+1) + `","sessionId":"s"}`,
+		`{"id":"j","sessionId":"` + strings.Repeat("s", flowjob.MaxRefBytes+1) + `"}`,
+	} {
+		job, err := flowjob.Decode([]byte(in))
+		if _, ok := p.InvalidJobResult(job, err, 1); ok {
+			t.Errorf("%.60s: InvalidJobResult answered a job it cannot address", in)
+		}
+	}
+	if _, ok := p.InvalidJobResult(nil, errors.New("x"), 1); ok {
+		t.Error("nil job answered")
+	}
+}
+
+func TestInvalidJobResultWithAPlainError(t *testing.T) {
+	job := &flowjob.Job{ID: "j", SessionID: "s", Context: flowjob.ContextTool}
+	got, ok := testPolicy().InvalidJobResult(job, errors.New("inputs over this executor's cap"), 2)
+	if !ok || got.Error.Message != "inputs over this executor's cap" || got.Directive.Type != flowjob.DirectiveThrow {
+		t.Fatalf("ok %v, result %+v", ok, got)
+	}
+}
