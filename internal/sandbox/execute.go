@@ -139,7 +139,7 @@ func (p *Program) classify(ctx context.Context, v *vm, err error) *Error {
 	var overflow *goja.StackOverflowError
 	var ex *goja.Exception
 	switch {
-	case err == errAsync:
+	case errors.Is(err, errAsync):
 		return copyOf(errAsync)
 	case errors.As(err, &interrupted):
 		return causeOf(ctx)

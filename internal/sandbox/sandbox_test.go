@@ -31,8 +31,8 @@ func wantOutput(t *testing.T, res Result, out string) {
 }
 
 // wantError fails unless res failed with code (and, when msg is not empty,
-// exactly that message).
-func wantError(t *testing.T, res Result, code Code, msg string) *Error {
+// exactly that message). It returns a copy of the error for more checks.
+func wantError(t *testing.T, res Result, code Code, msg string) Error {
 	t.Helper()
 	if res.Err == nil {
 		t.Fatalf("want error %s, got output %q", code, res.Output)
@@ -43,5 +43,5 @@ func wantError(t *testing.T, res Result, code Code, msg string) *Error {
 	if msg != "" && res.Err.Message != msg {
 		t.Fatalf("want message %q, got %q", msg, res.Err.Message)
 	}
-	return res.Err
+	return *res.Err
 }

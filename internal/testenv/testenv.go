@@ -62,12 +62,14 @@ func reachable(t testing.TB, service, rawURL string) {
 	if err != nil {
 		t.Fatalf("parsing %s URL %q: %v", service, rawURL, err)
 	}
-	conn, err := net.DialTimeout("tcp", parsed.Host, 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", parsed.Host)
 	if err != nil {
 		Unavailable(t, service, parsed.Host, err)
 		return
 	}
-	conn.Close()
+	_ = conn.Close() // a probe: the connection carried nothing
 }
 
 // EmbeddedNATS starts a NATS server with JetStream on a random loopback port,
