@@ -1,0 +1,52 @@
+// Package guardrails finds, before a script is saved, the uses of host
+// globals that do not exist in the FlowScript sandbox (DESIGN.md §3, seed
+// 001), so an author learns at save time, with a line and a column, what
+// would otherwise fail at run time.
+//
+// It parses the source with goja's own parser, wrapped exactly as the
+// sandbox's program builder wraps it (the body of a function named execute
+// whose parameters are the input names), and walks the syntax tree with a
+// scope chain: only free references count. A local variable, parameter,
+// function or class named process is the author's own and is not a finding;
+// neither is a property named process (obj.process, {process: 1}).
+// A reference under typeof (typeof process === "undefined") is a feature
+// test that works in the sandbox and is not a finding either.
+//
+// What refuses the save (SeverityError) and what only warns
+// (SeverityWarning):
+//
+//   - error: a free reference to require, module, exports, __dirname,
+//     __filename, process, fetch, XMLHttpRequest, WebSocket, console,
+//     setTimeout, setInterval, setImmediate, their clear* partners,
+//     queueMicrotask, Buffer, global, window, document or eval. None exists
+//     in the sandbox: reaching the line throws a ReferenceError (or, for
+//     eval, is refused), so a script that names one is broken.
+//   - error: import, as a statement, a call or import.meta. goja cannot parse
+//     it, so the source is also a syntax error; the finding says why.
+//   - error: the Function constructor, called or constructed directly
+//     (Function("..."), new Function(...), Function.call/apply/bind) or
+//     reached through .constructor of a function or of .constructor
+//     (({}).constructor.constructor("...")). The sandbox disables it.
+//   - error: an async execute (async function execute, or a top-level
+//     execute bound to an async function or arrow): it always fails with
+//     "Script assíncrono não é suportado".
+//   - warning: any other async function or arrow: it runs, but a Promise
+//     that reaches the result fails the script.
+//   - warning: globalThis.process, globalThis["fetch"] and the like: the
+//     property is undefined in the sandbox, which a guarded read may expect.
+//   - error: a source that closes the function it runs in and goes on
+//     outside it (an unmatched closing brace): the builder may compile it,
+//     but that code would run outside execute.
+//   - not a finding: Function used as a value (x instanceof Function,
+//     Function.prototype), and any name the script declares itself.
+//
+// When the parser stops on the reserved word import, the word at the
+// position the parser reports is read to say so; that is the only time the
+// package looks at the text itself.
+//
+// The package must never decide whether a source is valid JavaScript — the
+// sandbox's Compile is the authority; Check's syntax error only says the
+// guardrails could not look at the source. It must never inspect user code
+// with regular expressions or string searches, and never run it. Columns are
+// byte offsets within the line plus one, as goja reports them.
+package guardrails

@@ -1,0 +1,120 @@
+package templates
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrationLockKey is the pg_advisory_xact_lock key every replica takes
+// before migrating: the first applies the migrations, the others wait and
+// then find nothing to do.
+const migrationLockKey int64 = 0x666c6f7773637274 // "flowscrt"
+
+// migrationsTable records the applied versions. It lives in the schema the
+// connection's search_path selects, beside script_templates.
+const migrationsTable = "templates_schema_migrations"
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations returns the embedded migrations in version order. A file is
+// named NNNN_description.sql.
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("reading embedded migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		prefix, _, ok := strings.Cut(e.Name(), "_")
+		version, err := strconv.Atoi(prefix)
+		if !ok || err != nil || version <= 0 {
+			return nil, fmt.Errorf("migration file %q must be named NNNN_description.sql", e.Name())
+		}
+		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("reading migration %s: %w", e.Name(), err)
+		}
+		out = append(out, migration{version: version, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share version %d", out[i-1].name, out[i].name, out[i].version)
+		}
+	}
+	return out, nil
+}
+
+// migrate applies the pending migrations in one transaction under an
+// advisory lock, so replicas starting together apply each migration exactly
+// once and a failed migration leaves nothing behind.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	all, err := migrations()
+	if err != nil {
+		return err
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("starting migration transaction: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it is a no-op
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", migrationLockKey); err != nil {
+		return fmt.Errorf("taking the migration lock: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+migrationsTable+` (
+		version    integer     PRIMARY KEY,
+		name       text        NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("creating %s: %w", migrationsTable, err)
+	}
+	applied, err := appliedVersions(ctx, tx)
+	if err != nil {
+		return err
+	}
+	for _, m := range all {
+		if applied[m.version] {
+			continue
+		}
+		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			return fmt.Errorf("applying migration %s: %w", m.name, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO "+migrationsTable+" (version, name) VALUES ($1, $2)", m.version, m.name); err != nil {
+			return fmt.Errorf("recording migration %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("committing migrations: %w", err)
+	}
+	return nil
+}
+
+func appliedVersions(ctx context.Context, tx pgx.Tx) (map[int]bool, error) {
+	rows, err := tx.Query(ctx, "SELECT version FROM "+migrationsTable)
+	if err != nil {
+		return nil, fmt.Errorf("reading applied migrations: %w", err)
+	}
+	versions, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return nil, fmt.Errorf("reading applied migrations: %w", err)
+	}
+	applied := make(map[int]bool, len(versions))
+	for _, v := range versions {
+		applied[v] = true
+	}
+	return applied, nil
+}

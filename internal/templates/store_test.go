@@ -1,0 +1,181 @@
+package templates_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"go.uber.org/goleak"
+
+	"github.com/flowscript/flowscript/internal/templates"
+	"github.com/flowscript/flowscript/internal/templates/storetest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var opts = templates.Options{MaxSourceBytes: storetest.MaxSourceBytes}
+
+func openPostgres(t *testing.T, url string) *templates.Postgres {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := templates.OpenPostgres(ctx, url, opts)
+	if err != nil {
+		t.Fatalf("OpenPostgres: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestPostgresContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) templates.Store {
+		return openPostgres(t, storetest.PostgresSchemaURL(t))
+	})
+}
+
+func TestEmbeddedContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) templates.Store {
+		s, err := templates.OpenEmbedded(t.TempDir(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// Replicas starting together each migrate under the advisory lock: all
+// succeed, and each migration is recorded once.
+func TestPostgresReplicasMigrateConcurrently(t *testing.T) {
+	url := storetest.PostgresSchemaURL(t)
+	const replicas = 6
+	var wg sync.WaitGroup
+	errs := make(chan error, replicas)
+	stores := make(chan *templates.Postgres, replicas)
+	for range replicas {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			s, err := templates.OpenPostgres(ctx, url, opts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			stores <- s
+		})
+	}
+	wg.Wait()
+	close(errs)
+	close(stores)
+	for s := range stores {
+		s.Close()
+	}
+	for err := range errs {
+		t.Errorf("replica start: %v", err)
+	}
+
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var applied, files int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM templates_schema_migrations").Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir("migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = len(entries)
+	if applied != files {
+		t.Errorf("%d migrations recorded, want %d (one per file)", applied, files)
+	}
+	// A restart finds nothing to do and still works.
+	s := openPostgres(t, url)
+	if _, err := s.List(ctx); err != nil {
+		t.Errorf("List after a restart: %v", err)
+	}
+}
+
+// The database checks repeat the draft rules: no other writer can store an
+// empty name.
+func TestPostgresSchemaRefusesWhatTheAPIRefuses(t *testing.T) {
+	url := storetest.PostgresSchemaURL(t)
+	openPostgres(t, url)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, `INSERT INTO script_templates (id, name, source, created_at, updated_at)
+		VALUES (gen_random_uuid(), '  ', 'return 1', now(), now())`)
+	if err == nil || !strings.Contains(err.Error(), "check constraint") {
+		t.Errorf("inserting a blank name: %v, want a check constraint violation", err)
+	}
+}
+
+func TestOpenPostgresRefusesABadURLWithoutEchoingIt(t *testing.T) {
+	_, err := templates.OpenPostgres(context.Background(), "postgres://user:s3cret@[::1", opts)
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "DATABASE_URL") {
+		t.Errorf("OpenPostgres(bad URL) = %v, want an error naming DATABASE_URL without the password", err)
+	}
+}
+
+func TestOpenPostgresUnreachableIsUnavailable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Port 1 on loopback refuses connections at once.
+	_, err := templates.OpenPostgres(ctx, "postgres://postgres@127.0.0.1:1/test?sslmode=disable&connect_timeout=2", opts)
+	if !errors.Is(err, templates.ErrUnavailable) {
+		t.Errorf("OpenPostgres(unreachable) = %v, want ErrUnavailable", err)
+	}
+}
+
+func TestEmbeddedFolderServesOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	first, err := templates.OpenEmbedded(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	_, err = templates.OpenEmbedded(dir, opts)
+	if err == nil || !strings.Contains(err.Error(), "another process") {
+		t.Errorf("second OpenEmbedded on the same folder = %v, want a clear lock error", err)
+	}
+}
+
+func TestEmbeddedKeepsTemplatesAcrossRestarts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nested", "data")
+	s, err := templates.OpenEmbedded(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := s.Create(context.Background(), templates.Draft{Name: "kept", Source: "return 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.List(context.Background()); !errors.Is(err, templates.ErrUnavailable) {
+		t.Errorf("List on a closed store = %v, want ErrUnavailable", err)
+	}
+	s, err = templates.OpenEmbedded(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	got, err := s.Get(context.Background(), created.ID)
+	if err != nil || got.Name != "kept" || !got.CreatedAt.Equal(created.CreatedAt) {
+		t.Errorf("after reopening: %+v, %v; want %+v", got, err, created)
+	}
+}

@@ -1,0 +1,155 @@
+package templates
+
+import (
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Template is a stored script template.
+type Template struct {
+	ID          uuid.UUID `json:"id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description"`
+	Source      string    `json:"source"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
+// Draft is what an author writes: a new template or the new content of an
+// existing one.
+type Draft struct {
+	Name        string
+	Description string
+	Source      string
+}
+
+// Field limits. The source cap is the sandbox's (SANDBOX_MAX_SOURCE_BYTES)
+// and is passed to Validate.
+const (
+	MaxNameRunes        = 120
+	MaxDescriptionRunes = 2000
+)
+
+// FieldError is one broken rule, named by the JSON field it is about.
+type FieldError struct {
+	Field   string
+	Code    string
+	Message string
+}
+
+// Field error codes.
+const (
+	CodeRequired    = "REQUIRED"
+	CodeTooLong     = "TOO_LONG"
+	CodeInvalidText = "INVALID_TEXT"
+)
+
+// ValidationError lists every broken rule of a draft.
+type ValidationError struct {
+	Fields []FieldError
+}
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Fields))
+	for i, f := range e.Fields {
+		msgs[i] = f.Message
+	}
+	return "invalid template: " + strings.Join(msgs, "; ")
+}
+
+// Normalize returns d with the surrounding spaces of its name and
+// description removed. The source is kept byte for byte: positions in it
+// must not move.
+func (d Draft) Normalize() Draft {
+	d.Name = strings.TrimSpace(d.Name)
+	d.Description = strings.TrimSpace(d.Description)
+	return d
+}
+
+// Validate checks d (normalize it first) and returns a *ValidationError
+// naming every broken rule, or nil. maxSourceBytes is the sandbox's source
+// cap.
+func (d Draft) Validate(maxSourceBytes int) error {
+	var fields []FieldError
+	add := func(field, code, format string, args ...any) {
+		fields = append(fields, FieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+
+	switch {
+	case d.Name == "":
+		add("name", CodeRequired, "name is required: give the template a short name authors will recognize")
+	case !utf8.ValidString(d.Name):
+		add("name", CodeInvalidText, "name is not valid UTF-8 text")
+	case utf8.RuneCountInString(d.Name) > MaxNameRunes:
+		add("name", CodeTooLong, "name is %d characters, over the limit of %d", utf8.RuneCountInString(d.Name), MaxNameRunes)
+	case hasControl(d.Name, false):
+		add("name", CodeInvalidText, "name must be one line of text without control characters")
+	}
+
+	switch {
+	case !utf8.ValidString(d.Description):
+		add("description", CodeInvalidText, "description is not valid UTF-8 text")
+	case utf8.RuneCountInString(d.Description) > MaxDescriptionRunes:
+		add("description", CodeTooLong, "description is %d characters, over the limit of %d", utf8.RuneCountInString(d.Description), MaxDescriptionRunes)
+	case hasControl(d.Description, true):
+		add("description", CodeInvalidText, "description must not contain control characters other than line breaks and tabs")
+	}
+
+	fields = append(fields, ValidateSource(d.Source, maxSourceBytes)...)
+
+	if len(fields) == 0 {
+		return nil
+	}
+	return &ValidationError{Fields: fields}
+}
+
+// ValidateSource checks a script source against the rules every stored or
+// tested source follows (required, under maxSourceBytes, UTF-8, no NUL),
+// without compiling it.
+func ValidateSource(source string, maxSourceBytes int) []FieldError {
+	bad := func(code, format string, args ...any) []FieldError {
+		return []FieldError{{Field: "source", Code: code, Message: fmt.Sprintf(format, args...)}}
+	}
+	switch {
+	case strings.TrimSpace(source) == "":
+		return bad(CodeRequired, "source is required: write a function execute(...) or a body that returns a value")
+	case len(source) > maxSourceBytes:
+		return bad(CodeTooLong, "source is %d bytes, over the limit of %d (SANDBOX_MAX_SOURCE_BYTES): move data out of the script into input variables", len(source), maxSourceBytes)
+	case !utf8.ValidString(source):
+		return bad(CodeInvalidText, "source is not valid UTF-8 text")
+	case strings.IndexByte(source, 0) >= 0:
+		return bad(CodeInvalidText, "source contains a NUL character (U+0000): write it as \\0 inside a string literal")
+	}
+	return nil
+}
+
+func hasControl(s string, multiline bool) bool {
+	for _, r := range s {
+		if multiline && (r == '\n' || r == '\r' || r == '\t') {
+			continue
+		}
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// now is the store clock: UTC at the precision PostgreSQL keeps, so both
+// stores return the same instants they were given.
+func now() time.Time { return time.Now().UTC().Truncate(time.Microsecond) }
+
+// newID returns a time-ordered id: ties between equal createdAt values sort
+// in creation order.
+func newID() (uuid.UUID, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("generating template id: %w", err)
+	}
+	return id, nil
+}

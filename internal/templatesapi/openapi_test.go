@@ -1,0 +1,74 @@
+package templatesapi
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The document served lists exactly the registered routes: same paths,
+// same methods, nothing more, nothing less.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	for _, base := range []string{"/api", "/", "/flow/v2"} {
+		t.Run(base, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.BasePath = base
+			cfg = cfg.WithDefaults()
+			a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+			r := a.authed("GET", cfg.prefix()+"/openapi.json", nil)
+			wantStatus(t, r, http.StatusOK)
+			var doc struct {
+				OpenAPI string `json:"openapi"`
+				Servers []struct {
+					URL string `json:"url"`
+				} `json:"servers"`
+				Security []map[string][]string     `json:"security"`
+				Paths    map[string]map[string]any `json:"paths"`
+			}
+			r.json(t, &doc)
+			if doc.OpenAPI != "3.1.0" || len(doc.Servers) != 1 || doc.Servers[0].URL != base || len(doc.Security) != 2 {
+				t.Fatalf("document head: openapi %q servers %+v security %v", doc.OpenAPI, doc.Servers, doc.Security)
+			}
+
+			var documented []string
+			for path, item := range doc.Paths {
+				server := doc.Servers[0].URL
+				if s, ok := item["servers"].([]any); ok && len(s) == 1 {
+					server = s[0].(map[string]any)["url"].(string)
+				}
+				for method, op := range item {
+					if method == "servers" || method == "parameters" {
+						continue
+					}
+					documented = append(documented, strings.ToUpper(method)+" "+strings.TrimRight(server, "/")+path)
+					checkOperation(t, method, path, op.(map[string]any))
+				}
+			}
+			var registered []string
+			for _, rt := range a.srv.routes() {
+				registered = append(registered, rt.method+" "+rt.path)
+			}
+			slices.Sort(documented)
+			slices.Sort(registered)
+			if !slices.Equal(documented, registered) {
+				t.Errorf("OpenAPI paths and routes differ\ndocumented %v\nregistered %v", documented, registered)
+			}
+		})
+	}
+}
+
+// checkOperation: protected operations document their 401, public ones
+// opt out of security explicitly.
+func checkOperation(t *testing.T, method, path string, op map[string]any) {
+	t.Helper()
+	responses, _ := op["responses"].(map[string]any)
+	if op["operationId"] == nil || len(responses) == 0 {
+		t.Errorf("%s %s: no operationId or responses", method, path)
+	}
+	security, hasSecurity := op["security"].([]any)
+	public := hasSecurity && len(security) == 0
+	if _, has401 := responses["401"]; has401 == public {
+		t.Errorf("%s %s: public=%v but 401 documented=%v", method, path, public, has401)
+	}
+}

@@ -1,0 +1,124 @@
+package templatesapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/cenkalti/backoff/v4"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/templates"
+)
+
+// Deps are what Run needs beyond the configuration.
+type Deps struct {
+	Logger *slog.Logger
+	// Runner runs test scripts: the sandbox worker pool in production.
+	Runner sandbox.Runner
+	// Listener, when set, is served instead of listening on cfg.Addr
+	// (tests pass one on a random port).
+	Listener net.Listener
+}
+
+// Startup and shutdown bounds.
+const (
+	// storeStartWait is how long Run keeps retrying an unreachable
+	// PostgreSQL at start (a database that starts after the service).
+	storeStartWait = time.Minute
+	// shutdownGrace is added to the sandbox timeout: in-flight requests,
+	// test runs included, get that long to finish after SIGTERM.
+	shutdownGrace = 5 * time.Second
+)
+
+// Run opens the store, serves the API until ctx ends, then shuts down
+// gracefully: no new connections, in-flight requests finish within the
+// sandbox timeout plus a grace period, and the store is closed.
+func Run(ctx context.Context, cfg Config, deps Deps) error {
+	log := deps.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if deps.Runner == nil {
+		return errors.New("running the templates API: a sandbox runner is required")
+	}
+	store, kind, err := OpenStore(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	srv, err := NewServer(cfg, store, deps.Runner, log)
+	if err != nil {
+		return err
+	}
+	ln := deps.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return fmt.Errorf("listening on %s (TEMPLATES_ADDR): %w", cfg.Addr, err)
+		}
+	}
+	httpSrv := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      cfg.Sandbox.Timeout + time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath, "store", kind,
+		"sandbox_max_parallel", cfg.Sandbox.MaxParallel)
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving the templates API: %w", err)
+	case <-ctx.Done():
+	}
+	grace := cfg.Sandbox.Timeout + shutdownGrace
+	log.Info("shutting down the templates API", "grace", grace.String())
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	shutdownErr := httpSrv.Shutdown(shutdownCtx)
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving the templates API: %w", err)
+	}
+	if shutdownErr != nil {
+		return fmt.Errorf("shutting down the templates API within %s: %w", grace, shutdownErr)
+	}
+	log.Info("templates API stopped")
+	return nil
+}
+
+// OpenStore opens PostgreSQL when cfg.DatabaseURL is set, retrying an
+// unreachable database for up to a minute, or else the embedded store in
+// cfg.DataDir. It also returns which one ("postgres" or "embedded").
+func OpenStore(ctx context.Context, cfg Config, log *slog.Logger) (templates.Store, string, error) {
+	opts := templates.Options{MaxSourceBytes: cfg.Sandbox.MaxSourceBytes}
+	if cfg.DatabaseURL == "" {
+		s, err := templates.OpenEmbedded(cfg.DataDir, opts)
+		return s, "embedded", err
+	}
+	b := backoff.NewExponentialBackOff(backoff.WithMaxElapsedTime(storeStartWait), backoff.WithMaxInterval(5*time.Second))
+	s, err := backoff.RetryNotifyWithData(func() (*templates.Postgres, error) {
+		attemptCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		defer cancel()
+		s, err := templates.OpenPostgres(attemptCtx, cfg.DatabaseURL, opts)
+		if err != nil && !errors.Is(err, templates.ErrUnavailable) {
+			return nil, backoff.Permanent(err)
+		}
+		return s, err
+	}, backoff.WithContext(b, ctx), func(err error, next time.Duration) {
+		log.Warn("PostgreSQL is not reachable yet; retrying", "error", err, "retry_in", next.String())
+	})
+	if err != nil {
+		return nil, "", fmt.Errorf("opening the PostgreSQL store (DATABASE_URL): %w", err)
+	}
+	return s, "postgres", nil
+}

@@ -1,0 +1,131 @@
+package templatesapi
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/flowscript/flowscript/internal/guardrails"
+	"github.com/flowscript/flowscript/internal/jsident"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/templates"
+)
+
+// MaxTestInputs caps the input variables of one test run.
+const MaxTestInputs = 100
+
+// testRequest is the body of POST {base}/scripts/test.
+type testRequest struct {
+	Source         string          `json:"source"`
+	InputVariables []sandbox.Input `json:"inputVariables"`
+}
+
+// testResponse is the outcome of a test run: the output on success, the
+// script's error otherwise, always the duration and the guardrail findings
+// (warnings and errors: a test run is where an author learns).
+type testResponse struct {
+	OK         bool                 `json:"ok"`
+	Output     *string              `json:"output,omitempty"`
+	Error      *sandbox.Error       `json:"error,omitempty"`
+	DurationMs float64              `json:"durationMs"`
+	Findings   []guardrails.Finding `json:"findings"`
+}
+
+func (s *Server) testBodyLimit() int64 {
+	return int64(6*(s.cfg.Sandbox.MaxSourceBytes+s.cfg.Sandbox.MaxInputBytes)) + 64<<10
+}
+
+func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
+	var body testRequest
+	if herr := decodeJSON(w, r, s.testBodyLimit(), &body); herr != nil {
+		writeError(w, herr)
+		return
+	}
+	if herr := s.validateTest(body); herr != nil {
+		writeError(w, herr)
+		return
+	}
+
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	default:
+		writeError(w, busy(s.cfg.Sandbox.MaxParallel))
+		return
+	}
+
+	names := make([]string, len(body.InputVariables))
+	for i, in := range body.InputVariables {
+		names[i] = in.Name
+	}
+	findings, _ := guardrails.Check(body.Source, names) // a syntax error comes back from the run
+	if findings == nil {
+		findings = []guardrails.Finding{}
+	}
+	res := s.runner.Run(r.Context(), sandbox.Request{Source: body.Source, Inputs: body.InputVariables})
+	if res.Err != nil {
+		switch res.Err.Code {
+		case sandbox.CodeBusy: // the runner itself was full (a pool shared with others)
+			writeError(w, busy(s.cfg.Sandbox.MaxParallel))
+			return
+		case sandbox.CodeInvalidInput:
+			writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed, res.Err.Message,
+				fieldError{Field: "inputVariables", Code: string(res.Err.Code), Message: res.Err.Message}))
+			return
+		}
+	}
+	out := testResponse{
+		OK:         res.OK(),
+		Error:      res.Err,
+		DurationMs: float64(res.Duration.Microseconds()) / 1000,
+		Findings:   findings,
+	}
+	if res.OK() {
+		out.Output = &res.Output
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func busy(limit int) *httpError {
+	return newError(http.StatusTooManyRequests, CodeSandboxBusy, sandbox.BusyMessage(limit)).with("Retry-After", "1")
+}
+
+// validateTest checks what a run would refuse as the caller's mistake, so
+// it is a 422 naming the field and not a script result.
+func (s *Server) validateTest(body testRequest) *httpError {
+	var fields []fieldError
+	for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
+		fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
+	}
+	if len(body.InputVariables) > MaxTestInputs {
+		fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,
+			Message: fmt.Sprintf("inputVariables has %d entries, over the limit of %d", len(body.InputVariables), MaxTestInputs)})
+	} else {
+		seen := map[string]int{}
+		size := 0
+		for i, in := range body.InputVariables {
+			field := fmt.Sprintf("inputVariables[%d].name", i)
+			size += len(in.Name) + len(in.Value)
+			if err := jsident.Check(in.Name); err != nil {
+				fields = append(fields, fieldError{Field: field, Code: "INVALID_NAME",
+					Message: fmt.Sprintf("%s %q is not a usable JavaScript parameter name: %v", field, in.Name, err)})
+				continue
+			}
+			if j, dup := seen[in.Name]; dup {
+				fields = append(fields, fieldError{Field: field, Code: "DUPLICATE_NAME",
+					Message: fmt.Sprintf("%s %q is already used by inputVariables[%d]; each input needs its own name", field, in.Name, j)})
+				continue
+			}
+			seen[in.Name] = i
+		}
+		if size > s.cfg.Sandbox.MaxInputBytes {
+			fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,
+				Message: fmt.Sprintf("inputVariables are %d bytes in all, over the limit of %d (SANDBOX_MAX_INPUT_BYTES)", size, s.cfg.Sandbox.MaxInputBytes)})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	msg := "the script was not run: " + fields[0].Message
+	msg += moreProblems(len(fields) - 1)
+	return newError(http.StatusUnprocessableEntity, CodeValidationFailed, msg, fields...)
+}

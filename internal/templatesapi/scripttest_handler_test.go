@@ -1,0 +1,189 @@
+package templatesapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+type testRunAnswer struct {
+	OK         bool           `json:"ok"`
+	Output     *string        `json:"output"`
+	Error      *sandbox.Error `json:"error"`
+	DurationMs float64        `json:"durationMs"`
+	Findings   []struct {
+		Code     string `json:"code"`
+		Severity string `json:"severity"`
+		Line     int    `json:"line"`
+		Column   int    `json:"column"`
+	} `json:"findings"`
+}
+
+func (a *api) testRun(body any) (response, testRunAnswer) {
+	a.t.Helper()
+	r := a.authed("POST", "/api/scripts/test", body)
+	var out testRunAnswer
+	if r.status == http.StatusOK {
+		r.json(a.t, &out)
+	}
+	return r, out
+}
+
+func input(name, value string) map[string]string {
+	return map[string]string{"name": name, "value": value}
+}
+
+func TestScriptTestRuns(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	cpf := "function execute(cpf) {\n  const digits = String(cpf).replace(/\\D/g, '')\n  return digits.length === 11 ? 'valido' : 'invalido'\n}"
+	tests := []struct {
+		name      string
+		body      map[string]any
+		ok        bool
+		output    string
+		code      sandbox.Code
+		line, col int
+		findings  []string
+	}{
+		{"success, full file", map[string]any{"source": cpf, "inputVariables": []any{input("cpf", "123.456.789-09")}}, true, "valido", "", 0, 0, nil},
+		{"success, legacy body", map[string]any{"source": "return a + '-' + b", "inputVariables": []any{input("a", "x"), input("b", "y")}}, true, "x-y", "", 0, 0, nil},
+		{"object result", map[string]any{"source": "return {n: 1}"}, true, `{"n":1}`, "", 0, 0, nil},
+		{"no inputVariables field", map[string]any{"source": "return 'ok'"}, true, "ok", "", 0, 0, nil},
+		{"script error", map[string]any{"source": "const x = 1\nthrow new Error('boom')"}, false, "", sandbox.CodeScriptError, 2, 7, nil},
+		{"syntax error", map[string]any{"source": "return (1"}, false, "", sandbox.CodeSyntaxError, 1, 10, nil},
+		{"timeout", map[string]any{"source": "while (true) {}"}, false, "", sandbox.CodeTimeout, 0, 0, nil},
+		{"async", map[string]any{"source": "async function execute() { return 1 }"}, false, "", sandbox.CodeAsyncUnsupported, 0, 0, []string{"GUARDRAIL_ASYNC_EXECUTE"}},
+		{"host global runs and is reported", map[string]any{"source": "return console.log('x')"}, false, "", sandbox.CodeScriptError, 1, 8, []string{"GUARDRAIL_CONSOLE"}},
+		{"an input shadows a host name", map[string]any{"source": "return process", "inputVariables": []any{input("process", "mine")}}, true, "mine", "", 0, 0, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, out := a.testRun(tt.body)
+			wantStatus(t, r, http.StatusOK)
+			if out.OK != tt.ok || out.DurationMs <= 0 || out.Findings == nil {
+				t.Fatalf("answer %s", r.raw)
+			}
+			if tt.ok {
+				if out.Output == nil || *out.Output != tt.output || out.Error != nil {
+					t.Errorf("answer %s, want output %q", r.raw, tt.output)
+				}
+			} else {
+				if out.Output != nil || out.Error == nil || out.Error.Code != tt.code || out.Error.Message == "" ||
+					out.Error.Line != tt.line || out.Error.Column != tt.col {
+					t.Errorf("answer %s, want %s at %d:%d", r.raw, tt.code, tt.line, tt.col)
+				}
+			}
+			var codes []string
+			for _, f := range out.Findings {
+				codes = append(codes, f.Code)
+			}
+			if strings.Join(codes, ",") != strings.Join(tt.findings, ",") {
+				t.Errorf("findings %v, want %v", codes, tt.findings)
+			}
+		})
+	}
+	if r, out := a.testRun(map[string]any{"source": "while (true) {}"}); out.DurationMs < float64(cfg.Sandbox.Timeout.Milliseconds())*0.9 {
+		t.Errorf("a timed-out run reports %vms, want about the %s limit: %s", out.DurationMs, cfg.Sandbox.Timeout, r.raw)
+	}
+}
+
+func TestScriptTestRefusesBadInput(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	tests := []struct {
+		name   string
+		body   any
+		status int
+		field  string
+	}{
+		{"no source", map[string]any{}, 422, "source"},
+		{"blank source", map[string]any{"source": "  "}, 422, "source"},
+		{"source over the cap", map[string]any{"source": "return '" + strings.Repeat("x", 8<<10) + "'"}, 422, "source"},
+		{"input name not an identifier", map[string]any{"source": "return 1", "inputVariables": []any{input("1x", "a")}}, 422, "inputVariables[0].name"},
+		{"input name reserved", map[string]any{"source": "return 1", "inputVariables": []any{input("a", ""), input("class", "a")}}, 422, "inputVariables[1].name"},
+		{"duplicate input", map[string]any{"source": "return 1", "inputVariables": []any{input("a", "1"), input("a", "2")}}, 422, "inputVariables[1].name"},
+		{"inputs over the cap", map[string]any{"source": "return 1", "inputVariables": []any{input("a", strings.Repeat("v", 4<<10))}}, 422, "inputVariables"},
+		{"value not a string", `{"source":"return 1","inputVariables":[{"name":"a","value":1}]}`, 400, "inputVariables.value"},
+		{"unknown field in an input", `{"source":"return 1","inputVariables":[{"name":"a","value":"1","type":"x"}]}`, 400, "type"},
+		{"unknown top-level field", `{"source":"return 1","timeout":99999}`, 400, "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := a.authed("POST", "/api/scripts/test", tt.body)
+			wantStatus(t, r, tt.status)
+			e := r.apiErr(t)
+			if len(e.Fields) == 0 || e.Fields[0].Field != tt.field {
+				t.Errorf("error %+v, want the first field to be %s", e, tt.field)
+			}
+		})
+	}
+}
+
+// gate is a Runner that holds every run until released, and says when a
+// run has entered.
+type gate struct {
+	next    sandbox.Runner
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gate) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
+	g.entered <- struct{}{}
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+	}
+	return g.next.Run(ctx, req)
+}
+
+func TestScriptTestOverTheLimitIs429(t *testing.T) {
+	cfg := testConfig() // MaxParallel 2
+	g := &gate{next: sandbox.NewInProcess(cfg.Sandbox), entered: make(chan struct{}, 8), release: make(chan struct{})}
+	a := startAPI(t, cfg, openEmbedded(t, cfg), g)
+
+	var wg sync.WaitGroup
+	held := make([]response, cfg.Sandbox.MaxParallel)
+	for i := range cfg.Sandbox.MaxParallel {
+		wg.Go(func() { held[i], _ = a.testRun(map[string]any{"source": "return 'held'"}) })
+	}
+	for range cfg.Sandbox.MaxParallel {
+		select {
+		case <-g.entered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the held runs did not start")
+		}
+	}
+
+	start := time.Now()
+	r, _ := a.testRun(map[string]any{"source": "return 'one too many'"})
+	wantStatus(t, r, http.StatusTooManyRequests)
+	e := r.apiErr(t)
+	if e.Code != CodeSandboxBusy || e.Message != "Limite de 2 scripts simultâneos atingido. Tente novamente em instantes." {
+		t.Errorf("429 error %+v", e)
+	}
+	if r.header.Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+	if waited := time.Since(start); waited > 2*time.Second {
+		t.Errorf("the 429 took %s: it must answer at once, not queue", waited)
+	}
+
+	close(g.release)
+	wg.Wait()
+	for i, h := range held {
+		if h.status != http.StatusOK || !strings.Contains(string(h.raw), `"output":"held"`) {
+			t.Errorf("held run %d: %d %s", i, h.status, h.raw)
+		}
+	}
+	// The slots came back.
+	r, out := a.testRun(map[string]any{"source": "return 'again'"})
+	if r.status != http.StatusOK || out.Output == nil || *out.Output != "again" {
+		t.Errorf("after the held runs ended: %d %s", r.status, r.raw)
+	}
+}

@@ -1,0 +1,146 @@
+package templatesapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/templates"
+)
+
+// Server is the templates API as an http.Handler.
+type Server struct {
+	cfg     Config
+	prefix  string
+	store   templates.Store
+	runner  sandbox.Runner
+	auth    *Authenticator
+	log     *slog.Logger
+	slots   chan struct{} // test runs in flight, at most Sandbox.MaxParallel
+	openapi []byte
+	handler http.Handler
+}
+
+// NewServer wires the handlers. cfg must be valid (ConfigFromEnv, or
+// WithDefaults then Validate); runner runs the test runs and must allow at
+// least cfg.Sandbox.MaxParallel scripts at once.
+func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger *slog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("validating the templates API configuration: %w", err)
+	}
+	if store == nil || runner == nil {
+		return nil, errors.New("creating the templates API: a store and a sandbox runner are required")
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:    cfg,
+		prefix: cfg.prefix(),
+		store:  store,
+		runner: runner,
+		auth:   NewAuthenticator(cfg, nil),
+		log:    logger,
+		slots:  make(chan struct{}, cfg.Sandbox.MaxParallel),
+	}
+	doc, err := openAPIDocument(cfg.BasePath)
+	if err != nil {
+		return nil, err
+	}
+	s.openapi = doc
+	s.handler = s.withRequestLog(s.withRecover(s.mux()))
+	return s, nil
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// route is one registered method and path.
+type route struct {
+	method string
+	path   string
+	// public routes answer without credentials: only the probes.
+	public bool
+	handle http.HandlerFunc
+}
+
+// routes is the whole API surface. The OpenAPI document must list exactly
+// these (TestOpenAPIMatchesRoutes).
+func (s *Server) routes() []route {
+	p := s.prefix
+	return []route{
+		{method: http.MethodGet, path: p + "/script-templates", handle: s.listTemplates},
+		{method: http.MethodPost, path: p + "/script-templates", handle: s.createTemplate},
+		{method: http.MethodGet, path: p + "/script-templates/{id}", handle: s.getTemplate},
+		{method: http.MethodPut, path: p + "/script-templates/{id}", handle: s.updateTemplate},
+		{method: http.MethodDelete, path: p + "/script-templates/{id}", handle: s.deleteTemplate},
+		{method: http.MethodPost, path: p + "/scripts/test", handle: s.testScript},
+		{method: http.MethodGet, path: p + "/openapi.json", handle: s.serveOpenAPI},
+		{method: http.MethodGet, path: "/healthz", public: true, handle: s.healthz},
+		{method: http.MethodGet, path: "/readyz", public: true, handle: s.readyz},
+	}
+}
+
+// mux registers the routes behind authentication, then, for every path, a
+// JSON 405 for the other methods and, everywhere else (unclean paths
+// included), a JSON 404 — both behind authentication too, so an anonymous
+// caller learns nothing.
+func (s *Server) mux() http.Handler {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	for _, rt := range s.routes() {
+		var h http.Handler = rt.handle
+		if !rt.public {
+			h = s.requireAuth(h)
+		}
+		mux.Handle(rt.method+" "+rt.path, h)
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+	}
+	for path, methods := range allowed {
+		sort.Strings(methods)
+		mux.Handle(path, s.requireAuth(methodNotAllowed(methods)))
+	}
+	notFound := s.requireAuth(http.HandlerFunc(s.notFound))
+	mux.Handle("/", notFound)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != cleanPath(r.URL.Path) {
+			// ServeMux would answer with an HTML redirect; this API speaks
+			// JSON only, and only to authenticated callers.
+			notFound.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, newError(http.StatusNotFound, CodeNotFound,
+		fmt.Sprintf("no route %s %s: the routes are under %s (see %s/openapi.json)", r.Method, r.URL.Path, s.cfg.BasePath, s.prefix)))
+}
+
+func methodNotAllowed(methods []string) http.Handler {
+	allow := strings.Join(methods, ", ")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, newError(http.StatusMethodNotAllowed, CodeMethodNotAllowed,
+			fmt.Sprintf("%s is not allowed on %s: use %s", r.Method, r.URL.Path, allow)).with("Allow", allow))
+	})
+}
+
+// requireAuth answers 401 unless the request carries valid credentials.
+func (s *Server) requireAuth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.auth.Authenticate(r)
+		if err != nil {
+			writeError(w, newError(http.StatusUnauthorized, CodeUnauthenticated, err.Error()).
+				with("WWW-Authenticate", `Bearer realm="flowscript-templates"`))
+			return
+		}
+		if info := infoFrom(r.Context()); info != nil {
+			info.principal = p
+		}
+		next.ServeHTTP(w, r)
+	})
+}
