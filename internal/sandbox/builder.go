@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 
 	"github.com/flowscript/flowscript/internal/jsident"
@@ -50,6 +51,13 @@ func (p *Program) InputNames() []string { return p.inputNames }
 // The whole expression evaluates to an entry function taking the input
 // values in order.
 func Assemble(source string, inputNames []string) string {
+	text, _ := assemble(source, inputNames)
+	return text
+}
+
+// assemble returns the program text and the byte offset where the author's
+// source starts in it.
+func assemble(source string, inputNames []string) (string, int) {
 	params := strings.Join(inputNames, ", ")
 	var b strings.Builder
 	b.Grow(len(source) + 256 + 2*len(params))
@@ -61,6 +69,7 @@ func Assemble(source string, inputNames []string) string {
 	b.WriteString(" = function execute(")
 	b.WriteString(params)
 	b.WriteString(") {\n")
+	start := b.Len()
 	b.WriteString(source)
 	// The tail starts on its own line so a source ending in a // comment
 	// cannot swallow it.
@@ -73,7 +82,7 @@ func Assemble(source string, inputNames []string) string {
 	b.WriteString(" = arguments; return ")
 	b.WriteString(genName)
 	b.WriteString(".apply(void 0, arguments); }; })()")
-	return b.String()
+	return b.String(), start
 }
 
 // Compile assembles source with the ordered input names (see Assemble) and
@@ -134,21 +143,64 @@ func checkNames(names []string) error {
 }
 
 func compile(source string, inputNames []string) (*Program, error) {
-	text := Assemble(source, inputNames)
+	text, start := assemble(source, inputNames)
 	lines, lastLen := lineStats(source)
 	p := &Program{
 		inputNames:  append([]string(nil), inputNames...),
 		sourceLines: lines,
 		lastLineLen: lastLen,
 	}
-	ast, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
+	parsed, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
+	if err == nil && !enclosesSource(parsed, start+len(source)) {
+		return nil, &Error{Code: CodeSyntaxError, Line: lines, Column: lastLen + 1, Message: "SyntaxError: " +
+			"the source closes the function execute before its end (an extra '}'): check that every brace is balanced"}
+	}
 	if err == nil {
-		p.prog, err = goja.CompileAST(ast, false)
+		p.prog, err = goja.CompileAST(parsed, false)
 	}
 	if err != nil {
 		return nil, p.syntaxError(err)
 	}
 	return p, nil
+}
+
+// enclosesSource reports whether the generated execute function's body
+// ends after sourceEnd, the offset just past the author's source. A source
+// with an extra '}' closes the generated function early and runs the rest
+// of its text outside it, beside the wrapper: such a program is refused.
+// This reads the parsed program's structure, never the author's text.
+func enclosesSource(prog *ast.Program, sourceEnd int) bool {
+	gen := generatedFunction(prog)
+	return gen != nil && gen.Body != nil && int(gen.Body.RightBrace)-prog.File.Base() >= sourceEnd
+}
+
+// generatedFunction finds the generated execute in the wrapper's shape:
+// (function () { var args; var gen = function execute(...) {...}; ... })().
+func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
+	if len(prog.Body) == 0 {
+		return nil
+	}
+	stmt, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return nil
+	}
+	call, ok := stmt.Expression.(*ast.CallExpression)
+	if !ok {
+		return nil
+	}
+	outer, ok := call.Callee.(*ast.FunctionLiteral)
+	if !ok || outer.Body == nil || len(outer.Body.List) < 2 {
+		return nil
+	}
+	decl, ok := outer.Body.List[1].(*ast.VariableStatement)
+	if !ok || len(decl.List) != 1 {
+		return nil
+	}
+	gen, ok := decl.List[0].Initializer.(*ast.FunctionLiteral)
+	if !ok || gen.Name == nil || gen.Name.Name != "execute" {
+		return nil
+	}
+	return gen
 }
 
 // syntaxError turns a parser or compiler error into a *Error positioned in
@@ -190,5 +242,5 @@ func (p *Program) mapPosition(line, col int) (int, int) {
 func lineStats(source string) (lines, lastLen int) {
 	lines = strings.Count(source, "\n") + 1
 	last := source[strings.LastIndexByte(source, '\n')+1:]
-	return lines, len([]rune(last))
+	return lines, len(last) // columns count bytes, as the parser's do
 }

@@ -200,3 +200,19 @@ func TestProgramCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("cache holds %d programs, want 2", c.len())
 	}
 }
+
+func TestSourceCannotEscapeTheGeneratedFunction(t *testing.T) {
+	for _, src := range []string{
+		"return 1\n}; var x = function () {",
+		"}; (function () {",
+		"return 1 }); (function () {",
+		"}\n;return execute === $flowscript$generated ? void 0 : 1;\n}; $flowscript$generated = function () { return 'hijacked' }; var y = function () {",
+	} {
+		res := run(t, src)
+		if res.Err == nil || res.Err.Code != CodeSyntaxError {
+			t.Errorf("%q: want SCRIPT_SYNTAX_ERROR, got %q %v", src, res.Output, res.Err)
+		}
+	}
+	// Balanced braces in strings, comments, templates and regexes are fine.
+	wantOutput(t, run(t, "const s = '}'; // }\nconst r = /\\}/; return s + `}` + r.source"), "}}\\}")
+}

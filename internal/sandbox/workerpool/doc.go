@@ -1,0 +1,27 @@
+// Package workerpool runs untrusted scripts in sandbox worker processes: the
+// running binary re-executed in a hidden worker mode, one script at a time
+// per worker, fed length-prefixed JSON frames over stdin and stdout.
+//
+// goja has no heap limit and native built-ins ignore Runtime.Interrupt, so a
+// script can run on after its deadline or end the whole Go process with a
+// fatal error that recover cannot catch (DESIGN.md §3, "Isolation"). A worker
+// is therefore disposable and the parent owns the hard limits:
+//
+//   - the worker starts with an empty environment (no credentials reachable
+//     even in theory), GOMAXPROCS=1, a small maximum goroutine stack, an OS
+//     memory limit (RLIMIT_AS) and a heap watchdog that interrupts the
+//     script and reports SCRIPT_MEMORY_LIMIT cleanly where it can;
+//   - the parent kills a worker that overruns the deadline by KillMargin
+//     (SCRIPT_TIMEOUT), reads the stderr of a worker that died to tell an
+//     out-of-memory (SCRIPT_MEMORY_LIMIT) or a stack overflow (SCRIPT_ERROR,
+//     "Maximum call stack size exceeded") from any other crash
+//     (SANDBOX_CRASH, retryable), and replaces the dead worker.
+//
+// Every binary that creates a Pool must call MaybeRunWorker first thing in
+// main (and test binaries in TestMain): that is where a re-executed worker
+// takes over.
+//
+// This package must never pass the parent's environment, files or live Go
+// values to a worker, never run a script in the parent process, and never
+// let one job's failure fail or delay another job beyond its own limits.
+package workerpool

@@ -1,0 +1,131 @@
+package workerpool
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+func TestFrameRoundTrip(t *testing.T) {
+	var buf bytes.Buffer
+	job := &frame{Kind: kindJob, ID: 7, Job: &sandbox.Request{Source: "return x", Timeout: time.Second,
+		Inputs: []sandbox.Input{{Name: "x", Value: "é\x00\u2028"}}}}
+	res := &frame{Kind: kindResult, ID: 7, Result: &sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: "boom", Line: 2, Column: 3}}}
+	for _, f := range []*frame{job, res} {
+		if err := writeFrame(&buf, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := bufio.NewReader(&buf)
+	got, err := readFrame(r, 1<<20)
+	if err != nil || got.ID != 7 || got.Job.Inputs[0].Value != "é\x00\u2028" || got.Job.Timeout != time.Second {
+		t.Fatalf("job frame: %+v, %v", got, err)
+	}
+	got, err = readFrame(r, 1<<20)
+	if err != nil || *got.Result.Err != *res.Result.Err {
+		t.Fatalf("result frame: %+v, %v", got, err)
+	}
+	if _, err := readFrame(r, 1<<20); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the last frame: %v; want io.EOF", err)
+	}
+}
+
+func TestReadFrameRejects(t *testing.T) {
+	valid, _ := appendFrame(nil, &frame{Kind: kindReady, Ready: &readyInfo{PID: 1}})
+	for _, tc := range []struct {
+		name, input, want string
+	}{
+		{"text instead of a frame", "hello world, I am not a frame\n", `expected magic "FSW1"`},
+		{"over the size limit", frameMagic + "\x00\x10\x00\x00", "over the 200-byte frame limit"},
+		{"truncated header", "FSW", "inside a frame header"},
+		{"truncated body", string(valid[:len(valid)-3]), "inside a"},
+		{"body that is not JSON", frameMagic + "\x00\x00\x00\x03abc", "decoding body"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readFrame(bufio.NewReader(strings.NewReader(tc.input)), 200)
+			if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("got %v; want a malformed-frame error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzReadFrame(f *testing.F) {
+	valid, _ := appendFrame(nil, &frame{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "return 1"}})
+	f.Add(valid)
+	f.Add([]byte("garbage"))
+	f.Add([]byte(frameMagic + "\xff\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := bufio.NewReader(bytes.NewReader(data))
+		for {
+			fr, err := readFrame(r, 1<<16)
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, errMalformed) {
+					t.Fatalf("unexpected error class: %v", err)
+				}
+				return
+			}
+			if fr == nil {
+				t.Fatal("nil frame without an error")
+			}
+		}
+	})
+}
+
+// TestVerdict pins how a dead worker's stderr maps to the job's error.
+func TestVerdict(t *testing.T) {
+	p := &Pool{cfg: Config{Limits: sandbox.Limits{MemoryMB: 32}}}
+	for _, tc := range []struct {
+		name   string
+		stderr string
+		end    ending
+		code   sandbox.Code
+		reason string
+	}{
+		{"runtime out of memory", "fatal error: runtime: out of memory\n\nruntime stack:\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"large block", "runtime: out of memory: cannot allocate 1002438656-byte block (3932160 in use)\nfatal error: out of memory\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"arena metadata", "fatal error: out of memory allocating heap arena metadata\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"cannot allocate", "fatal error: runtime: cannot allocate memory\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"thread ENOMEM", "runtime: failed to create new OS thread (have 5 already; errno=12)\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"watchdog budget", stderrMemoryHard + ": 1 bytes mapped, budget 0\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"tripped then killed at the deadline", stderrMemoryTrip + ": live heap 2\n", endDeadline, sandbox.CodeMemoryLimit, "memory"},
+		{"GC fault at the memory limit", "SIGSEGV: segmentation violation\nPC=0x437cbd m=0 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0xfae300 m=0 mp=0xfaf300 [idle]:\nruntime.(*spanQueue).tryDrain(0x7ffe00000400?)\n", endDied, sandbox.CodeMemoryLimit, "memory"},
+		{"stack overflow", "runtime: goroutine stack exceeds 16777216-byte limit\nruntime: sp=0xc0200e0388\nfatal error: stack overflow\n", endDied, sandbox.CodeScriptError, "stack"},
+		{"killed at the deadline", "", endDeadline, sandbox.CodeTimeout, "timeout"},
+		{"cancelled", "", endCanceled, sandbox.CodeTimeout, "canceled"},
+		{"garbage", "", endProtocol, sandbox.CodeCrash, "protocol"},
+		{"fault outside the runtime", "SIGSEGV: segmentation violation\n\ngoroutine 1 gp=0x1 m=0 [running]:\nmain.f()\n", endDied, sandbox.CodeCrash, "crash"},
+		{"concurrent map writes", "fatal error: concurrent map writes\n\ngoroutine 1 [running]:\n", endDied, sandbox.CodeCrash, "crash"},
+		{"silent exit", "", endDied, sandbox.CodeCrash, "crash"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			proc := &process{exited: make(chan struct{})}
+			proc.stderr.Write([]byte(tc.stderr))
+			got, reason := p.verdict(proc, tc.end, errors.New("exit status 2"))
+			if got.Code != tc.code || reason != tc.reason {
+				t.Errorf("got %v (%s); want %s (%s)", got, reason, tc.code, tc.reason)
+			}
+		})
+	}
+}
+
+func TestStderrTailKeepsHeadAndTail(t *testing.T) {
+	var s stderrTail
+	s.Write([]byte("fatal error: runtime: out of memory\n"))
+	s.Write(bytes.Repeat([]byte("goroutine dump line\n"), 5000))
+	s.Write([]byte("last line\n"))
+	text := s.text()
+	if !strings.HasPrefix(text, "fatal error: runtime: out of memory") || !strings.HasSuffix(text, "last line\n") || len(text) > stderrHeadMax+stderrTailMax+16 {
+		t.Errorf("head %q… tail …%q, %d bytes", text[:40], text[len(text)-20:], len(text))
+	}
+	s.reset()
+	if s.text() != "" {
+		t.Error("reset kept text")
+	}
+}

@@ -1,0 +1,243 @@
+package workerpool
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+// testTimeout is the script time limit of the hostile tests: short, so the
+// suite stays fast; the acceptance bound is this plus one second.
+const testTimeout = time.Second
+
+// The seed's examples ("Guia de sintaxe"), the ordinary scripts that run
+// beside every hostile one.
+const (
+	cpfScript = `function execute(cpf) {
+  const digits = digitos(cpf)
+  return valido(digits) ? 'valido' : 'invalido'
+}
+
+function digitos(valor) {
+  return String(valor).replace(/\D/g, '')
+}
+
+function valido(digits) {
+  return digits.length === 11
+}`
+	nomeScript = `function execute(nome) {
+  return nome.trim().split(' ').map(capitaliza).join(' ')
+}
+
+function capitaliza(parte) {
+  return parte[0].toUpperCase() + parte.slice(1)
+}`
+)
+
+// ordinary is a script that must succeed with want.
+type ordinary struct {
+	req  sandbox.Request
+	want string
+}
+
+var ordinaries = []ordinary{
+	{sandbox.Request{Source: cpfScript, Inputs: []sandbox.Input{{Name: "cpf", Value: "123.456.789-09"}}}, "valido"},
+	{sandbox.Request{Source: nomeScript, Inputs: []sandbox.Input{{Name: "nome", Value: " maria da silva "}}}, "Maria Da Silva"},
+	{sandbox.Request{Source: cpfScript, Inputs: []sandbox.Input{{Name: "cpf", Value: "12.3"}}}, "invalido"},
+	{sandbox.Request{Source: "let s = 0; for (let i = 0; i < 1e4; i++) s += i; return s"}, "49995000"},
+	{sandbox.Request{Source: "return {a: [1, 'b'], when: new Date(0).toISOString()}"}, `{"a":[1,"b"],"when":"1970-01-01T00:00:00.000Z"}`},
+	{sandbox.Request{Source: "return /^(\\w+)@(\\w+)\\.com$/.exec(x)[2]", Inputs: []sandbox.Input{{Name: "x", Value: "ana@example.com"}}}, "example"},
+	{sandbox.Request{Source: "return [3, 1, 2].sort().join('-')"}, "1-2-3"},
+}
+
+// afterDeadline wraps a native operation so that it starts just before the
+// deadline (the script busy-waits until then): the operation runs on past
+// the deadline, where Runtime.Interrupt cannot stop it.
+func afterDeadline(setup, op string) sandbox.Request {
+	src := fmt.Sprintf(`const until = Date.now() + Number(ms) - 30
+%s
+if (Date.now() >= until) throw new Error('the setup took the whole time limit: make it smaller')
+while (Date.now() < until) {}
+%s
+return 'finished'`, setup, op)
+	return sandbox.Request{Source: src, Inputs: []sandbox.Input{{Name: "ms", Value: fmt.Sprint(testTimeout.Milliseconds())}}}
+}
+
+func src(s string) sandbox.Request { return sandbox.Request{Source: s} }
+
+// hostileCases are the classes of issue 3, each with the codes that are
+// right for it and a piece of the message.
+var hostileCases = []struct {
+	name  string
+	req   sandbox.Request
+	codes []sandbox.Code
+	msg   string
+}{
+	{"infinite loop", src("for (;;) {}"), timeout, sandbox.MsgTimeout},
+
+	{"huge string repeat", src("return 'x'.repeat(1e9).length"), memoryLimit, "32 MB"},
+	{"string repeat 2**40", src("return 'x'.repeat(2 ** 40).length"), memoryLimit, "32 MB"},
+	// Array(1e8).fill(0) is slow and big at once: whichever limit it reaches
+	// first is right (measured: memory on a quiet machine, time under -race).
+	{"array fill 1e8", src("return new Array(1e8).fill(0).length"), append(memoryLimit, timeout...), ""},
+	{"typed array 1e9 bytes", src("return new Uint8Array(1e9).length"), memoryLimit, "32 MB"},
+	{"typed array 100 MB returned at once", src("return new Uint8Array(1e8).length"), memoryLimit, "32 MB"},
+	{"float64 array", src("return new Float64Array(2e8).length"), memoryLimit, "32 MB"},
+	{"array buffer 2 GB", src("return new ArrayBuffer(2 ** 31).byteLength"), memoryLimit, "32 MB"},
+
+	{"steady growth", src("const a = []; for (;;) a.push('x'.repeat(1e4) + a.length)"), memoryLimit, "32 MB"},
+	{"string doubling", src("let s = 'x'; for (;;) s += s"), memoryLimit, "32 MB"},
+
+	{"join after the deadline", afterDeadline(
+		"const a = new Array(2e5).fill(1.5); const b = [a, a, a, a, a, a, a, a, a, a]",
+		"b.join()"), timeout, sandbox.MsgTimeout},
+	{"sort without comparator after the deadline", afterDeadline(
+		"const a = Array.from({length: 2e5}, (_, i) => (i * 7919) % 200000)",
+		"a.sort()"), timeout, sandbox.MsgTimeout},
+	{"stringify of a big value after the deadline", afterDeadline(
+		"const a = Array.from({length: 2e4}, (_, i) => ({i, s: 'abc'}))",
+		"JSON.stringify(Array(10).fill(a))"), timeout, sandbox.MsgTimeout},
+	{"stringify of a nested value after the deadline", afterDeadline(
+		"let o = {}; for (let i = 0; i < 1e4; i++) o = {o}",
+		"JSON.stringify(o)"), timeout, sandbox.MsgTimeout},
+	{"stringify of a deeply nested value", src(
+		"let o = {}; for (let i = 0; i < 3e4; i++) o = {o}; return JSON.stringify(o).length"), timeout, sandbox.MsgTimeout},
+	// A gigabyte of JSON: its buffer passes the memory limit, unless the
+	// deadline comes first on a slow (race-detector) build.
+	{"stringify of a huge value", src(
+		"return JSON.stringify(new Array(1e5).fill('x'.repeat(1e4))).length"), append(memoryLimit, timeout...), ""},
+
+	{"regex backreference", src("return /(a+)+\\1c/.test('a'.repeat(34))"), timeout, sandbox.MsgTimeout},
+	{"regex lookahead", src("return /^(?=a)(a|aa)+$/.test('a'.repeat(45) + 'b')"), timeout, sandbox.MsgTimeout},
+	{"regex sticky with lastIndex", src(
+		"const r = /(?=a)(a|aa)+c/y; r.lastIndex = 1; return r.test('b' + 'a'.repeat(45))"), timeout, sandbox.MsgTimeout},
+
+	{"recursion", src("function f() { return f() } return f()"), scriptError, "Maximum call stack size exceeded"},
+	{"recursion through a built-in", src("function f() { return [0].map(f) } return f()"), scriptError, "Maximum call stack size exceeded"},
+	{"recursion through a getter", src("const o = { get x() { return this.x } }; return o.x"), scriptError, "Maximum call stack size exceeded"},
+	{"recursion through toString", src("const o = { toString() { return '' + o } }; return String(o)"), scriptError, "Maximum call stack size exceeded"},
+	{"String of a deeply nested array", src(
+		"let a = []; for (let i = 0; i < 3e4; i++) a = [a]; return String(a)"), scriptError, "Maximum call stack size exceeded"},
+
+	{"microtask storm", src("function f() { Promise.resolve().then(f) } f(); return 1"), timeout, sandbox.MsgTimeout},
+
+	{"toJSON that loops", src("return { toJSON() { for (;;) {} } }"), timeout, sandbox.MsgTimeout},
+	{"Proxy whose ownKeys loops", src("return new Proxy({}, { ownKeys() { for (;;) {} } })"), timeout, sandbox.MsgTimeout},
+	{"Proxy whose get throws", src("return new Proxy({a: 1}, { get() { throw new Error('boom') } })"), scriptError, "boom"},
+	{"toJSON that throws", src("return { toJSON() { throw new Error('no json') } }"), scriptError, "no json"},
+	{"circular result", src("const a = {}; a.a = a; return a"), scriptError, "circular"},
+}
+
+var (
+	timeout     = []sandbox.Code{sandbox.CodeTimeout}
+	memoryLimit = []sandbox.Code{sandbox.CodeMemoryLimit}
+	scriptError = []sandbox.Code{sandbox.CodeScriptError}
+)
+
+// TestHostileScripts runs each hostile class through the pool while 7
+// ordinary scripts keep running beside it: the hostile one ends with the
+// right code within the timeout plus one second, and every ordinary run
+// succeeds within its own limit.
+func TestHostileScripts(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 8}})
+	for _, tc := range hostileCases {
+		t.Run(tc.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			var runs [7]atomic.Int64
+			failures := make(chan string, 64)
+			for i := range 7 {
+				wg.Go(func() {
+					for k := i; ; k++ {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						o := ordinaries[k%len(ordinaries)]
+						start := time.Now()
+						res := p.Run(context.Background(), o.req)
+						if !res.OK() || res.Output != o.want || time.Since(start) > testTimeout {
+							select {
+							case failures <- fmt.Sprintf("ordinary script %d: output %q, error %v, after %v (want %q)",
+								k%len(ordinaries), res.Output, res.Err, time.Since(start), o.want):
+							default:
+							}
+						}
+						runs[i].Add(1)
+					}
+				})
+			}
+
+			// The hostile script starts once every ordinary runner is going.
+			waitFor(t, 10*time.Second, "every ordinary runner to complete a script", func() bool {
+				for i := range runs {
+					if runs[i].Load() == 0 {
+						return false
+					}
+				}
+				return true
+			})
+			before := sum(runs[:])
+			start := time.Now()
+			res := p.Run(context.Background(), tc.req)
+			elapsed := time.Since(start)
+			close(stop)
+			wg.Wait()
+			close(failures)
+
+			if res.OK() {
+				t.Fatalf("the hostile script succeeded with %.80q; want %v", res.Output, tc.codes)
+			}
+			if !slices.Contains(tc.codes, res.Err.Code) || !strings.Contains(res.Err.Message, tc.msg) {
+				t.Errorf("got %v; want one of %v with a message containing %q", res.Err, tc.codes, tc.msg)
+			}
+			if elapsed > testTimeout+time.Second {
+				t.Errorf("the hostile script ended after %v; want at most %v", elapsed, testTimeout+time.Second)
+			}
+			for f := range failures {
+				t.Error(f)
+			}
+			t.Logf("%v after %v; ordinary runs beside it: %d", res.Err.Code, elapsed.Round(time.Millisecond), sum(runs[:])-before)
+		})
+	}
+}
+
+func sum(xs []atomic.Int64) int64 {
+	var n int64
+	for i := range xs {
+		n += xs[i].Load()
+	}
+	return n
+}
+
+// newTestPool starts a pool of real workers (this test binary re-executed)
+// and closes it when the test ends.
+func newTestPool(t testing.TB, cfg Config) *Pool {
+	t.Helper()
+	p, err := New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("starting the pool: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// waitFor polls cond until it holds or d passes.
+func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", d, what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package workerpool
+
+const raceEnabled = false

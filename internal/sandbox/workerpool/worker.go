@@ -1,0 +1,335 @@
+package workerpool
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"time"
+	_ "time/tzdata" // the worker has no environment and maybe no zoneinfo files: embed the zones
+	"unicode/utf8"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+// workerArg is the hidden first argument that turns a binary into a sandbox
+// worker. It is not a subcommand: nobody types it.
+const workerArg = "__flowscript-sandbox-worker"
+
+// Worker exit codes. The parent reads the stderr text first; these make a
+// worker's own decisions visible in `exit status N` too.
+const (
+	exitProtocol = 3 // the parent sent something that is not a frame
+	exitSetup    = 4 // the config could not be applied (said in the ready frame)
+	exitMemory   = 5 // the heap watchdog saw the hard memory budget exceeded
+	exitOrphan   = 6 // the parent died while a job ran
+	exitPanic    = 7 // the job path panicked; the reply was sent, the state is suspect
+)
+
+// Lines the worker writes on stderr that the parent classifies.
+const (
+	stderrMemoryTrip = "flowscript-worker: job over the memory limit"
+	stderrMemoryHard = "flowscript-worker: worker over its memory budget"
+)
+
+// watchInterval is how often the heap watchdog samples during a job. With
+// GOMAXPROCS=1 it runs when the job goroutine is preempted (≈10 ms).
+const watchInterval = 5 * time.Millisecond
+
+// MaybeRunWorker turns the process into a sandbox worker when it was started
+// as one (by a Pool) and never returns then; otherwise it returns at once.
+// Call it first thing in main, and in TestMain of every test binary that
+// starts a Pool, before anything reads the environment or starts goroutines.
+func MaybeRunWorker() {
+	if len(os.Args) < 2 || os.Args[1] != workerArg {
+		return
+	}
+	// Frames go to the real stdout; anything else that prints (a stray
+	// fmt.Print in a dependency) lands on stderr instead of corrupting them.
+	frames := os.Stdout
+	os.Stdout = os.Stderr
+	os.Exit(runWorker(os.Stdin, frames, os.Stderr))
+}
+
+// runWorker is the worker's main: read the config, set the limits up, say
+// ready, then run jobs until stdin closes. It returns the exit code.
+func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
+	runtime.GOMAXPROCS(1)
+	envVars := len(os.Environ())
+	environBytes := -1
+	if b, err := os.ReadFile("/proc/self/environ"); err == nil {
+		environBytes = len(b)
+	}
+	os.Clearenv() // defence in depth: the parent already passes none
+
+	in := bufio.NewReaderSize(stdin, 64<<10)
+	f, err := readFrame(in, maxControlFrame)
+	if err == nil && (f.Kind != kindConfig || f.Config == nil) {
+		err = fmt.Errorf("%w: expected a config frame, got %q", errMalformed, f.Kind)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "flowscript-worker: reading config: %v\n", err)
+		return exitProtocol
+	}
+
+	w, info, err := setUp(*f.Config, stderr)
+	info.PID = os.Getpid()
+	info.EnvVars = envVars
+	info.EnvironBytes = environBytes
+	if err != nil {
+		info.Error = err.Error()
+	}
+	if werr := writeFrame(stdout, &frame{Kind: kindReady, Ready: &info}); werr != nil || err != nil {
+		fmt.Fprintf(stderr, "flowscript-worker: starting: %v\n", errors.Join(err, werr))
+		return exitSetup
+	}
+	return w.serve(in, stdout)
+}
+
+// worker is the child side: the limits it runs jobs under and its watchdog
+// thresholds.
+//
+// The memory thresholds, from the heap the runtime keeps live on its own
+// (measured at start) plus the script's share S = SANDBOX_MEMORY_MB:
+//   - softHeap, +S: live heap after a GC above which the watchdog interrupts
+//     the job (SCRIPT_MEMORY_LIMIT);
+//   - endHeap, +1.5 S: heap objects when the job ends above which it failed
+//     for memory even if it finished between two samples (a 100 MB typed
+//     array allocated and measured in a millisecond). The GC's limit is
+//     +1.25 S, so a script that only churns garbage stays below it;
+//   - startGC, +S/2: heap objects before a job above which the worker
+//     collects first, so that one job's garbage is not counted to the next;
+//   - hardMap, + hardBudget: memory mapped by the runtime above which the
+//     watchdog exits the worker (a native built-in that ignores the
+//     interrupt and keeps allocating).
+type worker struct {
+	limits   sandbox.Limits
+	stderr   io.Writer
+	ppid     int
+	softHeap uint64
+	endHeap  uint64
+	startGC  uint64
+	hardMap  uint64
+}
+
+// setUp applies cfg to this process: time zone, stack and memory limits, and
+// a warm-up run that measures the runtime's own heap.
+func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
+	var info readyInfo
+	loc, err := time.LoadLocation(cfg.TimeZone)
+	if err != nil {
+		return nil, info, fmt.Errorf("loading time zone %q: %w", cfg.TimeZone, err)
+	}
+	l := sandbox.Limits{
+		Timeout:          time.Duration(cfg.TimeoutMS) * time.Millisecond,
+		MemoryMB:         cfg.MemoryMB,
+		MaxParallel:      1,
+		MaxSourceBytes:   cfg.MaxSourceBytes,
+		MaxInputBytes:    cfg.MaxInputBytes,
+		MaxOutputBytes:   cfg.MaxOutputBytes,
+		MaxCallStackSize: cfg.MaxCallStackSize,
+		TimeZone:         loc,
+	}
+	if err := l.Validate(); err != nil {
+		return nil, info, fmt.Errorf("validating limits: %w", err)
+	}
+	sandbox.UseTimeZone(loc)
+
+	info.MaxStackBytes = maxStackFor(l.MaxCallStackSize)
+	debug.SetMaxStack(info.MaxStackBytes)
+
+	// Warm up: the first run compiles the lockdown and fills caches, so
+	// what stays live afterwards is the runtime's share, not a script's.
+	warm := l
+	warm.MaxSourceBytes = max(warm.MaxSourceBytes, len(warmUpScript))
+	if res := sandbox.Execute(context.Background(), warm, sandbox.Request{Source: warmUpScript}); !res.OK() {
+		return nil, info, fmt.Errorf("running the warm-up script: %v", res.Err)
+	}
+	runtime.GC()
+	m := readMemory()
+	info.BaseHeapBytes = m.liveHeap
+
+	scriptBytes := uint64(l.MemoryMB) << 20
+	budget := hardBudget(l.MemoryMB, info.MaxStackBytes)
+	// The GC works harder as the heap nears the script's share, which keeps
+	// the live-heap figure the watchdog reads fresh.
+	debug.SetMemoryLimit(int64(m.liveHeap + scriptBytes + scriptBytes/4))
+
+	if !raceEnabled {
+		vmSize, err := addressSpaceBytes()
+		if err == nil {
+			info.RlimitASBytes = vmSize + budget + addressSpaceSlack
+			err = setAddressSpaceLimit(info.RlimitASBytes)
+		}
+		if err != nil {
+			return nil, info, fmt.Errorf("setting the OS memory limit: %w", err)
+		}
+	}
+
+	w := &worker{
+		limits:   l,
+		stderr:   stderr,
+		ppid:     os.Getppid(),
+		softHeap: m.liveHeap + scriptBytes,
+		endHeap:  m.liveHeap + scriptBytes + scriptBytes/2,
+		startGC:  m.liveHeap + scriptBytes/2,
+		hardMap:  m.mapped + budget,
+	}
+	return w, info, nil
+}
+
+// warmUpScript is the script every worker runs once at start.
+const warmUpScript = "return 1"
+
+// maxStackFor sizes the goroutine stack limit from the JavaScript call
+// depth: deep enough for MaxCallStackSize frames through native built-ins
+// (which recurse in Go), small enough that recursion in Go code that no
+// JavaScript limit sees (String of a deeply nested array) dies in
+// milliseconds instead of growing towards the default 1 GB.
+func maxStackFor(callStack int) int {
+	const perFrame = 16 << 10
+	return min(max(callStack*perFrame, 16<<20), 512<<20)
+}
+
+// hardBudget is how much memory a worker may map beyond its start-up
+// footprint before its watchdog ends it: twice the script's share (a
+// growing slice briefly holds its old and new backing arrays), a stack at
+// its limit while being copied, and slack for the runtime.
+func hardBudget(memoryMB, maxStack int) uint64 {
+	script := uint64(memoryMB) << 20
+	return 2*script + uint64(maxStack)*3/2 + 32<<20
+}
+
+// addressSpaceSlack is added to RLIMIT_AS beyond the hard budget: the heap
+// reserves address space in 64 MB arenas, and the watchdog, which sees the
+// budget exceeded within a few milliseconds, should end a steadily growing
+// script before the OS limit does. The OS limit is there for the single
+// allocation too large to wait for the watchdog.
+const addressSpaceSlack = 128 << 20
+
+// serve runs jobs until the parent closes stdin.
+func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
+	maxJob := maxJobFrame(w.limits)
+	var buf []byte
+	for {
+		f, err := readFrame(in, maxJob)
+		if errors.Is(err, io.EOF) {
+			return 0
+		}
+		if err == nil && (f.Kind != kindJob || f.Job == nil) {
+			err = fmt.Errorf("%w: expected a job frame, got %q", errMalformed, f.Kind)
+		}
+		if err != nil {
+			fmt.Fprintf(w.stderr, "flowscript-worker: reading job: %v\n", err)
+			return exitProtocol
+		}
+		res, panicked := w.runJob(*f.Job)
+		buf, err = appendFrame(buf[:0], &frame{Kind: kindResult, ID: f.ID, Result: &res, Exiting: panicked})
+		if err == nil {
+			_, err = out.Write(buf)
+		}
+		if err != nil {
+			fmt.Fprintf(w.stderr, "flowscript-worker: answering job %d: %v\n", f.ID, err)
+			return exitProtocol
+		}
+		if panicked {
+			return exitPanic
+		}
+	}
+}
+
+// runJob runs one script under the heap watchdog.
+func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked bool) {
+	start := time.Now()
+	if readMemory().heapObjects > w.startGC {
+		runtime.GC()
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := make(chan struct{})
+	tripped := make(chan bool, 1)
+	go w.watch(stop, tripped, cancel)
+
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				fmt.Fprintf(w.stderr, "flowscript-worker: panic running a job: %v\n%s", p, debug.Stack())
+				res = sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash,
+					Message: "the sandbox worker failed unexpectedly; retry the script"}}
+				panicked = true
+			}
+		}()
+		res = sandbox.Execute(ctx, w.limits, req)
+	}()
+	close(stop)
+	if <-tripped || readMemory().heapObjects > w.endHeap {
+		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB)}
+	}
+	res.Duration = time.Since(start)
+	if res.Err != nil {
+		res.Output = ""
+		res.Err.Message = truncateUTF8(res.Err.Message, maxErrorMessage)
+	} else if len(res.Output) > w.limits.MaxOutputBytes {
+		res = sandbox.Result{Duration: res.Duration, Err: &sandbox.Error{Code: sandbox.CodeOutputTooLarge,
+			Message: fmt.Sprintf("Script output is %d bytes, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES)",
+				len(res.Output), w.limits.MaxOutputBytes)}}
+	}
+	return res, panicked
+}
+
+// watch samples memory until stop closes, then says whether it interrupted
+// the job for memory. Over the script's share of live heap it cancels the
+// job's context (the VM is interrupted and the job reports
+// SCRIPT_MEMORY_LIMIT); over the hard budget of mapped memory — a native
+// built-in that ignores the interrupt and keeps allocating — it exits the
+// worker, and the parent reports SCRIPT_MEMORY_LIMIT from the stderr line.
+func (w *worker) watch(stop <-chan struct{}, tripped chan<- bool, cancel context.CancelCauseFunc) {
+	t := time.NewTicker(watchInterval)
+	defer t.Stop()
+	over := false
+	for {
+		select {
+		case <-stop:
+			tripped <- over
+			return
+		case <-t.C:
+		}
+		m := readMemory()
+		if m.mapped > w.hardMap {
+			fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, w.hardMap)
+			os.Exit(exitMemory)
+		}
+		if !over && m.liveHeap > w.softHeap {
+			over = true
+			fmt.Fprintf(w.stderr, "%s: live heap %d bytes, limit %d\n", stderrMemoryTrip, m.liveHeap, w.softHeap)
+			cancel(errors.New("memory limit exceeded"))
+		}
+		if os.Getppid() != w.ppid {
+			fmt.Fprintln(w.stderr, "flowscript-worker: the parent process is gone; exiting")
+			os.Exit(exitOrphan)
+		}
+	}
+}
+
+// memoryLimitError is the SCRIPT_MEMORY_LIMIT error, naming the limit.
+func memoryLimitError(memoryMB int) *sandbox.Error {
+	return &sandbox.Error{Code: sandbox.CodeMemoryLimit,
+		Message: fmt.Sprintf("Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB)", memoryMB)}
+}
+
+// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…"
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
