@@ -1,0 +1,80 @@
+package telemetry
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// HTTPServer traces every request next serves with a server span named
+// "<method> <route>", a child of the caller's traceparent if it sent one.
+// routes is the mux next routes with: its pattern for the request
+// ("GET /api/script-templates/{id}") gives the low-cardinality route; nil
+// names the span by the method alone. A status of 500 or more marks the
+// span as an error. Wrap only the API, not the probes.
+func HTTPServer(routes *http.ServeMux, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.Method
+		var route string
+		if routes != nil {
+			if _, pattern := routes.Handler(r); pattern != "" {
+				route = pattern
+				if _, p, ok := strings.Cut(pattern, " "); ok {
+					route = p
+				}
+				name += " " + route
+			}
+		}
+		ctx := propagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+		t, _ := tracer()
+		ctx, span := t.Start(ctx, name,
+			trace.WithSpanKind(trace.SpanKindServer),
+			trace.WithAttributes(
+				semconv.HTTPRequestMethodKey.String(r.Method),
+				semconv.URLPath(r.URL.Path),
+			))
+		defer span.End()
+		if route != "" {
+			span.SetAttributes(semconv.HTTPRoute(route))
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(ctx))
+		status := sw.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+		if status >= http.StatusInternalServerError {
+			span.SetAttributes(semconv.ErrorTypeKey.String(strconv.Itoa(status)))
+			span.SetStatus(codes.Error, http.StatusText(status))
+		}
+	})
+}
+
+// statusWriter remembers the status a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach Flush and deadlines.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

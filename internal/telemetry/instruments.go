@@ -1,0 +1,136 @@
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+)
+
+// meterName is the instrumentation scope of FlowScript's metrics.
+const meterName = "github.com/flowscript/flowscript/internal/telemetry"
+
+// Bucket bounds in seconds. Scripts are limited to 5 s by default and to
+// 10 min at most; a job's latency adds queueing and retries on top.
+var (
+	sandboxBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600}
+	latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800}
+)
+
+// Metrics records the executor's metrics (names.go). A nil *Metrics
+// records nothing, so code can run without telemetry.
+type Metrics struct {
+	meter       metric.Meter
+	jobs        metric.Int64Counter
+	sandbox     metric.Float64Histogram
+	latency     metric.Float64Histogram
+	inFlight    metric.Int64UpDownCounter
+	restarts    metric.Int64Counter
+	deadLetters metric.Int64Counter
+	pending     metric.Int64ObservableGauge
+}
+
+// NewMetrics creates the instruments on mp (Provider.MeterProvider; nil
+// means a no-op provider).
+func NewMetrics(mp metric.MeterProvider) (*Metrics, error) {
+	if mp == nil {
+		mp = noop.NewMeterProvider()
+	}
+	m := &Metrics{meter: mp.Meter(meterName)}
+	var err error
+	if m.jobs, err = m.meter.Int64Counter(MetricJobs,
+		metric.WithDescription("Finished jobs by outcome and error code."),
+		metric.WithUnit("{job}")); err != nil {
+		return nil, instrumentError(MetricJobs, err)
+	}
+	if m.sandbox, err = m.meter.Float64Histogram(MetricSandboxDuration,
+		metric.WithDescription("How long scripts ran in the sandbox, by error code (\"\" on success)."),
+		metric.WithUnit("s"), metric.WithExplicitBucketBoundaries(sandboxBuckets...)); err != nil {
+		return nil, instrumentError(MetricSandboxDuration, err)
+	}
+	if m.latency, err = m.meter.Float64Histogram(MetricJobLatency,
+		metric.WithDescription("From the job's publish to its result stored."),
+		metric.WithUnit("s"), metric.WithExplicitBucketBoundaries(latencyBuckets...)); err != nil {
+		return nil, instrumentError(MetricJobLatency, err)
+	}
+	if m.inFlight, err = m.meter.Int64UpDownCounter(MetricInFlight,
+		metric.WithDescription("Jobs this replica is running now."),
+		metric.WithUnit("{job}")); err != nil {
+		return nil, instrumentError(MetricInFlight, err)
+	}
+	if m.restarts, err = m.meter.Int64Counter(MetricWorkerRestarts,
+		metric.WithDescription("Sandbox worker processes replaced, by reason."),
+		metric.WithUnit("{restart}")); err != nil {
+		return nil, instrumentError(MetricWorkerRestarts, err)
+	}
+	if m.deadLetters, err = m.meter.Int64Counter(MetricDeadLetters,
+		metric.WithDescription("Jobs dead-lettered, by reason."),
+		metric.WithUnit("{job}")); err != nil {
+		return nil, instrumentError(MetricDeadLetters, err)
+	}
+	if m.pending, err = m.meter.Int64ObservableGauge(MetricConsumerPending,
+		metric.WithDescription("Jobs the consumer has not delivered yet: the lag autoscaling reads."),
+		metric.WithUnit("{job}")); err != nil {
+		return nil, instrumentError(MetricConsumerPending, err)
+	}
+	return m, nil
+}
+
+func instrumentError(name string, err error) error {
+	return fmt.Errorf("creating metric %s: %w", name, err)
+}
+
+// JobFinished counts one finished job. outcome is one of the Outcome
+// constants; code is the error code ("" on success).
+func (m *Metrics) JobFinished(ctx context.Context, outcome, code string) {
+	if m == nil {
+		return
+	}
+	m.jobs.Add(ctx, 1, metric.WithAttributes(
+		attribute.String(LabelOutcome, outcome), attribute.String(LabelCode, code)))
+}
+
+// SandboxDuration records how long one script ran; code is its error code
+// ("" on success).
+func (m *Metrics) SandboxDuration(ctx context.Context, code string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.sandbox.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String(LabelCode, code)))
+}
+
+// JobLatency records publish → result stored for one job.
+func (m *Metrics) JobLatency(ctx context.Context, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.latency.Record(ctx, d.Seconds())
+}
+
+// InFlight adds delta (+1 when a job starts, -1 when it ends) to the jobs
+// running now.
+func (m *Metrics) InFlight(ctx context.Context, delta int64) {
+	if m == nil {
+		return
+	}
+	m.inFlight.Add(ctx, delta)
+}
+
+// WorkerRestarted counts one sandbox worker process replaced.
+func (m *Metrics) WorkerRestarted(ctx context.Context, reason string) {
+	if m == nil {
+		return
+	}
+	m.restarts.Add(ctx, 1, metric.WithAttributes(attribute.String(LabelReason, reason)))
+}
+
+// DeadLettered counts one job sent to the DLQ.
+func (m *Metrics) DeadLettered(ctx context.Context, reason string) {
+	if m == nil {
+		return
+	}
+	m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String(LabelReason, reason)))
+}
