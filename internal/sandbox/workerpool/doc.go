@@ -9,13 +9,22 @@
 //
 //   - the worker starts with an empty environment (no credentials reachable
 //     even in theory), GOMAXPROCS=1, a small maximum goroutine stack, an OS
-//     memory limit (RLIMIT_AS) and a heap watchdog that interrupts the
-//     script and reports SCRIPT_MEMORY_LIMIT cleanly where it can;
+//     memory limit (RLIMIT_AS, not RLIMIT_DATA: see rlimit_linux.go; none
+//     in race-detector builds) and a heap watchdog that interrupts the
+//     script and reports SCRIPT_MEMORY_LIMIT cleanly where it can, and
+//     exits the worker when a native built-in keeps allocating past its
+//     budget;
 //   - the parent kills a worker that overruns the deadline by KillMargin
 //     (SCRIPT_TIMEOUT), reads the stderr of a worker that died to tell an
 //     out-of-memory (SCRIPT_MEMORY_LIMIT) or a stack overflow (SCRIPT_ERROR,
 //     "Maximum call stack size exceeded") from any other crash
 //     (SANDBOX_CRASH, retryable), and replaces the dead worker.
+//
+// SANDBOX_MEMORY_MB is the live heap a script may hold, on top of what the
+// runtime keeps on its own (measured at start, about 0.5 MB). It is sampled
+// every 5 ms and checked again when a job ends; the OS limit is about
+// 2 × SANDBOX_MEMORY_MB + 172 MB of address space above the worker's
+// start-up footprint (see hardBudget), the bound no script can pass.
 //
 // Every binary that creates a Pool must call MaybeRunWorker first thing in
 // main (and test binaries in TestMain): that is where a re-executed worker

@@ -33,13 +33,13 @@ func runFakeWorker(mode string) int {
 	}
 	switch mode {
 	case "never-ready":
-		io.Copy(io.Discard, in)
+		_, _ = io.Copy(io.Discard, in)
 		return 0
 	case "setup-error":
-		writeFrame(out, &frame{Kind: kindReady, Ready: &readyInfo{Error: "loading time zone \"Mars/Olympus\": unknown time zone"}})
+		_ = writeFrame(out, &frame{Kind: kindReady, Ready: &readyInfo{Error: "loading time zone \"Mars/Olympus\": unknown time zone"}})
 		return exitSetup
 	}
-	writeFrame(out, &frame{Kind: kindReady, Ready: &readyInfo{PID: os.Getpid()}})
+	_ = writeFrame(out, &frame{Kind: kindReady, Ready: &readyInfo{PID: os.Getpid()}})
 	if mode == "die-when-idle" {
 		return 1
 	}
@@ -53,21 +53,21 @@ func runFakeWorker(mode string) int {
 		}
 		switch f.Job.Source {
 		case "garbage":
-			out.WriteString("hello from a worker that prints to stdout\n")
-			io.Copy(io.Discard, in)
+			_, _ = out.WriteString("hello from a worker that prints to stdout\n")
+			_, _ = io.Copy(io.Discard, in)
 			return 0
 		case "exit":
-			os.Stderr.WriteString("about to leave\n")
+			_, _ = os.Stderr.WriteString("about to leave\n")
 			time.Sleep(10 * time.Millisecond)
 			return 9
 		case "wrong-id":
-			writeFrame(out, &frame{Kind: kindResult, ID: f.ID + 1, Result: &sandbox.Result{Output: "late"}})
+			_ = writeFrame(out, &frame{Kind: kindResult, ID: f.ID + 1, Result: &sandbox.Result{Output: "late"}})
 		case "huge-frame":
-			out.WriteString(frameMagic + "\xc0\x00\x00\x00")
-			io.Copy(io.Discard, in)
+			_, _ = out.WriteString(frameMagic + "\xc0\x00\x00\x00")
+			_, _ = io.Copy(io.Discard, in)
 			return 0
 		default:
-			writeFrame(out, &frame{Kind: kindResult, ID: f.ID, Result: &sandbox.Result{Output: "ok:" + f.Job.Source}})
+			_ = writeFrame(out, &frame{Kind: kindResult, ID: f.ID, Result: &sandbox.Result{Output: "ok:" + f.Job.Source}})
 		}
 	}
 }

@@ -128,11 +128,11 @@ func readFrame(r *bufio.Reader, maxBody int) (*frame, error) {
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, fmt.Errorf("%w: the pipe closed inside a %d-byte frame body: %v", errMalformed, n, err)
+		return nil, fmt.Errorf("%w: the pipe closed inside a %d-byte frame body: %w", errMalformed, n, err)
 	}
 	f := new(frame)
 	if err := json.Unmarshal(body, f); err != nil {
-		return nil, fmt.Errorf("%w: decoding body: %v", errMalformed, err)
+		return nil, fmt.Errorf("%w: decoding body: %w", errMalformed, err)
 	}
 	return f, nil
 }

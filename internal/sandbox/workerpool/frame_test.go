@@ -106,7 +106,7 @@ func TestVerdict(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := &process{exited: make(chan struct{})}
-			proc.stderr.Write([]byte(tc.stderr))
+			_, _ = proc.stderr.Write([]byte(tc.stderr))
 			got, reason := p.verdict(proc, tc.end, errors.New("exit status 2"))
 			if got.Code != tc.code || reason != tc.reason {
 				t.Errorf("got %v (%s); want %s (%s)", got, reason, tc.code, tc.reason)
@@ -117,9 +117,9 @@ func TestVerdict(t *testing.T) {
 
 func TestStderrTailKeepsHeadAndTail(t *testing.T) {
 	var s stderrTail
-	s.Write([]byte("fatal error: runtime: out of memory\n"))
-	s.Write(bytes.Repeat([]byte("goroutine dump line\n"), 5000))
-	s.Write([]byte("last line\n"))
+	_, _ = s.Write([]byte("fatal error: runtime: out of memory\n"))
+	_, _ = s.Write(bytes.Repeat([]byte("goroutine dump line\n"), 5000))
+	_, _ = s.Write([]byte("last line\n"))
 	text := s.text()
 	if !strings.HasPrefix(text, "fatal error: runtime: out of memory") || !strings.HasSuffix(text, "last line\n") || len(text) > stderrHeadMax+stderrTailMax+16 {
 		t.Errorf("head %q… tail …%q, %d bytes", text[:40], text[len(text)-20:], len(text))

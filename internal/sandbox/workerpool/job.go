@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -14,10 +15,10 @@ import (
 type ending int
 
 const (
-	endDied     ending = iota // stdout closed: the worker exited on its own (or was killed by Close)
-	endDeadline               // the deadline plus KillMargin passed: killed
-	endCanceled               // the caller's context was cancelled: killed
-	endProtocol               // a malformed or unexpected frame: killed
+	endDied     ending = iota + 1 // stdout closed: the worker exited on its own (or was killed by Close)
+	endDeadline                   // the deadline plus KillMargin passed: killed
+	endCanceled                   // the caller's context was cancelled: killed
+	endProtocol                   // a malformed or unexpected frame: killed
 )
 
 // exitWait bounds how long the parent waits for a dead or killed worker to
@@ -59,51 +60,53 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req sandbox.Request, st
 
 	proc.stderr.reset()
 	proc.busy.Store(true)
-	limit := timeout + p.cfg.KillMargin
-	if err := proc.write(time.Now().Add(limit)); err != nil {
-		return p.finish(proc, endDied, err, start), true
-	}
-	timer := time.NewTimer(limit)
-	defer timer.Stop()
-	ctxDone := ctx.Done()
-	for {
-		select {
-		case f, ok := <-proc.frames:
-			switch {
-			case !ok && errors.Is(proc.readErr, errMalformed):
-				return p.finish(proc, endProtocol, proc.readErr, start), true
-			case !ok:
-				return p.finish(proc, endDied, proc.endError(), start), true
-			case f.Kind != kindResult || f.ID != job.ID || f.Result == nil:
-				err := fmt.Errorf("%w: expected the result of job %d, got a %q frame for job %d", errMalformed, job.ID, f.Kind, f.ID)
-				return p.finish(proc, endProtocol, err, start), true
-			}
-			res := *f.Result
-			if res.Err != nil && res.Err.Code == "" {
-				return p.finish(proc, endProtocol, fmt.Errorf("%w: an error without a code", errMalformed), start), true
-			}
-			if f.Exiting {
-				// The worker answered and is going away (it recovered a
-				// panic): the job has its result, the slot a new worker.
-				proc.slot.failures.Add(1)
-				p.finish(proc, endDied, errors.New("the worker exited after a panic"), start)
-				return res, true
-			}
-			proc.slot.failures.Store(0)
-			p.release(proc)
-			return res, true
-		case <-timer.C:
-			return p.finish(proc, endDeadline, nil, start), true
-		case <-ctxDone:
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				// The timeout was already shortened to this deadline: give
-				// the worker's own interrupt the same margin.
-				ctxDone = nil
-				continue
-			}
-			return p.finish(proc, endCanceled, context.Cause(ctx), start), true
+	// The hard limit: kill the worker KillMargin after the deadline, or at
+	// once when the caller cancels. The kill also ends the blocking read.
+	// A ctx deadline needs no kill of its own: the timeout was shortened to
+	// it, so the timer already covers it with the same margin.
+	var killedFor atomic.Int32
+	killFor := func(end ending) {
+		if killedFor.CompareAndSwap(0, int32(end)) {
+			proc.kill()
 		}
 	}
+	limit := timeout + p.cfg.KillMargin
+	timer := time.AfterFunc(limit, func() { killFor(endDeadline) })
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			killFor(endCanceled)
+		}
+	})
+	err = proc.write(time.Now().Add(limit))
+	var f *frame
+	if err == nil {
+		f, err = proc.read()
+	}
+	timer.Stop()
+	stop()
+
+	switch end := ending(killedFor.Load()); {
+	case err != nil && end != 0:
+		return p.finish(proc, end, context.Cause(ctx), start), true
+	case errors.Is(err, errMalformed):
+		return p.finish(proc, endProtocol, err, start), true
+	case err != nil:
+		return p.finish(proc, endDied, err, start), true
+	case f.Kind != kindResult || f.ID != job.ID || f.Result == nil:
+		err := fmt.Errorf("%w: expected the result of job %d, got a %q frame for job %d", errMalformed, job.ID, f.Kind, f.ID)
+		return p.finish(proc, endProtocol, err, start), true
+	case f.Result.Err != nil && f.Result.Err.Code == "":
+		return p.finish(proc, endProtocol, fmt.Errorf("%w: an error without a code", errMalformed), start), true
+	case end != 0 || f.Exiting:
+		// The answer came, but the worker is going away: killed as the
+		// answer arrived, or exiting after a recovered panic. The job has
+		// its result, the slot gets a new worker.
+		p.finish(proc, endDied, errors.New("the worker ended after answering"), start)
+		return *f.Result, true
+	}
+	proc.slot.failures.Store(0)
+	p.release(proc)
+	return *f.Result, true
 }
 
 // timeoutFor is the job's time limit: the pool's, or the request's when

@@ -156,7 +156,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 	}
 	starting.Wait()
 	if err := errors.Join(errs...); err != nil {
-		p.Close()
+		_ = p.Close()
 		return nil, fmt.Errorf("starting %d sandbox workers: %w", n, err)
 	}
 	p.log.Debug("sandbox worker pool started", "workers", n, "executable", cfg.Executable)
@@ -174,6 +174,11 @@ func (p *Pool) Restarts() uint64 { return p.restarts.Load() }
 func (p *Pool) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
 	start := time.Now()
 	for {
+		select {
+		case <-p.done:
+			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
+		default:
+		}
 		if ctx.Err() != nil {
 			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
 		}
@@ -196,6 +201,11 @@ func (p *Pool) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
 func (p *Pool) TryRun(ctx context.Context, req sandbox.Request) sandbox.Result {
 	start := time.Now()
 	for {
+		select {
+		case <-p.done:
+			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
+		default:
+		}
 		if ctx.Err() != nil {
 			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
 		}
@@ -230,7 +240,7 @@ func (p *Pool) Close() error {
 			if proc.busy.Load() {
 				proc.kill()
 			} else {
-				proc.stdin.Close() // an idle worker exits at EOF
+				_ = proc.stdin.Close() // an idle worker exits at EOF
 			}
 		}
 		for _, proc := range procs {
@@ -239,6 +249,11 @@ func (p *Pool) Close() error {
 			}
 		}
 		p.wg.Wait()
+		for _, proc := range procs {
+			if !proc.busy.Load() {
+				proc.closePipes() // a busy one's owner closes its pipes when its read ends
+			}
+		}
 	})
 	return nil
 }
@@ -281,7 +296,7 @@ func (p *Pool) release(proc *process) {
 
 // replace forgets a dead worker and starts another in its slot.
 func (p *Pool) replace(proc *process, reason string) {
-	proc.stdin.Close()
+	proc.closePipes()
 	p.mu.Lock()
 	delete(p.live, proc)
 	closed := p.closed

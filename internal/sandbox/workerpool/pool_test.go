@@ -151,7 +151,7 @@ func TestNewFailsWhenWorkersCannotStart(t *testing.T) {
 			tc.cfg.Limits.MaxParallel = 2
 			p, err := New(context.Background(), tc.cfg)
 			if err == nil {
-				p.Close()
+				_ = p.Close()
 				t.Fatal("New succeeded")
 			}
 			if !strings.Contains(err.Error(), tc.want) {
@@ -272,7 +272,7 @@ func TestClose(t *testing.T) {
 	}
 
 	start := time.Now()
-	p.Close()
+	_ = p.Close()
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("Close took %v", d)
 	}
@@ -287,7 +287,7 @@ func TestClose(t *testing.T) {
 			t.Errorf("worker %d still exists after Close", pid)
 		}
 	}
-	p.Close() // idempotent
+	_ = p.Close() // idempotent
 }
 
 // TestParentMemoryStaysFlat runs 1,000 hostile jobs (most of them kill or
@@ -298,17 +298,19 @@ func TestParentMemoryStaysFlat(t *testing.T) {
 		Limits:     sandbox.Limits{MaxParallel: 8, Timeout: 2 * time.Second},
 		KillMargin: 50 * time.Millisecond,
 	})
+	// Most fail cleanly inside their worker; one in ten kills it (a regex
+	// past the deadline).
 	jobs := []sandbox.Request{
 		{Source: "for (;;) {}", Timeout: 20 * time.Millisecond},
-		{Source: "return 'x'.repeat(1e9).length"},
+		{Source: "return new ArrayBuffer(6e7).byteLength"},
 		{Source: "function f() { return f() } return f()"},
 		{Source: "const a = {}; a.a = a; return a"},
 		{Source: "throw 'x'.repeat(1e6)"},
 		{Source: "return /(a+)+\\1c/.test('a'.repeat(34))", Timeout: 20 * time.Millisecond},
 		{Source: "return 'x'.repeat(2e6)"},
-		{Source: "const a = []; for (;;) a.push('x'.repeat(1e4) + a.length)"},
 		{Source: "return ("},
 		{Source: "return new Uint8Array(1e8).length"},
+		{Source: "const a = []; for (;;) a.push(new ArrayBuffer(1e6))"},
 	}
 	run := func(n int) {
 		var wg sync.WaitGroup
@@ -373,7 +375,7 @@ func idleRSS(t testing.TB, p *Pool) uint64 {
 		var kb uint64
 		for line := range strings.Lines(string(status)) {
 			if strings.HasPrefix(line, "VmRSS:") {
-				fmt.Sscanf(line, "VmRSS: %d kB", &kb)
+				_, _ = fmt.Sscanf(line, "VmRSS: %d kB", &kb)
 			}
 		}
 		if kb == 0 {

@@ -22,10 +22,13 @@ type process struct {
 	pid  int
 	info readyInfo
 
-	stdin  *os.File
-	frames chan *frame // closed when stdout ends; readErr says why
-	// readErr is written before frames closes.
-	readErr error
+	stdin *os.File
+	// stdout is read by the owner only, with blocking reads: the kernel
+	// wakes the reading thread as soon as a reply arrives (no poller and no
+	// reader goroutine on the hot path). A read never outlives its job: a
+	// timer kills the worker at the deadline, which ends the read.
+	stdout *os.File
+	reader *bufio.Reader
 
 	exited chan struct{} // closed when the process has been reaped
 	// waitErr is written before exited closes.
@@ -33,25 +36,30 @@ type process struct {
 	stderr     stderrTail
 	stderrDone chan struct{}
 
-	maxReply int
-	nextID   uint64
-	buf      []byte
-	busy     atomic.Bool // a job is running: Close kills instead of closing stdin
+	maxReply  int
+	nextID    uint64
+	buf       []byte
+	busy      atomic.Bool // a job is running: Close kills instead of closing stdin
+	closeOnce sync.Once
 }
 
 // startProcess starts a worker and waits for its ready frame. wg counts the
-// process's goroutines (reaper, stdout reader, stderr copier).
+// process's goroutines (reaper, stderr copier).
 func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) (*process, error) {
 	var pipes [6]*os.File // stdin r/w, stdout r/w, stderr r/w
 	closeAll := func() {
 		for _, f := range pipes {
 			if f != nil {
-				f.Close()
+				_ = f.Close()
 			}
 		}
 	}
 	for i := 0; i < len(pipes); i += 2 {
-		r, w, err := os.Pipe()
+		newPipe := os.Pipe
+		if i == 2 {
+			newPipe = blockingPipe
+		}
+		r, w, err := newPipe()
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("creating the worker's pipes: %w", err)
@@ -60,8 +68,10 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 	}
 	stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 
-	cmd := exec.Command(cfg.Executable, cfg.workerArgs...)
-	cmd.Env = []string{} // empty, not nil: nil would inherit the parent's environment
+	// Not CommandContext: ctx bounds the start only; a worker lives until the
+	// pool replaces or closes it.
+	cmd := exec.Command(cfg.Executable, cfg.workerArgs...) //nolint:noctx // see above
+	cmd.Env = []string{}                                   // empty, not nil: nil would inherit the parent's environment
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	// Its own process group: a Ctrl-C or a SIGTERM sent to the parent's
@@ -70,13 +80,13 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	err := cmd.Start()
 	// The child has its ends now; the parent keeps only its own.
-	stdinR.Close()
-	stdoutW.Close()
-	stderrW.Close()
+	_ = stdinR.Close()
+	_ = stdoutW.Close()
+	_ = stderrW.Close()
 	if err != nil {
-		stdinW.Close()
-		stdoutR.Close()
-		stderrR.Close()
+		_ = stdinW.Close()
+		_ = stdoutR.Close()
+		_ = stderrR.Close()
 		return nil, fmt.Errorf("starting sandbox worker %q: %w", cfg.Executable, err)
 	}
 
@@ -85,12 +95,13 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
 		stdin:      stdinW,
-		frames:     make(chan *frame, 1),
+		stdout:     stdoutR,
+		reader:     bufio.NewReaderSize(stdoutR, 64<<10),
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
-		maxReply:   maxResultFrame(cfg.Limits),
+		maxReply:   max(maxResultFrame(cfg.Limits), maxControlFrame),
 	}
-	wg.Add(3)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		p.waitErr = cmd.Wait()
@@ -98,20 +109,15 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 	}()
 	go func() {
 		defer wg.Done()
-		defer stdoutR.Close()
-		p.readLoop(stdoutR)
-	}()
-	go func() {
-		defer wg.Done()
-		defer stderrR.Close()
-		io.Copy(&p.stderr, stderrR)
+		defer func() { _ = stderrR.Close() }()
+		_, _ = io.Copy(&p.stderr, stderrR)
 		close(p.stderrDone)
 	}()
 
 	if err := p.handshake(ctx, cfg); err != nil {
 		p.kill()
 		p.awaitExit(cfg.StartTimeout)
-		p.stdin.Close()
+		p.closePipes()
 		if text := firstLine(p.stderr.text(), "flowscript-worker:", "fatal error:", "panic:"); text != "" {
 			err = fmt.Errorf("%w (worker stderr: %s)", err, text)
 		}
@@ -120,7 +126,8 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 	return p, nil
 }
 
-// handshake sends the config and waits for the ready frame.
+// handshake sends the config and waits for the ready frame, killing the
+// worker when StartTimeout passes or ctx ends first.
 func (p *process) handshake(ctx context.Context, cfg Config) error {
 	l := cfg.Limits
 	conf := &workerConfig{
@@ -132,46 +139,45 @@ func (p *process) handshake(ctx context.Context, cfg Config) error {
 		MaxCallStackSize: l.MaxCallStackSize,
 		TimeZone:         l.TimeZone.String(),
 	}
-	p.stdin.SetWriteDeadline(time.Now().Add(cfg.StartTimeout))
-	if err := writeFrame(p.stdin, &frame{Kind: kindConfig, Config: conf}); err != nil {
-		return fmt.Errorf("sending the config: %w", err)
+	var killedFor atomic.Pointer[error]
+	killFor := func(err error) {
+		if killedFor.CompareAndSwap(nil, &err) {
+			p.kill()
+		}
 	}
-	timer := time.NewTimer(cfg.StartTimeout)
+	timer := time.AfterFunc(cfg.StartTimeout, func() {
+		killFor(fmt.Errorf("the worker was not ready within %v", cfg.StartTimeout))
+	})
 	defer timer.Stop()
-	select {
-	case f, ok := <-p.frames:
-		switch {
-		case !ok && errors.Is(p.readErr, errMalformed):
-			return fmt.Errorf("%w (does the binary call workerpool.MaybeRunWorker first thing in main?)", p.readErr)
-		case !ok:
-			return fmt.Errorf("the worker exited before it was ready: %w", p.endError())
-		case f.Kind != kindReady || f.Ready == nil:
-			return fmt.Errorf("%w: expected a ready frame, got %q", errMalformed, f.Kind)
-		case f.Ready.Error != "":
-			return errors.New(f.Ready.Error)
-		}
-		p.info = *f.Ready
-		return nil
-	case <-timer.C:
-		return fmt.Errorf("the worker was not ready within %v", cfg.StartTimeout)
-	case <-ctx.Done():
-		return fmt.Errorf("waiting for the worker to be ready: %w", context.Cause(ctx))
-	}
-}
+	stop := context.AfterFunc(ctx, func() {
+		killFor(fmt.Errorf("waiting for the worker to be ready: %w", context.Cause(ctx)))
+	})
+	defer stop()
 
-// readLoop delivers the frames on the worker's stdout until it ends or
-// speaks garbage.
-func (p *process) readLoop(stdout io.Reader) {
-	defer close(p.frames)
-	r := bufio.NewReaderSize(stdout, 64<<10)
-	for {
-		f, err := readFrame(r, max(maxControlFrame, p.maxReply))
-		if err != nil {
-			p.readErr = err
-			return
-		}
-		p.frames <- f
+	_ = p.stdin.SetWriteDeadline(time.Now().Add(cfg.StartTimeout))
+	err := writeFrame(p.stdin, &frame{Kind: kindConfig, Config: conf})
+	var f *frame
+	if err == nil {
+		f, err = readFrame(p.reader, maxControlFrame)
+	} else {
+		err = fmt.Errorf("sending the config: %w", err)
 	}
+	if why := killedFor.Load(); why != nil {
+		return *why
+	}
+	switch {
+	case errors.Is(err, errMalformed):
+		return fmt.Errorf("%w (does the binary call workerpool.MaybeRunWorker first thing in main?)", err)
+	case err != nil:
+		p.awaitExit(exitWait)
+		return fmt.Errorf("the worker exited before it was ready (%s): %w", p.exitStatus(), err)
+	case f.Kind != kindReady || f.Ready == nil:
+		return fmt.Errorf("%w: expected a ready frame, got %q", errMalformed, f.Kind)
+	case f.Ready.Error != "":
+		return errors.New(f.Ready.Error)
+	}
+	p.info = *f.Ready
+	return nil
 }
 
 // encode prepares f for write and returns its size in bytes.
@@ -184,7 +190,7 @@ func (p *process) encode(f *frame) (int, error) {
 // write sends the encoded frame. The deadline keeps a wedged worker (alive
 // but not reading) from blocking the caller.
 func (p *process) write(deadline time.Time) error {
-	p.stdin.SetWriteDeadline(deadline)
+	_ = p.stdin.SetWriteDeadline(deadline)
 	_, err := p.stdin.Write(p.buf)
 	if cap(p.buf) > 1<<20 {
 		p.buf = nil // do not keep a big script's buffer for the life of the worker
@@ -195,15 +201,18 @@ func (p *process) write(deadline time.Time) error {
 	return nil
 }
 
-// kill ends the worker now. Killing one that already exited is harmless.
-func (p *process) kill() {
-	if err := p.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		// Nothing else to do: the reaper still collects it if it ends.
-		_ = err
-	}
+// read reads the worker's next frame.
+func (p *process) read() (*frame, error) {
+	return readFrame(p.reader, p.maxReply)
 }
 
-// dead reports whether the worker has exited or its stdout closed.
+// kill ends the worker now. Killing one that already exited is harmless;
+// the reaper collects it either way.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+}
+
+// dead reports whether the worker has exited.
 func (p *process) dead() bool {
 	select {
 	case <-p.exited:
@@ -228,23 +237,6 @@ func (p *process) awaitExit(d time.Duration) bool {
 	return true
 }
 
-// endError says how the worker's stdout ended: its read error, or how the
-// process exited.
-func (p *process) endError() error {
-	if p.readErr != nil && !errors.Is(p.readErr, io.EOF) {
-		return p.readErr
-	}
-	select {
-	case <-p.exited:
-		if p.waitErr != nil {
-			return p.waitErr
-		}
-		return errors.New("exit status 0")
-	default:
-		return errors.New("its stdout closed")
-	}
-}
-
 // exitStatus describes how the worker exited, or says it has not.
 func (p *process) exitStatus() string {
 	select {
@@ -261,8 +253,35 @@ func (p *process) exitStatus() string {
 // stop ends an idle worker: closing stdin makes it exit; a worker that does
 // not within grace is killed.
 func (p *process) stop(grace time.Duration) {
-	p.stdin.Close()
+	_ = p.stdin.Close()
 	if !p.awaitExit(grace) {
 		p.kill()
+		p.awaitExit(grace)
 	}
+	p.closePipes()
+}
+
+// closePipes releases the parent's ends of the pipes, once.
+func (p *process) closePipes() {
+	p.closeOnce.Do(func() {
+		_ = p.stdin.Close()
+		_ = p.stdout.Close()
+	})
+}
+
+// blockingPipe is os.Pipe with the read end left in blocking mode, which
+// the Go runtime then reads with plain read(2) calls instead of the poller.
+func blockingPipe() (r, w *os.File, err error) {
+	var fds [2]int
+	syscall.ForkLock.RLock()
+	err = syscall.Pipe(fds[:])
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
+	if err != nil {
+		return nil, nil, os.NewSyscallError("pipe", err)
+	}
+	return os.NewFile(uintptr(fds[0]), "|0"), os.NewFile(uintptr(fds[1]), "|1"), nil
 }

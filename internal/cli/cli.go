@@ -1,0 +1,121 @@
+// Package cli is the flowscript command: the users' tool to run scripts in
+// the same sandbox the executor uses (and, in later issues, to submit jobs,
+// benchmark and manage templates).
+//
+// Everything it touches of the outside world comes in through Env, so each
+// command can be tested with buffers and a fake environment. A command must
+// never read os.Args, os.Getenv or the standard streams directly, and never
+// run a script outside the sandbox worker pool.
+//
+// A binary that calls Main must call workerpool.MaybeRunWorker first: the
+// run command starts sandbox workers by re-executing the binary.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Exit codes of every command.
+const (
+	ExitOK     = 0 // success
+	ExitFailed = 1 // the work failed (a script, a job, a request)
+	ExitUsage  = 2 // the command line or the environment is wrong
+)
+
+// Env is the outside world of one invocation.
+type Env struct {
+	// Args are the arguments after the program name.
+	Args   []string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	// Getenv reads an environment variable (os.Getenv in main).
+	Getenv func(string) string
+}
+
+// Command is one subcommand. Files of this package add theirs with
+// register, from init.
+type Command struct {
+	Name string
+	// Summary is the one line shown in the command list.
+	Summary string
+	// Help is the full text of `flowscript help <name>`: usage, flags,
+	// environment, examples.
+	Help string
+	// Run executes the command with the arguments after its name and
+	// returns the exit code.
+	Run func(ctx context.Context, env Env, args []string) int
+}
+
+var commands = map[string]*Command{}
+
+// register adds c to the command table; a duplicate name is a programming
+// error.
+func register(c *Command) {
+	if _, dup := commands[c.Name]; dup {
+		panic("cli: command registered twice: " + c.Name)
+	}
+	commands[c.Name] = c
+}
+
+// Main runs the command named by env.Args[0] and returns the exit code.
+func Main(ctx context.Context, env Env) int {
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	if len(env.Args) == 0 {
+		_, _ = fmt.Fprint(env.Stderr, usage())
+		return ExitUsage
+	}
+	name, args := env.Args[0], env.Args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return help(env, args)
+	}
+	c, ok := commands[name]
+	if !ok {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript: unknown command %q\nRun 'flowscript help' for the list of commands.\n", name)
+		return ExitUsage
+	}
+	return c.Run(ctx, env, args)
+}
+
+func help(env Env, args []string) int {
+	if len(args) == 0 {
+		_, _ = fmt.Fprint(env.Stdout, usage())
+		return ExitOK
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript help: unknown command %q\nRun 'flowscript help' for the list of commands.\n", args[0])
+		return ExitUsage
+	}
+	_, _ = fmt.Fprint(env.Stdout, c.Help)
+	return ExitOK
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("flowscript runs FlowScript scripts in the sandbox the executor uses.\n\n")
+	b.WriteString("Usage:\n  flowscript <command> [arguments]\n\nCommands:\n")
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		fmt.Fprintf(&b, "  %-10s %s\n", name, commands[name].Summary)
+	}
+	b.WriteString("\nRun 'flowscript help <command>' for its flags and examples.\n")
+	return b.String()
+}
+
+// usageError prints a usage problem of command name and returns ExitUsage.
+func usageError(env Env, name, format string, args ...any) int {
+	_, _ = fmt.Fprintf(env.Stderr, "flowscript %s: %s\nRun 'flowscript help %s' for usage.\n", name, fmt.Sprintf(format, args...), name)
+	return ExitUsage
+}

@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+)
+
+func TestMain(m *testing.M) {
+	workerpool.MaybeRunWorker() // run starts workers by re-executing this test binary
+	goleak.VerifyTestMain(m)
+}
+
+// invocation is one run of Main with buffers.
+type invocation struct {
+	args  []string
+	stdin string
+	env   map[string]string
+}
+
+func (inv invocation) run(t *testing.T) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Main(context.Background(), Env{
+		Args:   inv.args,
+		Stdin:  strings.NewReader(inv.stdin),
+		Stdout: &out,
+		Stderr: &errOut,
+		Getenv: func(k string) string { return inv.env[k] },
+	})
+	return code, out.String(), errOut.String()
+}
+
+const cpfScript = `function execute(cpf) {
+  const digits = digitos(cpf)
+  return valido(digits) ? 'valido' : 'invalido'
+}
+
+function digitos(valor) {
+  return String(valor).replace(/\D/g, '')
+}
+
+function valido(digits) {
+  return digits.length === 11
+}
+`
+
+func writeScript(t *testing.T, source string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.js")
+	if err := os.WriteFile(path, []byte(source), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestUsage(t *testing.T) {
+	script := writeScript(t, "return 1")
+	for _, tc := range []struct {
+		name       string
+		inv        invocation
+		code       int
+		stdout     string // substring
+		stderr     string // substring
+		stdoutNone bool
+	}{
+		{"no command", invocation{}, ExitUsage, "", "Commands:\n  run", true},
+		{"help", invocation{args: []string{"help"}}, ExitOK, "flowscript help <command>", "", false},
+		{"--help", invocation{args: []string{"--help"}}, ExitOK, "Commands:", "", false},
+		{"help run", invocation{args: []string{"help", "run"}}, ExitOK, "Examples:\n  flowscript run --input cpf=", "", false},
+		{"run -h", invocation{args: []string{"run", "-h"}}, ExitOK, "flowscript run --jobs FILE|-", "", false},
+		{"help of an unknown command", invocation{args: []string{"help", "nope"}}, ExitUsage, "", `unknown command "nope"`, true},
+		{"unknown command", invocation{args: []string{"nope"}}, ExitUsage, "", `flowscript: unknown command "nope"`, true},
+		{"run without a file", invocation{args: []string{"run"}}, ExitUsage, "", "missing the script", true},
+		{"run with two files", invocation{args: []string{"run", "a.js", "b.js"}}, ExitUsage, "", "one script at a time, got 2: a.js b.js", true},
+		{"input without =", invocation{args: []string{"run", "--input", "cpf", script}}, ExitUsage, "", `want name=value, got "cpf"`, true},
+		{"unknown flag", invocation{args: []string{"run", "--fast", script}}, ExitUsage, "", "flag provided but not defined: -fast", true},
+		{"jobs with inputs", invocation{args: []string{"run", "--jobs", "--input", "a=1", script}}, ExitUsage, "", "--jobs takes no --input or --json", true},
+		{"missing file", invocation{args: []string{"run", "/nonexistent/x.js"}}, ExitUsage, "", "opening the script: open /nonexistent/x.js", true},
+		{"bad limit", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}}, ExitUsage, "",
+			`SANDBOX_TIMEOUT_MS must be a whole number, got "soon"`, true},
+		{"two bad limits", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "-1", "SANDBOX_MEMORY_MB": "-1"}}, ExitUsage, "",
+			"SANDBOX_MEMORY_MB must be between 1 and 4096", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := tc.inv.run(t)
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) || (tc.stdoutNone && stdout != "") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
+					code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestRunOne(t *testing.T) {
+	cpf := writeScript(t, cpfScript)
+	for _, tc := range []struct {
+		name   string
+		inv    invocation
+		code   int
+		stdout string
+		stderr string
+	}{
+		{"full file with an input", invocation{args: []string{"run", "--input", "cpf=123.456.789-09", cpf}}, ExitOK, "valido\n", ""},
+		{"flags after the file", invocation{args: []string{"run", cpf, "--input", "cpf=1"}}, ExitOK, "invalido\n", ""},
+		{"body from stdin", invocation{args: []string{"run", "-"}, stdin: "return 1 + 1"}, ExitOK, "2\n", ""},
+		{"inputs in the order given", invocation{args: []string{"run", "--input", "b=1", "--input", "a=2", "-"},
+			stdin: "function execute(first, second) { return first + second }"}, ExitOK, "12\n", ""},
+		{"value with =", invocation{args: []string{"run", "--input", "q=a=b", "-"}, stdin: "return q"}, ExitOK, "a=b\n", ""},
+		{"script error", invocation{args: []string{"run", "-"}, stdin: "const a = 1\nnull.x"}, ExitFailed, "",
+			"SCRIPT_ERROR: TypeError: Cannot read property 'x' of undefined (line 2, column 6)\n"},
+		{"limit from the environment", invocation{args: []string{"run", "-"}, stdin: "for (;;) {}",
+			env: map[string]string{"SANDBOX_TIMEOUT_MS": "200"}}, ExitFailed, "", "SCRIPT_TIMEOUT: Script execution timed out"},
+		{"memory limit", invocation{args: []string{"run", "-"}, stdin: "return 'x'.repeat(1e9)"}, ExitFailed, "",
+			"SCRIPT_MEMORY_LIMIT: Script exceeded the memory limit of 32 MB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := tc.inv.run(t)
+			if code != tc.code || stdout != tc.stdout || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr with %q",
+					code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		source string
+		code   int
+		want   string // the line with durationMs zeroed
+	}{
+		{"success", "return {a: 1}", ExitOK, `{"output":"{\"a\":1}","error":null,"durationMs":0}`},
+		{"failure", "\n  throw new Error('boom')", ExitFailed,
+			`{"output":"","error":{"code":"SCRIPT_ERROR","message":"Error: boom","line":2,"column":9},"durationMs":0}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := invocation{args: []string{"run", "--json", "-"}, stdin: tc.source}.run(t)
+			var got resultJSON
+			if err := json.Unmarshal([]byte(stdout), &got); err != nil || !strings.HasSuffix(stdout, "}\n") {
+				t.Fatalf("stdout %q is not one JSON line: %v (stderr %q)", stdout, err, stderr)
+			}
+			if got.DurationMs <= 0 {
+				t.Errorf("durationMs %v; want the run's duration", got.DurationMs)
+			}
+			got.DurationMs = 0
+			line, _ := json.Marshal(got)
+			if code != tc.code || string(line) != tc.want {
+				t.Errorf("exit %d, %s; want exit %d, %s", code, line, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunJobs(t *testing.T) {
+	input := strings.Join([]string{
+		`{"id": 1, "source": "return a + b", "inputVariables": [{"name": "a", "value": "x"}, {"name": "b", "value": "y"}]}`,
+		`{"id": "slow", "source": "for (;;) {}"}`,
+		``,
+		`not json`,
+		`{"id": 3, "source": "return 3", "inputs": []}`,
+		`{"id": {"k": 4}, "source": "null.x"}`,
+		`{"source": "return 'no id'"}`,
+	}, "\n")
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: input,
+		env: map[string]string{"SANDBOX_TIMEOUT_MS": "300", "SANDBOX_MAX_PARALLEL": "3"}}.run(t)
+	if code != ExitFailed {
+		t.Errorf("exit %d; want %d (some jobs failed); stderr %q", code, ExitFailed, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	got := map[string]string{}
+	for _, line := range lines {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Line   int             `json:"line"`
+			Output string          `json:"output"`
+			Error  *errorJSON      `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		summary := r.Output
+		if r.Error != nil {
+			summary = string(r.Error.Code)
+		}
+		if r.Line != 0 {
+			summary += " at line " + string(rune('0'+r.Line))
+		}
+		got[string(r.ID)] = got[string(r.ID)] + summary + ";"
+	}
+	want := map[string]string{
+		`1`:       "xy;",
+		`"slow"`:  "SCRIPT_TIMEOUT;",
+		`3`:       "INVALID_SCRIPT_INPUT at line 5;",
+		`{"k":4}`: "SCRIPT_ERROR;",
+		`null`:    "INVALID_SCRIPT_INPUT at line 4;no id;",
+	}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("id %s: got %q; want %q", id, got[id], w)
+		}
+	}
+	if len(lines) != 6 {
+		t.Errorf("%d result lines; want 6 (one per non-empty input line):\n%s", len(lines), stdout)
+	}
+	// The slow job finished last although it was read second: results are
+	// printed as jobs finish.
+	if !strings.Contains(lines[len(lines)-1], `"slow"`) {
+		t.Errorf("last line %q; want the slow job's", lines[len(lines)-1])
+	}
+}
+
+func TestRunJobsAllSucceed(t *testing.T) {
+	var input strings.Builder
+	for i := range 40 {
+		input.WriteString(`{"id": ` + string(rune('0'+i%10)) + `, "source": "return 'ok'"}` + "\n")
+	}
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: input.String(),
+		env: map[string]string{"SANDBOX_MAX_PARALLEL": "4"}}.run(t)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != ExitOK || len(lines) != 40 || slices.ContainsFunc(lines, func(l string) bool { return !strings.Contains(l, `"output":"ok","error":null`) }) {
+		t.Errorf("exit %d, %d lines, stderr %q:\n%s", code, len(lines), stderr, stdout)
+	}
+}
+
+func TestReadLineCapsLongLines(t *testing.T) {
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"},
+		stdin: `{"id": 1, "source": "` + strings.Repeat("a", 70000) + `"}` + "\n" + `{"id": 2, "source": "return 2"}` + "\n",
+		env:   map[string]string{"SANDBOX_MAX_SOURCE_BYTES": "1", "SANDBOX_MAX_INPUT_BYTES": "1", "SANDBOX_MAX_PARALLEL": "1"}}.run(t)
+	if code != ExitFailed || !strings.Contains(stdout, `"line":1`) || !strings.Contains(stdout, `"id":2,"output":"","error":{"code":"INVALID_SCRIPT_INPUT"`) {
+		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+}

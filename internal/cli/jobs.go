@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+)
+
+// jobLine is one line of `flowscript run --jobs`.
+type jobLine struct {
+	ID             json.RawMessage `json:"id"`
+	Source         string          `json:"source"`
+	InputVariables []sandbox.Input `json:"inputVariables"`
+}
+
+// runJobs reads JSON Lines jobs from in, runs them on the whole pool and
+// prints one JSON line per job as each finishes. A line that is not a job
+// gets a result line too (with "line" instead of a result of the sandbox),
+// and the run goes on.
+func runJobs(ctx context.Context, env Env, pool *workerpool.Pool, in io.Reader) int {
+	limits := pool.Limits()
+	maxLine := 6*(limits.MaxSourceBytes+limits.MaxInputBytes) + 64<<10
+	out := &lineWriter{w: env.Stdout}
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, limits.MaxParallel)
+	r := bufio.NewReaderSize(in, 64<<10)
+
+	for n := 1; ; n++ {
+		// Read the next line only when a worker is free, so a big input is
+		// never held in memory beyond what runs.
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		line, err := readLine(r, maxLine)
+		if errors.Is(err, io.EOF) && len(line) == 0 {
+			<-slots
+			break
+		}
+		if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, errLineTooLong) {
+			<-slots
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: reading jobs: %v\n", err)
+			failed.Store(true)
+			break
+		}
+		if len(bytes.TrimSpace(line)) == 0 && !errors.Is(err, errLineTooLong) {
+			<-slots
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			continue
+		}
+		job, badLine := parseJobLine(n, line, err)
+		if badLine != nil {
+			<-slots
+			failed.Store(true)
+			out.write(env, badLine)
+			continue
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			res := pool.Run(ctx, sandbox.Request{Source: job.Source, Inputs: job.InputVariables})
+			if !res.OK() {
+				failed.Store(true)
+			}
+			out.write(env, newResultJSON(job.ID, res))
+		})
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		_, _ = fmt.Fprintln(env.Stderr, "flowscript run: interrupted; jobs not yet read were not run")
+		return ExitFailed
+	}
+	if failed.Load() {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// parseJobLine decodes line n, or says why it is not a job.
+func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
+	bad := func(id json.RawMessage, format string, args ...any) (jobLine, *resultJSON) {
+		if len(id) == 0 {
+			id = json.RawMessage("null")
+		}
+		return jobLine{}, &resultJSON{ID: id, Line: n, Error: &errorJSON{
+			Code: sandbox.CodeInvalidInput, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
+	}
+	if errors.Is(readErr, errLineTooLong) {
+		return bad(nil, "the line is over %d bytes, more than the SANDBOX_MAX_SOURCE_BYTES and SANDBOX_MAX_INPUT_BYTES limits allow", len(line))
+	}
+	var job jobLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&job); err != nil {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.Unmarshal(line, &probe)
+		return bad(probe.ID, "not a job (want {\"id\", \"source\", \"inputVariables\": [{\"name\", \"value\"}]}): %v", err)
+	}
+	if dec.More() {
+		return bad(job.ID, "more than one JSON value on the line: put each job on its own line")
+	}
+	if len(job.ID) == 0 {
+		job.ID = json.RawMessage("null")
+	}
+	return job, nil
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine returns the next line without its newline. A line longer than
+// max is consumed to its end and returned cut, with errLineTooLong.
+func readLine(r *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	tooLong := false
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong {
+			if len(line)+len(chunk) > max+1 {
+				tooLong = true
+				line = append(line, chunk[:max+1-len(line)]...)
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		if tooLong {
+			return line, errLineTooLong
+		}
+		return line, err
+	}
+}
+
+// lineWriter writes whole JSON lines from many goroutines.
+type lineWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (lw *lineWriter) write(env Env, v any) {
+	line, err := json.Marshal(v)
+	if err != nil {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: encoding a result: %v\n", err)
+		return
+	}
+	line = append(line, '\n')
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	_, _ = lw.w.Write(line)
+}

@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+)
+
+func init() {
+	register(&Command{
+		Name:    "run",
+		Summary: "run a script, or a stream of jobs, in the sandbox",
+		Help:    runHelp,
+		Run:     run,
+	})
+}
+
+const runHelp = `Usage:
+  flowscript run [--input name=value ...] [--json] FILE|-
+  flowscript run --jobs FILE|-
+
+Runs a script in the sandbox the executor uses: a worker process with no
+environment and the SANDBOX_* limits (time, memory, call stack, sizes).
+FILE is the script, or - for standard input. A script is a full file that
+declares function execute(...) and its helpers, or just the body of execute.
+
+Flags:
+  --input name=value  an input variable; the values reach execute as
+                      arguments in the order the flags are given (repeatable)
+  --json              print {"output", "error": {"code", "message", "line",
+                      "column"}, "durationMs"} instead of the bare output
+  --jobs              FILE holds JSON Lines, one job per line:
+                        {"id": ..., "source": "...", "inputVariables": [{"name": "...", "value": "..."}]}
+                      each job's result is printed as one JSON line, with its
+                      id, as soon as it finishes; jobs run on the whole pool
+
+Exit status: 0 when the script (every job) succeeded, 1 when it failed,
+2 for a usage error.
+
+Environment:
+  SANDBOX_TIMEOUT_MS (5000), SANDBOX_MEMORY_MB (32), SANDBOX_MAX_PARALLEL (8),
+  SANDBOX_MAX_SOURCE_BYTES, SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES,
+  SANDBOX_MAX_CALL_STACK, SANDBOX_TIMEZONE (UTC)
+
+Examples:
+  flowscript run --input cpf=123.456.789-09 cpf.js
+  echo 'return 1 + 1' | flowscript run -
+  flowscript run --json --input 'nome=maria da silva' nome.js
+  SANDBOX_MAX_PARALLEL=8 flowscript run --jobs jobs.jsonl > results.jsonl
+`
+
+// runOptions is the parsed command line of run.
+type runOptions struct {
+	inputs []sandbox.Input
+	json   bool
+	jobs   bool
+	file   string
+}
+
+func run(ctx context.Context, env Env, args []string) int {
+	opts, code, ok := parseRun(env, args)
+	if !ok {
+		return code
+	}
+	limits, err := sandbox.LimitsFromEnv(env.Getenv)
+	if err != nil {
+		return usageError(env, "run", "%v", strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
+	in, closeIn, err := openInput(env, opts.file)
+	if err != nil {
+		return usageError(env, "run", "%v", err)
+	}
+	defer closeIn()
+
+	if !opts.jobs {
+		limits.MaxParallel = 1 // one script: one worker is enough
+	}
+	pool, err := workerpool.New(ctx, workerpool.Config{
+		Limits: limits,
+		Logger: slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: %v\n", err)
+		return ExitFailed
+	}
+	defer func() { _ = pool.Close() }()
+
+	if opts.jobs {
+		return runJobs(ctx, env, pool, in)
+	}
+	return runOne(ctx, env, pool, opts, in)
+}
+
+// parseRun reads run's flags and its one positional argument, which may
+// come before, between or after the flags.
+func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Func("input", "", func(s string) error {
+		name, value, found := strings.Cut(s, "=")
+		if !found || name == "" {
+			return fmt.Errorf("want name=value, got %q", s)
+		}
+		opts.inputs = append(opts.inputs, sandbox.Input{Name: name, Value: value})
+		return nil
+	})
+	fs.BoolVar(&opts.json, "json", false, "")
+	fs.BoolVar(&opts.jobs, "jobs", false, "")
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				_, _ = fmt.Fprint(env.Stdout, runHelp)
+				return opts, ExitOK, false
+			}
+			return opts, usageError(env, "run", "%v", err), false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	switch {
+	case len(files) == 0:
+		return opts, usageError(env, "run", "missing the script: give a FILE, or - to read standard input"), false
+	case len(files) > 1:
+		return opts, usageError(env, "run", "one script at a time, got %d: %s", len(files), strings.Join(files, " ")), false
+	case opts.jobs && (opts.json || len(opts.inputs) > 0):
+		return opts, usageError(env, "run", "--jobs takes no --input or --json: each job line carries its inputs, and results are always JSON"), false
+	}
+	opts.file = files[0]
+	return opts, ExitOK, true
+}
+
+// openInput opens FILE, or standard input for "-".
+func openInput(env Env, file string) (io.Reader, func(), error) {
+	if file == "-" {
+		return env.Stdin, func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the script: %w", err)
+	}
+	return f, func() { _ = f.Close() }, nil
+}
+
+// runOne runs one script and prints its output or error.
+func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions, in io.Reader) int {
+	// Read one byte over the cap, so the sandbox reports the cap instead
+	// of this command reading a huge file into memory.
+	source, err := io.ReadAll(io.LimitReader(in, int64(pool.Limits().MaxSourceBytes)+1))
+	if err != nil {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: reading the script: %v\n", err)
+		return ExitFailed
+	}
+	res := pool.Run(ctx, sandbox.Request{Source: string(source), Inputs: opts.inputs})
+	if opts.json {
+		line, err := json.Marshal(newResultJSON(nil, res))
+		if err != nil {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: encoding the result: %v\n", err)
+			return ExitFailed
+		}
+		_, _ = fmt.Fprintf(env.Stdout, "%s\n", line)
+	} else if res.OK() {
+		_, _ = fmt.Fprintln(env.Stdout, res.Output)
+	} else {
+		_, _ = fmt.Fprintln(env.Stderr, res.Err)
+	}
+	if !res.OK() {
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// resultJSON is the JSON shape of one result (--json, --jobs).
+type resultJSON struct {
+	// ID echoes the job's id (--jobs only), whatever its JSON type.
+	ID json.RawMessage `json:"id,omitempty"`
+	// Line is set, with an INVALID_SCRIPT_INPUT error, for a --jobs line
+	// that is not a job.
+	Line       int        `json:"line,omitempty"`
+	Output     string     `json:"output"`
+	Error      *errorJSON `json:"error"`
+	DurationMs float64    `json:"durationMs"`
+}
+
+type errorJSON struct {
+	Code    sandbox.Code `json:"code"`
+	Message string       `json:"message"`
+	Line    int          `json:"line"`
+	Column  int          `json:"column"`
+}
+
+func newResultJSON(id json.RawMessage, res sandbox.Result) resultJSON {
+	out := resultJSON{ID: id, Output: res.Output, DurationMs: float64(res.Duration.Microseconds()) / 1000}
+	if res.Err != nil {
+		out.Output = ""
+		out.Error = &errorJSON{Code: res.Err.Code, Message: res.Err.Message, Line: res.Err.Line, Column: res.Err.Column}
+	}
+	return out
+}
