@@ -7,6 +7,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 
 	"github.com/flowscript/flowscript/internal/jsident"
@@ -151,9 +152,14 @@ func compile(source string, inputNames []string) (*Program, error) {
 		lastLineLen: lastLen,
 	}
 	parsed, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
-	if err == nil && !enclosesSource(parsed, start+len(source)) {
-		return nil, &Error{Code: CodeSyntaxError, Line: lines, Column: lastLen + 1, Message: "SyntaxError: " +
-			"the source closes the function execute before its end (an extra '}'): check that every brace is balanced"}
+	if err == nil {
+		if brace, escapes := closingBrace(parsed, start+len(source)); escapes {
+			pos := parsed.File.Position(int(brace) - parsed.File.Base())
+			e := &Error{Code: CodeSyntaxError, Message: "SyntaxError: " +
+				"this '}' closes the function execute before the end of the source: check that every brace is balanced"}
+			e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+			return nil, e
+		}
 	}
 	if err == nil {
 		p.prog, err = goja.CompileAST(parsed, false)
@@ -164,14 +170,18 @@ func compile(source string, inputNames []string) (*Program, error) {
 	return p, nil
 }
 
-// enclosesSource reports whether the generated execute function's body
-// ends after sourceEnd, the offset just past the author's source. A source
-// with an extra '}' closes the generated function early and runs the rest
-// of its text outside it, beside the wrapper: such a program is refused.
-// This reads the parsed program's structure, never the author's text.
-func enclosesSource(prog *ast.Program, sourceEnd int) bool {
+// closingBrace returns where the generated execute function's body ends and
+// whether that is inside the author's source (before sourceEnd, the offset
+// just past it). A source with an extra '}' closes the generated function
+// early and runs the rest of its text outside it, beside the wrapper: such
+// a program is refused. This reads the parsed program's structure, never
+// the author's text.
+func closingBrace(prog *ast.Program, sourceEnd int) (file.Idx, bool) {
 	gen := generatedFunction(prog)
-	return gen != nil && gen.Body != nil && int(gen.Body.RightBrace)-prog.File.Base() >= sourceEnd
+	if gen == nil || gen.Body == nil {
+		return file.Idx(prog.File.Base() + sourceEnd), true
+	}
+	return gen.Body.RightBrace, int(gen.Body.RightBrace)-prog.File.Base() < sourceEnd
 }
 
 // generatedFunction finds the generated execute in the wrapper's shape:
@@ -193,7 +203,7 @@ func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 		return nil
 	}
 	decl, ok := outer.Body.List[1].(*ast.VariableStatement)
-	if !ok || len(decl.List) != 1 {
+	if !ok || len(decl.List) == 0 {
 		return nil
 	}
 	gen, ok := decl.List[0].Initializer.(*ast.FunctionLiteral)

@@ -202,16 +202,27 @@ func TestProgramCacheEvictsLeastRecentlyUsed(t *testing.T) {
 }
 
 func TestSourceCannotEscapeTheGeneratedFunction(t *testing.T) {
+	// Sources that parse once wrapped: refused, at the brace that closes execute.
+	for _, tc := range []struct {
+		source       string
+		line, column int
+	}{
+		{"return 1\n}; var x = function () {", 2, 1},
+		{"return 1\n}, escaped = function () {", 2, 1},
+		{"const a = 1 }; var b = function () {", 1, 13},
+	} {
+		res := run(t, tc.source)
+		if res.Err == nil || res.Err.Code != CodeSyntaxError || res.Err.Line != tc.line || res.Err.Column != tc.column {
+			t.Errorf("%q: want SCRIPT_SYNTAX_ERROR at %d:%d, got %q %v", tc.source, tc.line, tc.column, res.Output, res.Err)
+		}
+	}
+	// Sources that do not parse once wrapped: an ordinary syntax error.
 	for _, src := range []string{
-		"return 1\n}; var x = function () {",
-		"}; (function () {",
 		"return 1 }); (function () {",
+		"}; (function () {",
 		"}\n;return execute === $flowscript$generated ? void 0 : 1;\n}; $flowscript$generated = function () { return 'hijacked' }; var y = function () {",
 	} {
-		res := run(t, src)
-		if res.Err == nil || res.Err.Code != CodeSyntaxError {
-			t.Errorf("%q: want SCRIPT_SYNTAX_ERROR, got %q %v", src, res.Output, res.Err)
-		}
+		wantError(t, run(t, src), CodeSyntaxError, "")
 	}
 	// Balanced braces in strings, comments, templates and regexes are fine.
 	wantOutput(t, run(t, "const s = '}'; // }\nconst r = /\\}/; return s + `}` + r.source"), "}}\\}")

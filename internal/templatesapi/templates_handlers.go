@@ -171,10 +171,12 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 func (s *Server) checkSource(source string) ([]fieldError, []guardrails.Finding) {
 	var fields []fieldError
 	_, compileErr := sandbox.CompileWithLimits(source, nil, s.cfg.Sandbox)
-	if compileErr != nil {
+	findings, guardErr := guardrails.Check(source, nil)
+	if compileErr != nil && !hasEscape(findings) {
+		// An escape finding says the same as the builder's error, with its
+		// own code: report it once.
 		fields = append(fields, sourceError(compileErr))
 	}
-	findings, guardErr := guardrails.Check(source, nil)
 	if guardErr != nil && compileErr == nil {
 		// The builder accepted what the guardrails' wrapper could not
 		// parse: the source closes the function it runs in and goes on
@@ -193,6 +195,15 @@ func (s *Server) checkSource(source string) ([]fieldError, []guardrails.Finding)
 		}
 	}
 	return fields, warnings
+}
+
+func hasEscape(findings []guardrails.Finding) bool {
+	for _, f := range findings {
+		if f.Code == guardrails.CodeWrapperEscape {
+			return true
+		}
+	}
+	return false
 }
 
 func sourceError(err error) fieldError {
