@@ -1,6 +1,6 @@
 # FlowScript developer tasks. `make help` lists them.
 GO ?= go
-# The flags the container build uses too (deployments/Dockerfile): static, trimmed.
+# The flags the container build uses too (deployments/docker/Dockerfile): static, trimmed.
 BUILD_FLAGS ?= -trimpath -ldflags "-s -w"
 export CGO_ENABLED ?= 0
 

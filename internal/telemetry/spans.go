@@ -11,8 +11,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/flowscript/flowscript/flowjob"
 )
 
 // tracerName is the instrumentation scope of FlowScript's spans.
@@ -105,6 +103,14 @@ func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, 
 		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
 }
 
+// SetMessageID sets the span's message id (the job id) when it was not
+// known as the span started: a job message without Nats-Msg-Id.
+func SetMessageID(span trace.Span, messageID string) {
+	if span.IsRecording() {
+		span.SetAttributes(semconv.MessagingMessageID(messageID))
+	}
+}
+
 // StartSandbox starts the internal span around one script run.
 func StartSandbox(ctx context.Context) (context.Context, trace.Span) {
 	t, _ := tracer()
@@ -142,13 +148,26 @@ func RecordOutcome(span trace.Span, outcome, code string, err error) {
 }
 
 // destinationName returns the low-cardinality name of a subject for span
-// names, and the template when the subject ends with a job id.
+// names, and the template when the subject ends with a job id: a result
+// (<prefix>.results.<job id>) or a dead letter (<prefix>.dlq.<job id>),
+// whatever the prefix (flowscript by default, SUBJECT_PREFIX otherwise).
 func destinationName(subject string) (name, template string) {
-	for _, prefix := range []string{flowjob.ResultsSubjectPrefix, flowjob.DeadLetterSubjectPrefix} {
-		if rest, ok := strings.CutPrefix(subject, prefix+"."); ok && rest != "" {
-			t := prefix + ".{job_id}"
-			return t, t
-		}
+	i := strings.LastIndexByte(subject, '.')
+	if i <= 0 || i == len(subject)-1 {
+		return subject, ""
+	}
+	prefix := subject[:i]
+	last := prefix[strings.LastIndexByte(prefix, '.')+1:]
+	if last == resultsToken || last == dlqToken {
+		t := prefix + ".{job_id}"
+		return t, t
 	}
 	return subject, ""
 }
+
+// The subject tokens before a job id (flowjob.ResultsSubjectPrefix and
+// flowjob.DeadLetterSubjectPrefix end with them).
+const (
+	resultsToken = "results"
+	dlqToken     = "dlq"
+)

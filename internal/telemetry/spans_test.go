@@ -254,6 +254,9 @@ func TestDestinationName(t *testing.T) {
 		{"flowscript.results.job-42", "flowscript.results.{job_id}", "flowscript.results.{job_id}"},
 		{"flowscript.dlq.job-42", "flowscript.dlq.{job_id}", "flowscript.dlq.{job_id}"},
 		{"flowscript.results.", "flowscript.results.", ""},
+		{"acme.prod.results.job-42", "acme.prod.results.{job_id}", "acme.prod.results.{job_id}"},
+		{"acme.dlq.unknown", "acme.dlq.{job_id}", "acme.dlq.{job_id}"},
+		{"acme.jobs.execute", "acme.jobs.execute", ""},
 		{"_INBOX.abc", "_INBOX.abc", ""},
 	}
 	for _, tt := range tests {

@@ -96,12 +96,14 @@ func storeErr(err error) error {
 }
 
 // List implements Store.
-func (e *Embedded) List(ctx context.Context) ([]Template, error) {
+func (e *Embedded) List(ctx context.Context) (_ []Template, err error) {
+	span := startDB(ctx, "list")
+	defer func() { endDB(span, err) }()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	list := []Template{}
-	err := e.db.View(func(tx *bolt.Tx) error {
+	err = e.db.View(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketTemplates).ForEach(func(k, v []byte) error {
 			t, err := decode(k, v)
 			if err != nil {
@@ -125,12 +127,14 @@ func (e *Embedded) List(ctx context.Context) ([]Template, error) {
 }
 
 // Get implements Store.
-func (e *Embedded) Get(ctx context.Context, id uuid.UUID) (Template, error) {
+func (e *Embedded) Get(ctx context.Context, id uuid.UUID) (_ Template, err error) {
+	span := startDB(ctx, "get")
+	defer func() { endDB(span, err) }()
 	if err := ctx.Err(); err != nil {
 		return Template{}, err
 	}
 	var t Template
-	err := e.db.View(func(tx *bolt.Tx) error {
+	err = e.db.View(func(tx *bolt.Tx) error {
 		v := tx.Bucket(bucketTemplates).Get(id[:])
 		if v == nil {
 			return ErrNotFound
@@ -146,8 +150,10 @@ func (e *Embedded) Get(ctx context.Context, id uuid.UUID) (Template, error) {
 }
 
 // Create implements Store.
-func (e *Embedded) Create(ctx context.Context, d Draft) (Template, error) {
-	d, err := prepare(d, e.opts)
+func (e *Embedded) Create(ctx context.Context, d Draft) (_ Template, err error) {
+	span := startDB(ctx, "create")
+	defer func() { endDB(span, err) }()
+	d, err = prepare(d, e.opts)
 	if err != nil {
 		return Template{}, err
 	}
@@ -174,8 +180,10 @@ func (e *Embedded) Create(ctx context.Context, d Draft) (Template, error) {
 }
 
 // Update implements Store.
-func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft) (Template, error) {
-	d, err := prepare(d, e.opts)
+func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft) (_ Template, err error) {
+	span := startDB(ctx, "update")
+	defer func() { endDB(span, err) }()
+	d, err = prepare(d, e.opts)
 	if err != nil {
 		return Template{}, err
 	}
@@ -211,11 +219,13 @@ func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft) (Template,
 }
 
 // Delete implements Store.
-func (e *Embedded) Delete(ctx context.Context, id uuid.UUID) error {
+func (e *Embedded) Delete(ctx context.Context, id uuid.UUID) (err error) {
+	span := startDB(ctx, "delete")
+	defer func() { endDB(span, err) }()
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	err := e.db.Update(func(tx *bolt.Tx) error {
+	err = e.db.Update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTemplates)
 		if b.Get(id[:]) == nil {
 			return ErrNotFound

@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // Postgres is the PostgreSQL store. Its pool reconnects on its own: when
@@ -41,6 +43,8 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
+	// Every query is a client span (never with its arguments).
+	cfg.ConnConfig.Tracer = telemetry.PgxTracer{}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the PostgreSQL pool: %w", err)

@@ -34,6 +34,15 @@
 //   - Store down: 503 STORE_UNAVAILABLE with Retry-After; the PostgreSQL
 //     pool reconnects by itself, so the next request after the database is
 //     back succeeds.
+//   - Telemetry: every API request is a server span "<METHOD> <route>"
+//     (a child of the caller's traceparent), with the store's calls as
+//     client spans under it (pgx queries on PostgreSQL, one span per call
+//     on the embedded store); the probes are not traced. Spans go where the
+//     OTEL_* variables say, nowhere when none is set (cmd/templates-api
+//     calls telemetry.Setup). The service serves no /metrics: it has no
+//     metric of its own (the operational metrics are the executor's, on its
+//     admin port) and no admin port, and a public /metrics beside the API
+//     would be its only unauthenticated route besides the probes.
 //
 // The package must never run a script outside the injected Runner, never log
 // a request body (sources and inputs are the authors'), and never answer

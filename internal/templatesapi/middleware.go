@@ -115,7 +115,7 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 			if info := infoFrom(r.Context()); info != nil {
 				id = info.id
 			}
-			s.log.Error("handler panicked", "request_id", id, "panic", v, "stack", string(debug.Stack()))
+			s.log.ErrorContext(r.Context(), "handler panicked", "request_id", id, "panic", v, "stack", string(debug.Stack()))
 			writeError(w, newError(http.StatusInternalServerError, CodeInternal,
 				"internal error; report request id "+id))
 		}()

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/telemetry"
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
@@ -52,7 +53,8 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger 
 		return nil, err
 	}
 	s.openapi = doc
-	s.handler = s.withRequestLog(s.withRecover(s.mux()))
+	handler, routes := s.mux()
+	s.handler = s.withTracing(routes, s.withRequestLog(s.withRecover(handler)))
 	return s, nil
 }
 
@@ -88,7 +90,8 @@ func (s *Server) routes() []route {
 // JSON 405 for the other methods and, everywhere else (unclean paths
 // included), a JSON 404 — both behind authentication too, so an anonymous
 // caller learns nothing.
-func (s *Server) mux() http.Handler {
+// It also returns the ServeMux, whose patterns name the routes' spans.
+func (s *Server) mux() (http.Handler, *http.ServeMux) {
 	mux := http.NewServeMux()
 	allowed := map[string][]string{}
 	for _, rt := range s.routes() {
@@ -113,6 +116,27 @@ func (s *Server) mux() http.Handler {
 			return
 		}
 		mux.ServeHTTP(w, r)
+	}), mux
+}
+
+// withTracing gives every request but the probes a server span named
+// after its route ("GET /api/script-templates/{id}"), a child of the
+// caller's traceparent; the handlers' store calls are its children. Probes
+// are polled every few seconds and would only bury the API's traces.
+func (s *Server) withTracing(routes *http.ServeMux, next http.Handler) http.Handler {
+	traced := telemetry.HTTPServer(routes, next)
+	probes := map[string]bool{}
+	for _, rt := range s.routes() {
+		if rt.public {
+			probes[rt.path] = true
+		}
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if probes[r.URL.Path] {
+			next.ServeHTTP(w, r)
+			return
+		}
+		traced.ServeHTTP(w, r)
 	})
 }
 

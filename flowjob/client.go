@@ -1,0 +1,266 @@
+package flowjob
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// ErrNoResult reports that no result is stored for a job yet.
+var ErrNoResult = errors.New("no result is stored for this job yet")
+
+// HeaderInjector adds headers to a job message before it is published: the
+// hook for trace context (an OpenTelemetry propagator's Inject over a
+// carrier of h writes traceparent and tracestate). It must only add headers.
+type HeaderInjector func(ctx context.Context, h nats.Header)
+
+// PublishHook wraps the publish of one job: it is called with the job's
+// subject, id and headers before the publish, may add headers (trace
+// context) and return a context for the publish, and its done is called
+// with the publish's error (nil on success) once the broker answered. It
+// is how an engine starts a producer span around the publish without this
+// package importing a tracing library. done may be nil.
+type PublishHook func(ctx context.Context, subject, jobID string, h nats.Header) (context.Context, func(err error))
+
+// Client publishes jobs and awaits their results. It is safe for concurrent
+// use. Create it with NewClient.
+type Client struct {
+	nc            *nats.Conn
+	js            jetstream.JetStream
+	jobsSubject   string
+	resultsPrefix string
+	resultsStream string
+	inject        HeaderInjector
+	hook          PublishHook
+	pollFirst     time.Duration
+	pollMax       time.Duration
+
+	mu      sync.Mutex
+	results jetstream.Stream
+}
+
+// ClientOption configures a Client.
+type ClientOption func(*Client)
+
+// WithJobsSubject sets the subject jobs are published on (default
+// JobsSubject). It must be under the JOBS stream's subjects.
+func WithJobsSubject(subject string) ClientOption {
+	return func(c *Client) { c.jobsSubject = subject }
+}
+
+// WithResultsSubjectPrefix sets the prefix results are stored under
+// (default ResultsSubjectPrefix: the result of job X is on prefix + "." + X).
+func WithResultsSubjectPrefix(prefix string) ClientOption {
+	return func(c *Client) { c.resultsPrefix = prefix }
+}
+
+// WithResultsStream sets the name of the RESULTS stream (default
+// DefaultResultsStream).
+func WithResultsStream(name string) ClientOption {
+	return func(c *Client) { c.resultsStream = name }
+}
+
+// WithHeaderInjector sets the hook that adds trace headers to every job the
+// client publishes.
+func WithHeaderInjector(inject HeaderInjector) ClientOption {
+	return func(c *Client) { c.inject = inject }
+}
+
+// WithPublishHook sets the hook around every job publish (see
+// PublishHook). With WithHeaderInjector as well, the injector runs after
+// the hook, with the hook's context.
+func WithPublishHook(hook PublishHook) ClientOption {
+	return func(c *Client) { c.hook = hook }
+}
+
+// WithResultPolling sets how often Run and Await look the result up in the
+// RESULTS stream: first after first, then doubling up to max. Defaults:
+// 500ms and 5s. Run looks sooner when the job was already published (its
+// Reply-To inbox will not be told).
+func WithResultPolling(first, max time.Duration) ClientOption {
+	return func(c *Client) { c.pollFirst, c.pollMax = first, max }
+}
+
+// NewClient returns a client over nc.
+func NewClient(nc *nats.Conn, opts ...ClientOption) (*Client, error) {
+	if nc == nil {
+		return nil, errors.New("creating flowjob client: the NATS connection is nil")
+	}
+	c := &Client{
+		nc:            nc,
+		jobsSubject:   JobsSubject,
+		resultsPrefix: ResultsSubjectPrefix,
+		resultsStream: DefaultResultsStream,
+		pollFirst:     500 * time.Millisecond,
+		pollMax:       5 * time.Second,
+	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if c.pollFirst <= 0 || c.pollMax < c.pollFirst {
+		return nil, fmt.Errorf("creating flowjob client: result polling needs 0 < first <= max, got %s and %s", c.pollFirst, c.pollMax)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("creating flowjob client: %w", err)
+	}
+	c.js = js
+	return c, nil
+}
+
+// Published is what the broker said about a published job.
+type Published struct {
+	// Sequence is the job's sequence in the JOBS stream.
+	Sequence uint64
+	// Duplicate is true when a job with the same id was already published
+	// within the stream's duplicate window: this publish was dropped.
+	Duplicate bool
+}
+
+// Publish validates job and publishes it, with Nats-Msg-Id = job id (so a
+// retried publish is stored once) and, when replyTo is not "", a Reply-To
+// header naming the inbox the executor also sends the result to.
+func (c *Client) Publish(ctx context.Context, job *Job, replyTo string) (Published, error) {
+	if err := job.Validate(); err != nil {
+		return Published{}, fmt.Errorf("validating job: %w", err)
+	}
+	data, err := json.Marshal(job)
+	if err != nil {
+		return Published{}, fmt.Errorf("encoding job %s: %w", job.ID, err)
+	}
+	msg := nats.NewMsg(c.jobsSubject)
+	msg.Data = data
+	var done func(error)
+	if c.hook != nil {
+		ctx, done = c.hook(ctx, c.jobsSubject, job.ID, msg.Header)
+	}
+	if c.inject != nil {
+		c.inject(ctx, msg.Header)
+	}
+	msg.Header.Set(HeaderMsgID, job.ID)
+	msg.Header.Set(HeaderVersion, strconv.Itoa(ContractVersion))
+	if replyTo != "" {
+		msg.Header.Set(HeaderReplyTo, replyTo)
+	}
+	ack, err := c.js.PublishMsg(ctx, msg)
+	if done != nil {
+		done(err)
+	}
+	if err != nil {
+		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, c.jobsSubject, err)
+	}
+	return Published{Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// Run publishes job and waits until its result is stored or ctx ends. The
+// result comes from the job's Reply-To inbox first; the RESULTS stream is
+// looked up as a fallback (the job was already published, the executor
+// that stored the result died before telling the inbox, the connection
+// dropped), so Run returns the stored result in every case.
+func (c *Client) Run(ctx context.Context, job *Job) (*Result, error) {
+	if job == nil {
+		return nil, errors.New("running job: the job is nil")
+	}
+	inbox := c.nc.NewInbox()
+	replies := make(chan *nats.Msg, 4)
+	sub, err := c.nc.ChanSubscribe(inbox, replies)
+	if err != nil {
+		return nil, fmt.Errorf("subscribing to the Reply-To inbox of job %s: %w", job.ID, err)
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // the subscription dies with the connection anyway
+	pub, err := c.Publish(ctx, job, inbox)
+	if err != nil {
+		return nil, err
+	}
+	first := c.pollFirst
+	if pub.Duplicate {
+		first = min(first, 100*time.Millisecond)
+	}
+	return c.await(ctx, job.ID, replies, first)
+}
+
+// Await waits until the result of jobID is stored or ctx ends, looking it
+// up in the RESULTS stream with backoff.
+func (c *Client) Await(ctx context.Context, jobID string) (*Result, error) {
+	return c.await(ctx, jobID, nil, 0)
+}
+
+// Result returns the stored result of jobID, or ErrNoResult.
+func (c *Client) Result(ctx context.Context, jobID string) (*Result, error) {
+	stream, err := c.resultsStreamHandle(ctx)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := stream.GetLastMsgForSubject(ctx, c.resultsPrefix+"."+jobID)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil, ErrNoResult
+	}
+	if err != nil {
+		return nil, fmt.Errorf("looking up the result of job %s in stream %s: %w", jobID, c.resultsStream, err)
+	}
+	var r Result
+	if err := json.Unmarshal(raw.Data, &r); err != nil {
+		return nil, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
+	}
+	return &r, nil
+}
+
+// await takes the first of: a result for jobID on replies, or one found in
+// the stream by a lookup at first (0: at once), then after each doubling
+// interval up to pollMax.
+func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.Msg, first time.Duration) (*Result, error) {
+	wait := first
+	var lastErr error
+	for {
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			if lastErr != nil {
+				return nil, fmt.Errorf("awaiting the result of job %s: %w (last lookup: %v)", jobID, ctx.Err(), lastErr)
+			}
+			return nil, fmt.Errorf("awaiting the result of job %s: %w", jobID, ctx.Err())
+		case msg := <-replies:
+			timer.Stop()
+			var r Result
+			if err := json.Unmarshal(msg.Data, &r); err == nil && r.JobID == jobID {
+				return &r, nil
+			}
+			continue // not this job's result: keep waiting
+		case <-timer.C:
+		}
+		r, err := c.Result(ctx, jobID)
+		if err == nil {
+			return r, nil
+		}
+		if !errors.Is(err, ErrNoResult) {
+			lastErr = err
+		}
+		if wait == 0 {
+			wait = c.pollFirst
+		} else {
+			wait = min(2*wait, c.pollMax)
+		}
+	}
+}
+
+func (c *Client) resultsStreamHandle(ctx context.Context) (jetstream.Stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.results != nil {
+		return c.results, nil
+	}
+	s, err := c.js.Stream(ctx, c.resultsStream)
+	if err != nil {
+		return nil, fmt.Errorf("opening results stream %s: %w", c.resultsStream, err)
+	}
+	c.results = s
+	return s, nil
+}

@@ -1,0 +1,287 @@
+package flowjob_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// env is a broker with the executor's streams under per-test names.
+type env struct {
+	nc  *nats.Conn
+	cfg consumer.Config
+}
+
+func eachBroker(t *testing.T, f func(t *testing.T, url string)) {
+	t.Run("embedded", func(t *testing.T) { f(t, testenv.EmbeddedNATS(t).ClientURL()) })
+	t.Run("machine", func(t *testing.T) { f(t, testenv.MachineNATSURL(t)) })
+}
+
+func newEnv(t *testing.T, url string, withExecutor bool) env {
+	t.Helper()
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	id := strings.ToUpper(hex.EncodeToString(b[:]))
+	cfg := consumer.Config{
+		JobsStream: "T_JOBS_" + id, ResultsStream: "T_RESULTS_" + id, DLQStream: "T_DLQ_" + id,
+		Consumer: "T_EXEC_" + id, SubjectPrefix: "fstest." + id, Parallel: 2,
+		PullWait: 100 * time.Millisecond, ScriptTimeout: time.Second, AckWait: 5 * time.Second,
+	}.WithDefaults()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	t.Cleanup(func() {
+		for _, s := range []string{cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream} {
+			_ = js.DeleteStream(context.Background(), s)
+		}
+	})
+	ctx := testenv.Context(t, 30*time.Second)
+	if _, err := consumer.Provision(ctx, js, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if withExecutor {
+		startExecutor(t, nc, cfg)
+	}
+	return env{nc: nc, cfg: cfg}
+}
+
+func startExecutor(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
+	t.Helper()
+	exec, err := consumer.New(context.Background(), nc, cfg, consumer.Options{
+		Runner: sandbox.NewInProcess(sandbox.Limits{MaxParallel: cfg.Parallel}),
+		Policy: actions.Policy{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = exec.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+}
+
+func (e env) client(t *testing.T, opts ...flowjob.ClientOption) *flowjob.Client {
+	t.Helper()
+	opts = append([]flowjob.ClientOption{
+		flowjob.WithJobsSubject(e.cfg.JobsSubject()),
+		flowjob.WithResultsSubjectPrefix(e.cfg.ResultsPrefix()),
+		flowjob.WithResultsStream(e.cfg.ResultsStream),
+		flowjob.WithResultPolling(50*time.Millisecond, 200*time.Millisecond),
+	}, opts...)
+	c, err := flowjob.NewClient(e.nc, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func cpfJob(id, cpf string) *flowjob.Job {
+	return &flowjob.Job{
+		ID: id, SessionID: "session-1", FlowID: "flow-1", BlockID: "block-1", Context: flowjob.ContextFlow,
+		Action: flowjob.ExecuteScriptAction{
+			Type: flowjob.ActionTypeExecuteScript,
+			Source: `function execute(cpf) {
+  return String(cpf).replace(/\D/g, '').length === 11 ? 'valido' : 'invalido'
+}`,
+			InputVariables: []flowjob.InputVariable{{Name: "cpf", Value: "{{cpf}}"}},
+			OutputVariable: "cpfStatus",
+			OnError:        flowjob.OnErrorContinue,
+		},
+		Variables: map[string]string{"cpf": cpf},
+	}
+}
+
+// TestClientRunSendsTheContractHeaders: Run publishes with the job id as
+// Nats-Msg-Id, a Reply-To inbox, the contract version and the injected
+// trace headers, and returns the result.
+func TestClientRunSendsTheContractHeaders(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, true)
+		seen, err := e.nc.SubscribeSync(e.cfg.JobsSubject())
+		if err != nil {
+			t.Fatal(err)
+		}
+		const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		c := e.client(t, flowjob.WithHeaderInjector(func(_ context.Context, h nats.Header) {
+			h.Set(flowjob.HeaderTraceParent, traceparent)
+		}))
+		res, err := c.Run(testenv.Context(t, 20*time.Second), cpfJob("client-run-1", "123.456.789-09"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.JobID != "client-run-1" || res.Status != flowjob.StatusSucceeded || res.Variables["cpfStatus"] != "valido" {
+			t.Errorf("result = %+v", res)
+		}
+		msg, err := seen.NextMsg(5 * time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range map[string]string{
+			flowjob.HeaderMsgID: "client-run-1", flowjob.HeaderVersion: "1", flowjob.HeaderTraceParent: traceparent,
+		} {
+			if got := msg.Header.Get(k); got != want {
+				t.Errorf("header %s = %q, want %q", k, got, want)
+			}
+		}
+		if !strings.HasPrefix(msg.Header.Get(flowjob.HeaderReplyTo), "_INBOX.") {
+			t.Errorf("Reply-To = %q, want an inbox", msg.Header.Get(flowjob.HeaderReplyTo))
+		}
+	})
+}
+
+// TestClientRunFallsBackToTheStream: when the job was already published
+// (and ran) before, its Reply-To is never told; Run finds the stored result.
+func TestClientRunFallsBackToTheStream(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, true)
+		c := e.client(t)
+		ctx := testenv.Context(t, 20*time.Second)
+		job := cpfJob("client-fallback", "123")
+		if _, err := c.Publish(ctx, job, ""); err != nil {
+			t.Fatal(err)
+		}
+		first, err := c.Await(ctx, job.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := c.Run(ctx, job)
+		if err != nil {
+			t.Fatalf("Run of an already finished job: %v", err)
+		}
+		if again.Attempt != first.Attempt || !again.CompletedAt.Equal(first.CompletedAt) || again.Variables["cpfStatus"] != "invalido" {
+			t.Errorf("Run returned %+v, want the stored result %+v", again, first)
+		}
+	})
+}
+
+// TestClientRunWaitsForALateExecutor: Run keeps waiting until an executor
+// starts and answers.
+func TestClientRunWaitsForALateExecutor(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, false)
+		c := e.client(t)
+		got := make(chan error, 1)
+		go func() {
+			_, err := c.Run(testenv.Context(t, 20*time.Second), cpfJob("client-late", "123.456.789-09"))
+			got <- err
+		}()
+		js, _ := jetstream.New(e.nc)
+		deadline := time.Now().Add(10 * time.Second)
+		for { // the job is published and Run waits before any executor exists
+			s, err := js.Stream(context.Background(), e.cfg.JobsStream)
+			if err == nil && s.CachedInfo().State.Msgs == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("Run did not publish the job within 10s")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		startExecutor(t, e.nc, e.cfg)
+		if err := <-got; err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestClientErrors(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, false)
+		c := e.client(t)
+		if _, err := c.Result(context.Background(), "never-published"); !errors.Is(err, flowjob.ErrNoResult) {
+			t.Errorf("Result of an unknown job: %v, want ErrNoResult", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		if _, err := c.Await(ctx, "never-published"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Await past its context: %v, want DeadlineExceeded", err)
+		}
+		bad := cpfJob("client-bad", "1")
+		bad.Action.OnError = "sometimes"
+		if _, err := c.Publish(context.Background(), bad, ""); err == nil || !strings.Contains(err.Error(), "action.onError") {
+			t.Errorf("publishing an invalid job: %v, want an error naming action.onError", err)
+		}
+		if _, err := flowjob.NewClient(nil); err == nil {
+			t.Error("NewClient(nil) succeeded")
+		}
+	})
+}
+
+// TestClientPublishHookWrapsThePublish: the hook sees the job's subject and
+// id before the publish, its headers go out with the job, the header
+// injector runs after it with its context, and done gets the publish's
+// error once the broker answered.
+func TestClientPublishHookWrapsThePublish(t *testing.T) {
+	type ctxKey struct{}
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, false)
+		var calls []string
+		var doneErrs []error
+		hook := func(ctx context.Context, subject, jobID string, h nats.Header) (context.Context, func(error)) {
+			calls = append(calls, "hook "+subject+" "+jobID)
+			h.Set("X-Hook", "1")
+			return context.WithValue(ctx, ctxKey{}, "hooked"), func(err error) {
+				calls = append(calls, "done")
+				doneErrs = append(doneErrs, err)
+			}
+		}
+		inject := func(ctx context.Context, h nats.Header) {
+			calls = append(calls, "inject "+fmt.Sprint(ctx.Value(ctxKey{})))
+		}
+		c := e.client(t, flowjob.WithPublishHook(hook), flowjob.WithHeaderInjector(inject))
+		ctx := testenv.Context(t, 10*time.Second)
+		pub, err := c.Publish(ctx, cpfJob("hooked-1", "123.456.789-09"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"hook " + e.cfg.JobsSubject() + " hooked-1", "inject hooked", "done"}
+		if fmt.Sprint(calls) != fmt.Sprint(want) || doneErrs[0] != nil {
+			t.Errorf("calls %q (done errors %v), want %q with a nil error", calls, doneErrs, want)
+		}
+		js, _ := jetstream.New(e.nc)
+		s, err := js.Stream(ctx, e.cfg.JobsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := s.GetMsg(ctx, pub.Sequence)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if raw.Header.Get("X-Hook") != "1" || raw.Header.Get(flowjob.HeaderMsgID) != "hooked-1" {
+			t.Errorf("stored headers %v, want the hook's X-Hook and the job id", raw.Header)
+		}
+
+		// A publish the broker refuses (no stream takes the subject).
+		calls, doneErrs = nil, nil
+		bad := e.client(t, flowjob.WithPublishHook(hook), flowjob.WithJobsSubject("fstest.nostream.jobs"))
+		if _, err := bad.Publish(ctx, cpfJob("hooked-2", "123.456.789-09"), ""); err == nil {
+			t.Fatal("publishing on a subject no stream takes succeeded")
+		}
+		if len(doneErrs) != 1 || doneErrs[0] == nil {
+			t.Errorf("done got %v, want the publish error once", doneErrs)
+		}
+	})
+}

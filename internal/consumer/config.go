@@ -1,0 +1,247 @@
+package consumer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/flowscript/flowscript/flowjob"
+)
+
+// Config names the streams and the consumer and sets their limits. The zero
+// value is not usable: call WithDefaults, then Validate.
+type Config struct {
+	// JobsStream, ResultsStream and DLQStream are the stream names.
+	JobsStream    string
+	ResultsStream string
+	DLQStream     string
+	// Consumer is the durable pull consumer all replicas share.
+	Consumer string
+	// SubjectPrefix roots every subject: jobs on <prefix>.jobs.>, results on
+	// <prefix>.results.<job id>, dead letters on <prefix>.dlq.<job id>. The
+	// default, "flowscript", is what engines using package flowjob publish on.
+	SubjectPrefix string
+
+	// Parallel is how many jobs this replica runs at once
+	// (SANDBOX_MAX_PARALLEL); each slot pulls one job only when it is idle.
+	Parallel int
+	// ScriptTimeout is the sandbox's time limit (SANDBOX_TIMEOUT_MS). It is
+	// the upper bound of a job's run and sets the default AckWait.
+	ScriptTimeout time.Duration
+	// MaxDeliver bounds the deliveries of one job; the last one that fails
+	// for a transient reason ends in a failed result and a dead letter.
+	MaxDeliver int
+	// AckWait is how long the broker waits for an ack before redelivering.
+	// Default: 3 × ScriptTimeout, at least 30s.
+	AckWait time.Duration
+	// ProgressInterval is how often a running job tells the broker it is
+	// still in progress (so long retries do not exceed AckWait). Default
+	// AckWait/3; negative disables progress acks.
+	ProgressInterval time.Duration
+	// DuplicateWindow is the JOBS stream's deduplication window on
+	// Nats-Msg-Id (the job id).
+	DuplicateWindow time.Duration
+	// JobsMaxMsgs and JobsMaxBytes bound the JOBS stream; when full, new
+	// publishes are refused (discard new) so the engine sees back-pressure.
+	JobsMaxMsgs  int64
+	JobsMaxBytes int64
+	// ResultsMaxAge and DLQMaxAge are how long results and dead letters are
+	// kept. A result must outlive any redelivery of its job: keep
+	// ResultsMaxAge well above MaxDeliver × AckWait.
+	ResultsMaxAge time.Duration
+	DLQMaxAge     time.Duration
+	// Replicas is the number of stream replicas in a clustered broker.
+	Replicas int
+	// MaxJobBytes caps a job message; a larger one is dead-lettered.
+	MaxJobBytes int
+	// MaxAckPending bounds the jobs in flight across all replicas.
+	MaxAckPending int
+
+	// PullWait is how long one idle slot's pull request waits for a job.
+	// It bounds how long stopping takes when the replica is idle.
+	PullWait time.Duration
+	// ShutdownGrace is how long in-flight jobs may run once stopping starts;
+	// jobs still running after it are interrupted and redelivered.
+	ShutdownGrace time.Duration
+	// StoreRetryMaxElapsed bounds the retries of one store or dead-letter
+	// publish inside one delivery.
+	StoreRetryMaxElapsed time.Duration
+	// CrashRetries is how many times one delivery reruns a job whose sandbox
+	// worker crashed before handing it back for redelivery.
+	CrashRetries int
+	// RedeliveryDelay is the first delay of a job handed back after a
+	// transient failure; it doubles per delivery up to MaxRedeliveryDelay.
+	RedeliveryDelay    time.Duration
+	MaxRedeliveryDelay time.Duration
+}
+
+// Defaults.
+const (
+	DefaultMaxDeliver           = 5
+	DefaultDuplicateWindow      = 5 * time.Minute
+	DefaultJobsMaxMsgs          = 1_000_000
+	DefaultJobsMaxBytes         = 1 << 30
+	DefaultResultsMaxAge        = 24 * time.Hour
+	DefaultDLQMaxAge            = 14 * 24 * time.Hour
+	DefaultMaxJobBytes          = flowjob.MaxJobBytes
+	DefaultMaxAckPending        = 1000
+	DefaultPullWait             = time.Second
+	DefaultShutdownGrace        = 30 * time.Second
+	DefaultStoreRetryMaxElapsed = 10 * time.Second
+	DefaultCrashRetries         = 2
+	DefaultRedeliveryDelay      = time.Second
+	DefaultMaxRedeliveryDelay   = 30 * time.Second
+	DefaultSubjectPrefix        = "flowscript"
+	minAckWait                  = 30 * time.Second
+)
+
+// WithDefaults returns c with every unset field set to its default.
+func (c Config) WithDefaults() Config {
+	setString(&c.JobsStream, flowjob.DefaultJobsStream)
+	setString(&c.ResultsStream, flowjob.DefaultResultsStream)
+	setString(&c.DLQStream, flowjob.DefaultDLQStream)
+	setString(&c.Consumer, flowjob.DefaultConsumer)
+	setString(&c.SubjectPrefix, DefaultSubjectPrefix)
+	setInt(&c.Parallel, 8)
+	setDuration(&c.ScriptTimeout, 5*time.Second)
+	setInt(&c.MaxDeliver, DefaultMaxDeliver)
+	setDuration(&c.AckWait, max(3*c.ScriptTimeout, minAckWait))
+	setDuration(&c.ProgressInterval, c.AckWait/3)
+	setDuration(&c.DuplicateWindow, DefaultDuplicateWindow)
+	if c.JobsMaxMsgs == 0 {
+		c.JobsMaxMsgs = DefaultJobsMaxMsgs
+	}
+	if c.JobsMaxBytes == 0 {
+		c.JobsMaxBytes = DefaultJobsMaxBytes
+	}
+	setDuration(&c.ResultsMaxAge, DefaultResultsMaxAge)
+	setDuration(&c.DLQMaxAge, DefaultDLQMaxAge)
+	setInt(&c.Replicas, 1)
+	setInt(&c.MaxJobBytes, DefaultMaxJobBytes)
+	setInt(&c.MaxAckPending, DefaultMaxAckPending)
+	setDuration(&c.PullWait, DefaultPullWait)
+	setDuration(&c.ShutdownGrace, DefaultShutdownGrace)
+	setDuration(&c.StoreRetryMaxElapsed, DefaultStoreRetryMaxElapsed)
+	setInt(&c.CrashRetries, DefaultCrashRetries)
+	setDuration(&c.RedeliveryDelay, DefaultRedeliveryDelay)
+	setDuration(&c.MaxRedeliveryDelay, DefaultMaxRedeliveryDelay)
+	return c
+}
+
+// Validate reports every field out of range, naming its environment
+// variable where it has one.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(ok bool, format string, args ...any) {
+		if !ok {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	for _, n := range []struct{ env, value string }{
+		{"JOBS_STREAM", c.JobsStream}, {"RESULTS_STREAM", c.ResultsStream},
+		{"DLQ_STREAM", c.DLQStream}, {"CONSUMER_NAME", c.Consumer},
+	} {
+		check(validName(n.value), "%s must be a name of letters, digits, '-' or '_', got %q", n.env, n.value)
+	}
+	check(c.JobsStream != c.ResultsStream && c.JobsStream != c.DLQStream && c.ResultsStream != c.DLQStream,
+		"JOBS_STREAM, RESULTS_STREAM and DLQ_STREAM must be three different names, got %q, %q and %q",
+		c.JobsStream, c.ResultsStream, c.DLQStream)
+	check(validPrefix(c.SubjectPrefix), "SUBJECT_PREFIX must be dot-separated tokens without wildcards or spaces, got %q", c.SubjectPrefix)
+	check(c.Parallel >= 1, "SANDBOX_MAX_PARALLEL must be at least 1, got %d", c.Parallel)
+	check(c.ScriptTimeout > 0, "SANDBOX_TIMEOUT_MS must be positive, got %s", c.ScriptTimeout)
+	check(c.MaxDeliver >= 1 && c.MaxDeliver <= 100, "MAX_DELIVER must be between 1 and 100, got %d", c.MaxDeliver)
+	check(c.AckWait > c.ScriptTimeout, "ACK_WAIT (%s) must be above the script timeout SANDBOX_TIMEOUT_MS (%s), or jobs are redelivered while they run",
+		c.AckWait, c.ScriptTimeout)
+	check(c.ProgressInterval < c.AckWait, "the progress interval (%s) must be below ACK_WAIT (%s)", c.ProgressInterval, c.AckWait)
+	check(c.DuplicateWindow >= time.Second, "DUPLICATE_WINDOW must be at least 1s, got %s", c.DuplicateWindow)
+	check(c.JobsMaxMsgs >= 1 || c.JobsMaxMsgs == -1, "JOBS_MAX_MSGS must be positive (or -1 for no limit), got %d", c.JobsMaxMsgs)
+	check(c.JobsMaxBytes >= 1 || c.JobsMaxBytes == -1, "JOBS_MAX_BYTES must be positive (or -1 for no limit), got %d", c.JobsMaxBytes)
+	check(c.ResultsMaxAge >= time.Minute, "RESULTS_MAX_AGE must be at least 1m, got %s", c.ResultsMaxAge)
+	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
+	check(c.Replicas >= 1 && c.Replicas <= 5, "STREAM_REPLICAS must be between 1 and 5, got %d", c.Replicas)
+	check(c.MaxJobBytes >= 1024 && c.MaxJobBytes <= flowjob.MaxJobBytes,
+		"MAX_JOB_BYTES must be between 1024 and %d (the contract's cap), got %d", flowjob.MaxJobBytes, c.MaxJobBytes)
+	check(c.MaxAckPending >= c.Parallel, "the consumer's MaxAckPending (%d) must be at least SANDBOX_MAX_PARALLEL (%d)", c.MaxAckPending, c.Parallel)
+	check(c.PullWait >= 10*time.Millisecond, "the pull wait must be at least 10ms, got %s", c.PullWait)
+	check(c.ShutdownGrace >= 0, "SHUTDOWN_GRACE must not be negative, got %s", c.ShutdownGrace)
+	check(c.StoreRetryMaxElapsed > 0, "the store retry budget must be positive, got %s", c.StoreRetryMaxElapsed)
+	check(c.CrashRetries >= 0, "the crash retries must not be negative, got %d", c.CrashRetries)
+	check(c.RedeliveryDelay > 0 && c.MaxRedeliveryDelay >= c.RedeliveryDelay,
+		"the redelivery delays must be positive with the maximum (%s) at least the first (%s)", c.MaxRedeliveryDelay, c.RedeliveryDelay)
+	return errors.Join(errs...)
+}
+
+// JobsSubjects is the JOBS stream's subject filter.
+func (c Config) JobsSubjects() string { return c.SubjectPrefix + ".jobs.>" }
+
+// JobsSubject is the subject package flowjob's client publishes on for this
+// prefix.
+func (c Config) JobsSubject() string { return c.SubjectPrefix + ".jobs.execute" }
+
+// ResultsPrefix is the subject prefix of results: the result of job X is on
+// ResultsPrefix + "." + X.
+func (c Config) ResultsPrefix() string { return c.SubjectPrefix + ".results" }
+
+// ResultSubject is where the result of jobID is stored.
+func (c Config) ResultSubject(jobID string) string { return c.ResultsPrefix() + "." + jobID }
+
+// DLQSubject is where a dead letter of jobID goes ("unknown" when the
+// message named no usable job id).
+func (c Config) DLQSubject(jobID string) string {
+	if !flowjob.ValidID(jobID) {
+		jobID = "unknown"
+	}
+	return c.SubjectPrefix + ".dlq." + jobID
+}
+
+// validToken reports whether s can be one subject token.
+func validToken(s string) bool {
+	if s == "" || len(s) > 256 {
+		return false
+	}
+	return !strings.ContainsAny(s, ".*> \t\r\n")
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		ok := r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func validPrefix(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, tok := range strings.Split(s, ".") {
+		if !validToken(tok) {
+			return false
+		}
+	}
+	return true
+}
+
+func setString(dst *string, def string) {
+	if *dst == "" {
+		*dst = def
+	}
+}
+
+func setInt(dst *int, def int) {
+	if *dst == 0 {
+		*dst = def
+	}
+}
+
+func setDuration(dst *time.Duration, def time.Duration) {
+	if *dst == 0 {
+		*dst = def
+	}
+}

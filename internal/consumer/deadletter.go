@@ -1,0 +1,117 @@
+package consumer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// Headers of a dead letter. The message body is the original job payload
+// (cut to fit the broker's payload limit, with HeaderDLQTruncated set, when
+// the original was too large to carry with its headers).
+const (
+	// HeaderDLQReason says why the job was dead-lettered, for a human.
+	HeaderDLQReason = "Flowscript-Dlq-Reason"
+	// HeaderDLQCode is INVALID_JOB (bad input) or DELIVERY_EXHAUSTED.
+	HeaderDLQCode = "Flowscript-Dlq-Code"
+	// HeaderDLQDeliveries is how many times the job was delivered.
+	HeaderDLQDeliveries = "Flowscript-Dlq-Deliveries"
+	// HeaderDLQSubject and HeaderDLQStreamSeq locate the original message.
+	HeaderDLQSubject   = "Flowscript-Dlq-Subject"
+	HeaderDLQStreamSeq = "Flowscript-Dlq-Stream-Sequence"
+	// HeaderDLQJobID is the job id when the payload named a usable one.
+	HeaderDLQJobID = "Flowscript-Dlq-Job-Id"
+	// HeaderDLQHeaders holds the original message's headers as a JSON object
+	// of string arrays.
+	HeaderDLQHeaders = "Flowscript-Dlq-Headers"
+	// HeaderDLQTruncated is "true" when the body holds only the start of the
+	// original payload.
+	HeaderDLQTruncated = "Flowscript-Dlq-Truncated"
+)
+
+// DeadLetter is one job that will not be run again.
+type DeadLetter struct {
+	Payload    []byte
+	Headers    nats.Header
+	Subject    string
+	StreamSeq  uint64
+	Deliveries uint64
+	JobID      string // "" when the payload named no usable id
+	Code       string // flowjob.CodeInvalidJob or flowjob.CodeDeliveryExhausted
+	Reason     string
+}
+
+// DeadLetterer publishes dead letters to the DLQ stream.
+type DeadLetterer struct {
+	js         jetstream.JetStream
+	cfg        Config
+	maxPayload int64
+}
+
+// NewDeadLetterer returns a dead-letter publisher for cfg's DLQ stream;
+// maxPayload is the broker's payload limit (nats.Conn.MaxPayload).
+func NewDeadLetterer(js jetstream.JetStream, cfg Config, maxPayload int64) *DeadLetterer {
+	return &DeadLetterer{js: js, cfg: cfg, maxPayload: maxPayload}
+}
+
+// Publish stores d in the DLQ stream and waits for the broker's ack. The
+// message id is the original stream sequence, so retrying the publish of
+// the same dead letter stores it once.
+func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
+	msg := nats.NewMsg(d.cfg.DLQSubject(dl.JobID))
+	msg.Header.Set(HeaderDLQReason, dl.Reason)
+	msg.Header.Set(HeaderDLQCode, dl.Code)
+	msg.Header.Set(HeaderDLQDeliveries, strconv.FormatUint(dl.Deliveries, 10))
+	msg.Header.Set(HeaderDLQSubject, dl.Subject)
+	msg.Header.Set(HeaderDLQStreamSeq, strconv.FormatUint(dl.StreamSeq, 10))
+	if flowjob.ValidID(dl.JobID) {
+		msg.Header.Set(HeaderDLQJobID, dl.JobID)
+	}
+	if len(dl.Headers) > 0 {
+		orig, err := json.Marshal(dl.Headers)
+		if err != nil {
+			return fmt.Errorf("encoding the original headers of a dead letter: %w", err)
+		}
+		msg.Header.Set(HeaderDLQHeaders, string(orig))
+	}
+	for _, k := range []string{flowjob.HeaderTraceParent, flowjob.HeaderTraceState} {
+		if v := dl.Headers.Get(k); v != "" {
+			msg.Header.Set(k, v)
+		}
+	}
+	// The trace context of ctx (the dead letter's send span) replaces the job's.
+	telemetry.Inject(ctx, msg.Header)
+	msg.Data = dl.Payload
+	if room := d.room(msg); int64(len(msg.Data)) > room {
+		msg.Data = msg.Data[:max(room, 0)]
+		msg.Header.Set(HeaderDLQTruncated, "true")
+	}
+	msgID := fmt.Sprintf("%s:%d", d.cfg.JobsStream, dl.StreamSeq)
+	_, err := d.js.PublishMsg(ctx, msg, jetstream.WithMsgID(msgID), jetstream.WithExpectStream(d.cfg.DLQStream))
+	if err != nil {
+		return fmt.Errorf("publishing dead letter of %s sequence %d to %s: %w", d.cfg.JobsStream, dl.StreamSeq, d.cfg.DLQStream, err)
+	}
+	return nil
+}
+
+// room is how many payload bytes fit beside msg's headers under the
+// broker's payload limit (with a margin for the headers the client adds).
+func (d *DeadLetterer) room(msg *nats.Msg) int64 {
+	if d.maxPayload <= 0 {
+		return int64(len(msg.Data))
+	}
+	size := 512 // NATS/1.0 line, Nats-Msg-Id, Nats-Expected-Stream
+	for k, vs := range msg.Header {
+		for _, v := range vs {
+			size += len(k) + len(v) + 4
+		}
+	}
+	return d.maxPayload - int64(size)
+}

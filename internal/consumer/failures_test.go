@@ -1,0 +1,295 @@
+package consumer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// TestBadInputsAreDeadLettered: each kind of bad input is dead-lettered
+// with its reason, the original payload and headers, answered with a
+// failed result when it names its ids, never run, and the consumer keeps
+// going.
+func TestBadInputsAreDeadLettered(t *testing.T) {
+	wrongTypes := `{"id":"bad-types","sessionId":"s-1","flowId":"f","blockId":"b","context":"flow",
+		"action":{"type":"executeScript","source":"return 1","inputVariables":[],"outputVariable":7,"onError":"continue"},
+		"variables":{"n":3}}`
+	unknownAction := `{"id":"bad-action","sessionId":"s-2","flowId":"f","blockId":"b","context":"flow",
+		"action":{"type":"sendEmail","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}}`
+	missingIDs := `{"flowId":"f","blockId":"b","context":"flow",
+		"action":{"type":"executeScript","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}}`
+	tests := []struct {
+		name       string
+		payload    func(cfg Config) []byte
+		jobID      string // "" when no result can be addressed
+		reasonHas  string
+		wantResult bool
+	}{
+		{"not JSON", func(Config) []byte { return []byte("this is not json {") }, "", "not valid JSON", false},
+		{"wrong types", func(Config) []byte { return []byte(wrongTypes) }, "bad-types", "outputVariable", true},
+		{"unknown action", func(Config) []byte { return []byte(unknownAction) }, "bad-action", "action.type", true},
+		{"missing ids", func(Config) []byte { return []byte(missingIDs) }, "", "id", false},
+		{"oversized", func(cfg Config) []byte {
+			j := cpfJob("bad-huge")
+			j.Variables["blob"] = strings.Repeat("x", cfg.MaxJobBytes)
+			data, _ := json.Marshal(j)
+			return data
+		}, "bad-huge", "MAX_JOB_BYTES", true},
+	}
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.MaxJobBytes = 16 << 10
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		for i, tt := range tests {
+			publishRaw(t, js, cfg, tt.payload(cfg), fmt.Sprintf("bad-%d", i), nats.Header{"X-Engine": []string{tt.name}})
+		}
+		publish(t, js, cfg, cpfJob("good-after-bad"))
+
+		dead := readAll(t, js, cfg.DLQStream, len(tests), 20*time.Second)
+		if len(dead) != len(tests) {
+			t.Fatalf("%d dead letters, want %d", len(dead), len(tests))
+		}
+		byEngine := map[string]storedMsg{}
+		for _, m := range dead {
+			var orig map[string][]string
+			if err := json.Unmarshal([]byte(m.header.Get(HeaderDLQHeaders)), &orig); err != nil {
+				t.Fatalf("dead letter headers %q: %v", m.header.Get(HeaderDLQHeaders), err)
+			}
+			byEngine[orig["X-Engine"][0]] = m
+		}
+		for _, tt := range tests {
+			m, ok := byEngine[tt.name]
+			if !ok {
+				t.Errorf("%s: no dead letter", tt.name)
+				continue
+			}
+			if got := m.header.Get(HeaderDLQCode); got != flowjob.CodeInvalidJob {
+				t.Errorf("%s: code %q, want INVALID_JOB", tt.name, got)
+			}
+			if reason := m.header.Get(HeaderDLQReason); !strings.Contains(reason, tt.reasonHas) {
+				t.Errorf("%s: reason %q does not mention %q", tt.name, reason, tt.reasonHas)
+			}
+			if got := m.header.Get(HeaderDLQDeliveries); got != "1" {
+				t.Errorf("%s: deliveries %q, want 1", tt.name, got)
+			}
+			if want := string(tt.payload(cfg)); string(m.data) != want {
+				t.Errorf("%s: the dead letter does not carry the original payload", tt.name)
+			}
+			if want := cfg.DLQSubject(tt.jobID); m.subject != want {
+				t.Errorf("%s: dead letter on %s, want %s", tt.name, m.subject, want)
+			}
+		}
+		got := results(t, js, cfg, 4, 20*time.Second) // 3 bad jobs with ids + the good one
+		for _, tt := range tests {
+			r, ok := got[tt.jobID]
+			if ok != tt.wantResult {
+				t.Errorf("%s: result present = %v, want %v", tt.name, ok, tt.wantResult)
+				continue
+			}
+			if ok && (r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob) {
+				t.Errorf("%s: result %+v, want failed INVALID_JOB", tt.name, r)
+			}
+		}
+		if r := got["good-after-bad"]; r.Status != flowjob.StatusSucceeded {
+			t.Errorf("the good job after the bad ones: %+v", r)
+		}
+		settled(t, js, cfg, 10*time.Second)
+		if runs := r.calls.Load(); runs != 1 {
+			t.Errorf("%d scripts ran, want 1 (bad jobs never run)", runs)
+		}
+	})
+}
+
+// TestSandboxCrashIsRetried: a crashed worker is transient: the job runs
+// again and its result is the rerun's.
+func TestSandboxCrashIsRetried(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
+			if call <= 4 { // more than CrashRetries: the first delivery gives up, the second succeeds
+				return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "worker exited"}}, true
+			}
+			return sandbox.Result{}, false
+		}
+		startExecutor(t, nc, cfg, r)
+		publish(t, js, cfg, cpfJob("crash-1"))
+		res := results(t, js, cfg, 1, 20*time.Second)["crash-1"]
+		settled(t, js, cfg, 10*time.Second)
+		// 1 + CrashRetries crashed runs on the first delivery, then a crash
+		// and a success on the second.
+		if want := int64(cfg.CrashRetries + 3); res.Status != flowjob.StatusSucceeded || r.calls.Load() != want {
+			t.Errorf("result: status %s after %d runs, want succeeded after %d", res.Status, r.calls.Load(), want)
+		}
+		if n := streamMsgs(t, js, cfg.DLQStream); n != 0 {
+			t.Errorf("%d dead letters, want 0", n)
+		}
+	})
+}
+
+// TestExhaustedDeliveriesEndInAResultAndADeadLetter: a job that keeps
+// failing for a transient reason (here: the handler panics) gets, on its
+// last delivery, a failed DELIVERY_EXHAUSTED result with the policy's
+// directive and a dead letter.
+func TestExhaustedDeliveriesEndInAResultAndADeadLetter(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.MaxDeliver = 2
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		r.before = func(context.Context, sandbox.Request, int64) (sandbox.Result, bool) {
+			panic("a bug on the job path")
+		}
+		startExecutor(t, nc, cfg, r)
+		job := cpfJob("doomed")
+		job.Action.OnError = flowjob.OnErrorBlocking
+		publish(t, js, cfg, job)
+		res := results(t, js, cfg, 1, 20*time.Second)["doomed"]
+		dead := readAll(t, js, cfg.DLQStream, 1, 10*time.Second)
+		settled(t, js, cfg, 10*time.Second)
+		if res.Status != flowjob.StatusFailed || res.Error == nil || res.Error.Code != flowjob.CodeDeliveryExhausted ||
+			res.Directive.Type != flowjob.DirectiveFreezeHandoff || res.Attempt != 2 {
+			t.Errorf("result = %+v, want failed DELIVERY_EXHAUSTED, freeze_handoff, attempt 2", res)
+		}
+		if got := dead[0].header.Get(HeaderDLQCode); got != flowjob.CodeDeliveryExhausted {
+			t.Errorf("dead letter code %q", got)
+		}
+		if got := dead[0].header.Get(HeaderDLQDeliveries); got != strconv.Itoa(cfg.MaxDeliver) {
+			t.Errorf("dead letter deliveries %q, want %d", got, cfg.MaxDeliver)
+		}
+		if !strings.Contains(dead[0].header.Get(HeaderDLQReason), "panic") {
+			t.Errorf("dead letter reason %q does not say it panicked", dead[0].header.Get(HeaderDLQReason))
+		}
+	})
+}
+
+// TestUnavailableStoreIsRetried: while the RESULTS stream is gone the job
+// is handed back (never acked without its result); once the stream is back
+// the result is stored.
+func TestUnavailableStoreIsRetried(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.StoreRetryMaxElapsed = 300 * time.Millisecond
+		cfg.MaxDeliver = 20
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		ctx := testenv.Context(t, 30*time.Second)
+		if err := js.DeleteStream(ctx, cfg.ResultsStream); err != nil {
+			t.Fatal(err)
+		}
+		publish(t, js, cfg, cpfJob("store-down"))
+		waitFor(t, 10*time.Second, "a second delivery", func() bool { return r.calls.Load() >= 2 })
+		if n := streamMsgs(t, js, cfg.JobsStream); n != 1 {
+			t.Fatalf("the job left JOBS (%d messages) without a stored result", n)
+		}
+		if _, err := js.CreateOrUpdateStream(ctx, ResultsStreamConfig(cfg)); err != nil {
+			t.Fatal(err)
+		}
+		res := results(t, js, cfg, 1, 20*time.Second)["store-down"]
+		settled(t, js, cfg, 10*time.Second)
+		// Not res.Attempt: NATS 2.9 can under-count a Nak'd redelivery
+		// (its didNotDeliver path); the runs are what the test counts.
+		if res.Status != flowjob.StatusSucceeded || r.calls.Load() < 2 {
+			t.Errorf("result: status %s after %d runs, want succeeded after a retry", res.Status, r.calls.Load())
+		}
+	})
+}
+
+// TestReplyToGetsTheStoredResult: the Reply-To inbox receives the result
+// after it is stored, and a rerun of a finished job sends the first result,
+// not its own.
+func TestReplyToGetsTheStoredResult(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		inbox := nc.NewInbox()
+		sub, err := nc.SubscribeSync(inbox)
+		if err != nil {
+			t.Fatal(err)
+		}
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		job := cpfJob("reply-1")
+		data, _ := json.Marshal(job)
+		hdr := nats.Header{flowjob.HeaderReplyTo: []string{inbox}}
+		publishRaw(t, js, cfg, data, "reply-1", hdr)
+		publishRaw(t, js, cfg, data, "reply-1-again", hdr) // runs again, finds the result
+		var attempts []int
+		for range 2 {
+			msg, err := sub.NextMsg(10 * time.Second)
+			if err != nil {
+				t.Fatalf("waiting on Reply-To: %v", err)
+			}
+			var r flowjob.Result
+			if err := json.Unmarshal(msg.Data, &r); err != nil || r.JobID != "reply-1" {
+				t.Fatalf("Reply-To got %q (%v)", msg.Data, err)
+			}
+			attempts = append(attempts, r.Attempt)
+		}
+		stored := results(t, js, cfg, 1, 5*time.Second)["reply-1"]
+		for _, a := range attempts {
+			if a != stored.Attempt {
+				t.Errorf("Reply-To got a result of attempt %d, the stored one is of attempt %d", a, stored.Attempt)
+			}
+		}
+	})
+}
+
+// TestReplyToCannotWriteResults: a Reply-To naming a result subject is
+// ignored, so it cannot plant a result past the first-writer check.
+func TestReplyToCannotWriteResults(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		data, _ := json.Marshal(cpfJob("sneaky"))
+		publishRaw(t, js, cfg, data, "sneaky", nats.Header{flowjob.HeaderReplyTo: []string{cfg.ResultSubject("victim")}})
+		results(t, js, cfg, 1, 10*time.Second)
+		settled(t, js, cfg, 5*time.Second)
+		if n := streamMsgs(t, js, cfg.ResultsStream); n != 1 {
+			t.Errorf("RESULTS holds %d messages, want only the job's own result", n)
+		}
+	})
+}
+
+// TestDeadlinePassedIsNotRun: a job past its deadline fails without
+// running.
+func TestDeadlinePassedIsNotRun(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		job := cpfJob("late")
+		past := time.Now().Add(-time.Second)
+		job.Deadline = &past
+		publish(t, js, cfg, job)
+		res := results(t, js, cfg, 1, 10*time.Second)["late"]
+		if res.Error == nil || res.Error.Code != flowjob.CodeDeadlineExceeded {
+			t.Errorf("result = %+v, want JOB_DEADLINE_EXCEEDED", res)
+		}
+		if n := r.calls.Load(); n != 0 {
+			t.Errorf("the late job ran %d times", n)
+		}
+	})
+}

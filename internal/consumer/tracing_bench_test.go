@@ -1,0 +1,222 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// BenchmarkExecutorTracingCost is BenchmarkExecutorThroughput on the
+// embedded broker with the executor's telemetry as production runs it
+// (metrics always on), tracing off (no OTEL_* variable: no-op spans) and
+// on (every span to an in-memory exporter through a batch processor, as
+// the OTLP exporter would get them). Every job carries an engine's
+// traceparent in both. It reports jobs/s and the CPU time this process
+// (executor, in-process sandbox, embedded broker) spent per job.
+// Interleave off and on runs on a noisy machine:
+//
+//	go test -c -o /tmp/consumer.test ./internal/consumer
+//	for i in 1 2 3 4 5; do /tmp/consumer.test -test.run '^$' \
+//	  -test.bench 'ExecutorTracingCost' -test.benchtime 5x; done
+func BenchmarkExecutorTracingCost(b *testing.B) {
+	const engine = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, r := range benchRunners {
+		for _, tracing := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/tracing=%t", r.name, tracing), func(b *testing.B) {
+				metrics, exp := benchTelemetry(b, tracing)
+				url := brokers[0].url(b) // embedded
+				cfg := testConfig(b, url)
+				cfg.Parallel = sandbox.DefaultMaxParallel
+				cfg.ScriptTimeout = sandbox.DefaultTimeout
+				cfg.AckWait = 30 * time.Second
+				cfg.JobsMaxMsgs = -1
+				nc := connect(b, url)
+				startExecutorWith(b, connect(b, url), cfg, Options{Runner: r.make(b, cfg.Parallel), Metrics: metrics})
+				e := &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)}
+				header := nats.Header{flowjob.HeaderTraceParent: []string{engine}}
+
+				var done uint64
+				start, cpu := time.Now(), processCPU()
+				for b.Loop() {
+					for i := range benchBatch {
+						e.publishAsync(b, fmt.Sprintf("tc-%d", int(done)+i), header)
+					}
+					done += benchBatch
+					e.waitResults(b, done)
+				}
+				b.ReportMetric(float64(done)/time.Since(start).Seconds(), "jobs/s")
+				// CPU per job is steadier than jobs/s on a shared machine;
+				// with the pool it leaves out the workers' CPU.
+				b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(done), "cpu-µs/job")
+				if tracing {
+					// The batch processor flushes at shutdown (cleanup); the
+					// spans seen so far prove tracing was on.
+					if n := len(exp.GetSpans()); n == 0 && done > 2048 {
+						b.Errorf("tracing on recorded no span for %d jobs", done)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkExecutorTracingPaired measures the same cost on one executor
+// and one broker, switching tracing off and on between batches of 1,000
+// jobs (order alternating per op), so the slow drift of a shared machine's
+// load hits both alike. One op is a pair of batches; it reports the median
+// of the pairs' on/off throughput ratios, and the median jobs/s and CPU
+// per job of each mode.
+//
+//	go test ./internal/consumer -run '^$' -bench 'ExecutorTracingPaired' -benchtime 15x
+func BenchmarkExecutorTracingPaired(b *testing.B) {
+	const engine = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	for _, r := range benchRunners {
+		b.Run(r.name, func(b *testing.B) {
+			// Metrics stay on (one provider); tracing is switched by Setup.
+			metrics, _ := benchTelemetry(b, false)
+			url := brokers[0].url(b) // embedded
+			cfg := testConfig(b, url)
+			cfg.Parallel = sandbox.DefaultMaxParallel
+			cfg.ScriptTimeout = sandbox.DefaultTimeout
+			cfg.AckWait = 30 * time.Second
+			cfg.JobsMaxMsgs = -1
+			nc := connect(b, url)
+			startExecutorWith(b, connect(b, url), cfg, Options{Runner: r.make(b, cfg.Parallel), Metrics: metrics})
+			e := &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)}
+			header := nats.Header{flowjob.HeaderTraceParent: []string{engine}}
+
+			var done uint64
+			batch := func(tracing bool) (jobsPerSec, cpuPerJob float64) {
+				stop := switchTracing(b, tracing)
+				defer stop()
+				start, cpu := time.Now(), processCPU()
+				for i := range benchBatch {
+					e.publishAsync(b, fmt.Sprintf("tp-%d", int(done)+i), header)
+				}
+				done += benchBatch
+				e.waitResults(b, done)
+				return benchBatch / time.Since(start).Seconds(),
+					float64((processCPU() - cpu).Microseconds()) / benchBatch
+			}
+			batch(false) // warm up: workers, program cache, connections
+			var ratios, off, on, offCPU, onCPU []float64
+			pair := 0
+			for b.Loop() {
+				var fOff, fOn, cOff, cOn float64
+				if pair%2 == 0 {
+					fOff, cOff = batch(false)
+					fOn, cOn = batch(true)
+				} else {
+					fOn, cOn = batch(true)
+					fOff, cOff = batch(false)
+				}
+				pair++
+				ratios, off, on = append(ratios, fOn/fOff), append(off, fOff), append(on, fOn)
+				offCPU, onCPU = append(offCPU, cOff), append(onCPU, cOn)
+			}
+			b.ReportMetric(median(ratios), "on/off")
+			b.ReportMetric(median(off), "off_jobs/s")
+			b.ReportMetric(median(on), "on_jobs/s")
+			b.ReportMetric(median(offCPU), "off_cpu-µs/job")
+			b.ReportMetric(median(onCPU), "on_cpu-µs/job")
+		})
+	}
+}
+
+// switchTracing makes the spans of the executor record (to an in-memory
+// exporter through a batch processor) or not, until stop.
+func switchTracing(b *testing.B, tracing bool) (stop func()) {
+	b.Helper()
+	cfg := telemetry.Config{
+		ServiceName: "flowscript-executor-bench",
+		Getenv:      func(string) string { return "" },
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	exp := tracetest.NewInMemoryExporter()
+	if tracing {
+		cfg.SpanProcessor = sdktrace.NewBatchSpanProcessor(exp)
+	}
+	p, err := telemetry.Setup(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if tp, ok := p.TracerProvider().(*sdktrace.TracerProvider); ok {
+			_ = tp.ForceFlush(ctx)
+		}
+		// Read before Shutdown: the exporter's Shutdown drops its spans.
+		if tracing && len(exp.GetSpans()) == 0 {
+			b.Error("tracing on recorded no span")
+		}
+		if err := p.Shutdown(ctx); err != nil {
+			b.Errorf("telemetry shutdown: %v", err)
+		}
+	}
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// benchTelemetry sets telemetry up for one benchmark: metrics on a
+// Prometheus registry of their own, spans off or to an in-memory exporter.
+func benchTelemetry(b *testing.B, tracing bool) (*telemetry.Metrics, *tracetest.InMemoryExporter) {
+	b.Helper()
+	exp := tracetest.NewInMemoryExporter()
+	cfg := telemetry.Config{
+		ServiceName: "flowscript-executor-bench",
+		Getenv:      func(string) string { return "" },
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+	if tracing {
+		cfg.SpanProcessor = sdktrace.NewBatchSpanProcessor(exp)
+	}
+	p, err := telemetry.Setup(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := p.Shutdown(ctx); err != nil {
+			b.Errorf("telemetry shutdown: %v", err)
+		}
+		// Later benchmarks start with tracing off again.
+		off, err := telemetry.Setup(context.Background(), telemetry.Config{
+			ServiceName: "flowscript-executor-bench", Getenv: cfg.Getenv, Logger: cfg.Logger,
+		})
+		if err == nil {
+			_ = off.Shutdown(ctx)
+		}
+	})
+	if p.Tracing() != tracing {
+		b.Fatalf("telemetry tracing is %t, want %t", p.Tracing(), tracing)
+	}
+	m, err := telemetry.NewMetrics(p.MeterProvider())
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, exp
+}

@@ -1,0 +1,68 @@
+package executorapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+)
+
+// readiness says whether the executor takes jobs, and why not.
+type readiness func() (ready bool, reason string)
+
+// adminServer serves /healthz (the process is alive), /readyz (it pulls
+// jobs over a live connection) and /metrics (Prometheus text, the names of
+// telemetry.MetricNames).
+type adminServer struct {
+	srv *http.Server
+	ln  net.Listener
+}
+
+func newAdminHandler(metrics http.Handler, ready readiness) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", metrics)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		ok, reason := ready()
+		if !ok {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready:", reason)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	return mux
+}
+
+func startAdmin(addr string, metrics http.Handler, ready readiness, log *slog.Logger) (*adminServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on ADMIN_ADDR %s: %w (choose a free port, e.g. ADMIN_ADDR=:9091)", addr, err)
+	}
+	a := &adminServer{
+		srv: &http.Server{Handler: newAdminHandler(metrics, ready), ReadHeaderTimeout: 5 * time.Second},
+		ln:  ln,
+	}
+	go func() {
+		if err := a.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("admin server stopped", "error", err)
+		}
+	}()
+	log.Info("admin server listening", "addr", ln.Addr().String(), "paths", "/healthz /readyz /metrics")
+	return a, nil
+}
+
+func (a *adminServer) Addr() string { return a.ln.Addr().String() }
+
+func (a *adminServer) shutdown() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = a.srv.Shutdown(ctx)
+}

@@ -1,0 +1,256 @@
+package executorapp
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/flowscript/flowscript/examples"
+	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// RunnerFactory builds the sandbox runner; close releases it.
+type RunnerFactory func(ctx context.Context, opts RunnerOptions) (r sandbox.Runner, close func() error, err error)
+
+// RunnerOptions is what a RunnerFactory builds the runner with.
+type RunnerOptions struct {
+	Limits sandbox.Limits
+	Logger *slog.Logger
+	// OnWorkerRestart counts a sandbox worker process replaced, with the
+	// reason (workerpool.Config.OnWorkerRestart). Runners without worker
+	// processes ignore it.
+	OnWorkerRestart func(reason string)
+}
+
+// Deps is the executor's outside world: cmd/executor passes the process's,
+// tests their own.
+type Deps struct {
+	Args   []string // without the program name
+	Getenv func(string) string
+	Stdout io.Writer // demo results
+	Stderr io.Writer // logs
+	// NewRunner builds the sandbox runner. nil: the in-process runner,
+	// which is safe only for trusted scripts (tests, local tries).
+	NewRunner RunnerFactory
+	// Examples are the demo's sample jobs; nil: package examples.
+	Examples fs.FS
+	// OnAdmin, when set, is told the admin server's address once it listens.
+	OnAdmin func(addr string)
+	// SpanProcessor, when set, receives every span whatever the OTEL_*
+	// variables say (telemetry.Config.SpanProcessor): tests pass an
+	// in-memory exporter.
+	SpanProcessor sdktrace.SpanProcessor
+}
+
+// ServiceName is the executor's OpenTelemetry service.name
+// (OTEL_SERVICE_NAME overrides it).
+const ServiceName = "flowscript-executor"
+
+// telemetryShutdownTimeout bounds the last flush of spans and metrics.
+const telemetryShutdownTimeout = 5 * time.Second
+
+// Exit codes of Main.
+const (
+	ExitOK     = 0
+	ExitFailed = 1
+	ExitUsage  = 2
+)
+
+// Main runs the executor until ctx ends or SIGTERM/SIGINT arrives, then
+// shuts down in order. It returns the process exit code.
+func Main(ctx context.Context, d Deps) int {
+	flags := flag.NewFlagSet("executor", flag.ContinueOnError)
+	flags.SetOutput(d.Stderr)
+	demo := flags.String("demo", "auto", "auto|on|off: publish the sample jobs and print their result events (auto: with the embedded server only)")
+	demoOnly := flags.Bool("demo-only", false, "run the demo, then shut down")
+	if err := flags.Parse(d.Args); err != nil {
+		return ExitUsage
+	}
+	if *demo != "auto" && *demo != "on" && *demo != "off" {
+		fmt.Fprintf(d.Stderr, "executor: -demo must be auto, on or off, got %q\n", *demo)
+		return ExitUsage
+	}
+	cfg, err := ConfigFromEnv(d.Getenv)
+	if err != nil {
+		fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err)
+		return ExitUsage
+	}
+	log, err := telemetry.NewLogger(d.Stderr, cfg.LogLevel)
+	if err != nil { // Validate accepted the level
+		fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err)
+		return ExitUsage
+	}
+	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
+
+	ctx, stopSignals := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stopSignals()
+	log.Info("starting executor", "config", cfg, "demo", runDemo)
+	if err := run(ctx, cfg, d, runDemo, *demoOnly, log); err != nil {
+		log.Error("executor failed", "error", err.Error())
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// run wires the parts, runs until ctx ends (or the demo ends, with
+// demoOnly), and tears them down in reverse order.
+func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog.Logger) (err error) {
+	tel, err := telemetry.Setup(ctx, telemetry.Config{
+		ServiceName:   ServiceName,
+		Getenv:        d.Getenv,
+		Logger:        log,
+		SpanProcessor: d.SpanProcessor,
+	})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Last: the spans of the jobs that finished while stopping go out.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetryShutdownTimeout)
+		defer cancel()
+		if serr := tel.Shutdown(sctx); serr != nil {
+			log.Warn("flushing telemetry", "error", serr)
+		}
+	}()
+	metrics, err := telemetry.NewMetrics(tel.MeterProvider())
+	if err != nil {
+		return err
+	}
+
+	var srv *server.Server
+	if cfg.Embedded() {
+		if srv, err = startEmbedded(cfg, log); err != nil {
+			return err
+		}
+		defer func() {
+			srv.Shutdown()
+			srv.WaitForShutdown()
+			log.Info("embedded NATS server stopped")
+		}()
+	}
+	nc, err := connect(cfg, srv, log)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+
+	newRunner := d.NewRunner
+	if newRunner == nil {
+		newRunner = inProcessRunner
+	}
+	runner, closeRunner, err := newRunner(ctx, RunnerOptions{
+		Limits: cfg.Limits,
+		Logger: log,
+		OnWorkerRestart: func(reason string) {
+			metrics.WorkerRestarted(context.Background(), reason)
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("starting the sandbox: %w", err)
+	}
+	defer func() {
+		if cerr := closeRunner(); cerr != nil {
+			log.Warn("stopping the sandbox", "error", cerr)
+		}
+	}()
+
+	exec, err := consumer.New(ctx, nc, cfg.Consumer(), consumer.Options{
+		Runner:  runner,
+		Policy:  actions.Policy{},
+		Logger:  log,
+		Metrics: metrics,
+	})
+	if err != nil {
+		return err
+	}
+	pending, err := metrics.ObservePending(exec.Pending, telemetry.DefaultPendingMaxAge)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if uerr := pending.Unregister(); uerr != nil {
+			log.Warn("stopping the pending-jobs metric", "error", uerr)
+		}
+	}()
+	admin, err := startAdmin(cfg.AdminAddr, tel.Handler(), func() (bool, string) {
+		switch {
+		case !nc.IsConnected():
+			return false, "not connected to NATS (" + nc.Status().String() + ")"
+		case !exec.Ready():
+			return false, "not pulling jobs"
+		}
+		return true, ""
+	}, log)
+	if err != nil {
+		return err
+	}
+	defer admin.shutdown()
+	if d.OnAdmin != nil {
+		d.OnAdmin(admin.Addr())
+	}
+
+	runCtx, stopRun := context.WithCancel(ctx)
+	defer stopRun()
+	done := make(chan error, 1)
+	go func() { done <- exec.Run(runCtx) }()
+
+	var demoErr error
+	if demo {
+		examplesFS := d.Examples
+		if examplesFS == nil {
+			examplesFS = examples.Jobs
+		}
+		if err := runDemo(runCtx, nc, exec.Config(), examplesFS, d.Stdout, log); err != nil && ctx.Err() == nil {
+			demoErr = fmt.Errorf("running the demo: %w", err)
+		}
+		if demoOnly || demoErr != nil {
+			stopRun()
+		}
+	}
+	if err := <-done; err != nil {
+		return err
+	}
+	if err := drain(nc, 10*time.Second); err != nil {
+		log.Warn("draining the NATS connection", "error", err)
+	}
+	log.Info("executor shut down")
+	return demoErr
+}
+
+// drain flushes what the connection still has to send (acks, results) and
+// closes it.
+func drain(nc *nats.Conn, timeout time.Duration) error {
+	closed := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+	if err := nc.Drain(); err != nil {
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	}
+	select {
+	case <-closed:
+		return nil
+	case <-time.After(timeout):
+		return fmt.Errorf("the connection did not drain within %s", timeout)
+	}
+}
+
+func inProcessRunner(_ context.Context, opts RunnerOptions) (sandbox.Runner, func() error, error) {
+	opts.Logger.Warn("running scripts in process: safe for trusted scripts only; production uses the worker pool")
+	return sandbox.NewInProcess(opts.Limits), func() error { return nil }, nil
+}

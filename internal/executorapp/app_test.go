@@ -1,0 +1,113 @@
+package executorapp
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// TestMainServesEnginesOnTheEmbeddedBroker runs Main in this process with
+// the embedded broker listening: an engine connects over TCP and gets its
+// result, /readyz says ready, and cancelling Main's context shuts it down
+// with exit code 0.
+func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	env := map[string]string{
+		"EXECUTOR_DATA_DIR":    t.TempDir(),
+		"EMBEDDED_NATS_ADDR":   "127.0.0.1:" + strconv.Itoa(port),
+		"ADMIN_ADDR":           "127.0.0.1:0",
+		"SANDBOX_MAX_PARALLEL": "2",
+	}
+	admin := make(chan string, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	exit := make(chan int, 1)
+	go func() {
+		exit <- Main(ctx, Deps{
+			Args: []string{"-demo=off"}, Getenv: envOf(env), Stdout: io.Discard, Stderr: t.Output(),
+			OnAdmin: func(addr string) { admin <- addr },
+		})
+	}()
+	var addr string
+	select {
+	case addr = <-admin:
+	case code := <-exit:
+		t.Fatalf("Main exited with %d before serving", code)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the admin server did not start within 30s")
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	waitFor(t, 10*time.Second, "/readyz to answer 200", func() bool {
+		resp, err := client.Get("http://" + addr + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+
+	nc, err := nats.Connect("nats://127.0.0.1:" + strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c, err := flowjob.NewClient(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := c.Run(testenv.Context(t, 20*time.Second), slowJob("main-engine-1", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != flowjob.StatusSucceeded || res.Variables["out"] != "done" {
+		t.Errorf("result = %+v", res)
+	}
+	nc.Close()
+
+	cancel()
+	select {
+	case code := <-exit:
+		if code != ExitOK {
+			t.Errorf("exit code %d, want 0", code)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Main did not return within 30s of its context ending")
+	}
+}
+
+func TestMainRefusesABadConfiguration(t *testing.T) {
+	var stderr syncBuffer
+	code := Main(context.Background(), Deps{
+		Getenv: envOf(map[string]string{"MAX_DELIVER": "lots"}), Stdout: io.Discard, Stderr: &stderr,
+	})
+	if code != ExitUsage {
+		t.Errorf("exit code %d, want %d", code, ExitUsage)
+	}
+	if got := stderr.String(); !containsAll(got, "invalid configuration", "MAX_DELIVER") {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,94 @@
+package executorapp
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// startEmbedded runs a NATS server with JetStream in this process, storing
+// under cfg.DataDir. It listens on cfg.EmbeddedNATSAddr when set and on no
+// port otherwise (clients in this process connect in-process).
+func startEmbedded(cfg Config, log *slog.Logger) (*server.Server, error) {
+	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+		return nil, fmt.Errorf("creating EXECUTOR_DATA_DIR %s: %w", cfg.DataDir, err)
+	}
+	opts := &server.Options{
+		ServerName: "flowscript-embedded",
+		JetStream:  true,
+		StoreDir:   cfg.DataDir,
+		NoSigs:     true,
+		NoLog:      true,
+		DontListen: cfg.EmbeddedNATSAddr == "",
+	}
+	if cfg.EmbeddedNATSAddr != "" {
+		host, port, err := net.SplitHostPort(cfg.EmbeddedNATSAddr)
+		if err != nil {
+			return nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
+		}
+		opts.Host, opts.Port = host, p
+	}
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("creating the embedded NATS server: %w", err)
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(30 * time.Second) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("the embedded NATS server (store %s) was not ready within 30s", cfg.DataDir)
+	}
+	attrs := []any{"store_dir", cfg.DataDir}
+	if cfg.EmbeddedNATSAddr != "" {
+		attrs = append(attrs, "url", srv.ClientURL())
+	}
+	log.Info("embedded NATS server started", attrs...)
+	return srv, nil
+}
+
+// connect opens the executor's connection: it reconnects forever, so a
+// broker restart pauses the executor instead of ending it.
+func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name("flowscript-executor"),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250 * time.Millisecond),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil { // nil: we closed it
+				log.Warn("disconnected from NATS; reconnecting", "error", err)
+			}
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("reconnected to NATS", "server", nc.ConnectedUrlRedacted())
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			subject := ""
+			if sub != nil {
+				subject = sub.Subject
+			}
+			log.Warn("NATS asynchronous error", "subject", subject, "error", err)
+		}),
+	}
+	url := cfg.NATSURL
+	if srv != nil {
+		opts = append(opts, nats.InProcessServer(srv))
+		url = srv.ClientURL()
+	}
+	if cfg.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(cfg.NATSCreds))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS at %s: %w (check NATS_URL, or unset it to use the embedded server)", redactURL(url), err)
+	}
+	return nc, nil
+}

@@ -1,0 +1,248 @@
+package executorapp
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// Config is everything the executor reads from the environment. Each field
+// with an env tag is read from that variable; Limits comes from the
+// SANDBOX_* variables (sandbox.LimitsFromEnv). Zero values take defaults.
+type Config struct {
+	NATSURL          string        `env:"NATS_URL"`
+	NATSCreds        string        `env:"NATS_CREDS"`
+	DataDir          string        `env:"EXECUTOR_DATA_DIR"`
+	EmbeddedNATSAddr string        `env:"EMBEDDED_NATS_ADDR"`
+	JobsStream       string        `env:"JOBS_STREAM"`
+	ResultsStream    string        `env:"RESULTS_STREAM"`
+	DLQStream        string        `env:"DLQ_STREAM"`
+	ConsumerName     string        `env:"CONSUMER_NAME"`
+	SubjectPrefix    string        `env:"SUBJECT_PREFIX"`
+	MaxDeliver       int           `env:"MAX_DELIVER"`
+	AckWait          time.Duration `env:"ACK_WAIT"`
+	DuplicateWindow  time.Duration `env:"DUPLICATE_WINDOW"`
+	JobsMaxMsgs      int64         `env:"JOBS_MAX_MSGS"`
+	JobsMaxBytes     int64         `env:"JOBS_MAX_BYTES"`
+	ResultsMaxAge    time.Duration `env:"RESULTS_MAX_AGE"`
+	DLQMaxAge        time.Duration `env:"DLQ_MAX_AGE"`
+	StreamReplicas   int           `env:"STREAM_REPLICAS"`
+	MaxJobBytes      int           `env:"MAX_JOB_BYTES"`
+	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
+	AdminAddr        string        `env:"ADMIN_ADDR"`
+	LogLevel         string        `env:"LOG_LEVEL"`
+
+	// Limits are the sandbox limits (SANDBOX_*).
+	Limits sandbox.Limits
+}
+
+// Defaults of the fields this package owns (the consumer's are in package
+// consumer).
+const (
+	DefaultDataDir   = "./data/nats"
+	DefaultAdminAddr = ":9090"
+	DefaultLogLevel  = "info"
+)
+
+// EnvVars lists every variable the executor reads: the env tags of Config,
+// then sandbox.EnvVars.
+func EnvVars() []string {
+	var names []string
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		if name := t.Field(i).Tag.Get("env"); name != "" {
+			names = append(names, name)
+		}
+	}
+	return append(names, sandbox.EnvVars...)
+}
+
+// ConfigFromEnv reads the configuration through getenv, applies the
+// defaults and validates it. The error lists every bad variable.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	var errs []error
+	v := reflect.ValueOf(&c).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		name := t.Field(i).Tag.Get("env")
+		if name == "" {
+			continue
+		}
+		raw := strings.TrimSpace(getenv(name))
+		if raw == "" {
+			continue
+		}
+		if err := setField(v.Field(i), raw); err != nil {
+			errs = append(errs, fmt.Errorf("%s %w, got %q", name, err, raw))
+		}
+	}
+	limits, err := sandbox.LimitsFromEnv(getenv)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	c.Limits = limits
+	if len(errs) > 0 {
+		return Config{}, errors.Join(errs...)
+	}
+	c = c.WithDefaults()
+	return c, c.Validate()
+}
+
+func setField(f reflect.Value, raw string) error {
+	switch f.Interface().(type) {
+	case string:
+		f.SetString(raw)
+	case time.Duration:
+		d, err := time.ParseDuration(raw)
+		if err != nil {
+			return errors.New(`must be a duration such as "30s", "5m" or "24h"`)
+		}
+		f.SetInt(int64(d))
+	case int, int64:
+		n, err := strconv.ParseInt(raw, 10, 64)
+		if err != nil {
+			return errors.New("must be a whole number")
+		}
+		f.SetInt(n)
+	default:
+		return fmt.Errorf("has an unsupported type %s", f.Type())
+	}
+	return nil
+}
+
+// WithDefaults returns c with unset fields set to their defaults.
+func (c Config) WithDefaults() Config {
+	if c.DataDir == "" {
+		c.DataDir = DefaultDataDir
+	}
+	if c.AdminAddr == "" {
+		c.AdminAddr = DefaultAdminAddr
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = DefaultLogLevel
+	}
+	c.Limits = c.Limits.WithDefaults()
+	return c
+}
+
+// Validate reports every bad value, naming its variable.
+func (c Config) Validate() error {
+	var errs []error
+	if c.NATSURL != "" {
+		if u, err := url.Parse(c.NATSURL); err != nil || u.Host == "" {
+			errs = append(errs, fmt.Errorf("NATS_URL must be a URL such as nats://nats:4222, got %q", redactURL(c.NATSURL)))
+		}
+	}
+	if c.NATSCreds != "" && c.NATSURL == "" {
+		errs = append(errs, errors.New("NATS_CREDS is set but NATS_URL is empty: the embedded server takes no credentials; set NATS_URL or unset NATS_CREDS"))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Limits.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	if err := c.Consumer().Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// Embedded reports whether the executor runs its own NATS server.
+func (c Config) Embedded() bool { return c.NATSURL == "" }
+
+// Consumer is the consumer configuration, defaults applied.
+func (c Config) Consumer() consumer.Config {
+	return consumer.Config{
+		JobsStream:      c.JobsStream,
+		ResultsStream:   c.ResultsStream,
+		DLQStream:       c.DLQStream,
+		Consumer:        c.ConsumerName,
+		SubjectPrefix:   c.SubjectPrefix,
+		Parallel:        c.Limits.MaxParallel,
+		ScriptTimeout:   c.Limits.Timeout,
+		MaxDeliver:      c.MaxDeliver,
+		AckWait:         c.AckWait,
+		DuplicateWindow: c.DuplicateWindow,
+		JobsMaxMsgs:     c.JobsMaxMsgs,
+		JobsMaxBytes:    c.JobsMaxBytes,
+		ResultsMaxAge:   c.ResultsMaxAge,
+		DLQMaxAge:       c.DLQMaxAge,
+		Replicas:        c.StreamReplicas,
+		MaxJobBytes:     c.MaxJobBytes,
+		ShutdownGrace:   c.ShutdownGrace,
+	}.WithDefaults()
+}
+
+// LogValue prints the effective configuration without secrets.
+func (c Config) LogValue() slog.Value {
+	cc := c.Consumer()
+	nats := "embedded (" + c.DataDir + ")"
+	if !c.Embedded() {
+		nats = redactURL(c.NATSURL)
+	}
+	return slog.GroupValue(
+		slog.String("nats", nats),
+		slog.String("nats_creds", c.NATSCreds),
+		slog.String("embedded_nats_addr", c.EmbeddedNATSAddr),
+		slog.String("jobs_stream", cc.JobsStream),
+		slog.String("results_stream", cc.ResultsStream),
+		slog.String("dlq_stream", cc.DLQStream),
+		slog.String("consumer", cc.Consumer),
+		slog.String("subject_prefix", cc.SubjectPrefix),
+		slog.Int("max_deliver", cc.MaxDeliver),
+		slog.String("ack_wait", cc.AckWait.String()),
+		slog.String("duplicate_window", cc.DuplicateWindow.String()),
+		slog.Int64("jobs_max_msgs", cc.JobsMaxMsgs),
+		slog.Int64("jobs_max_bytes", cc.JobsMaxBytes),
+		slog.String("results_max_age", cc.ResultsMaxAge.String()),
+		slog.String("dlq_max_age", cc.DLQMaxAge.String()),
+		slog.Int("stream_replicas", cc.Replicas),
+		slog.Int("max_job_bytes", cc.MaxJobBytes),
+		slog.String("shutdown_grace", cc.ShutdownGrace.String()),
+		slog.String("admin_addr", c.AdminAddr),
+		slog.String("log_level", c.LogLevel),
+		slog.String("sandbox_timeout", c.Limits.Timeout.String()),
+		slog.Int("sandbox_memory_mb", c.Limits.MemoryMB),
+		slog.Int("sandbox_max_parallel", c.Limits.MaxParallel),
+		slog.Int("sandbox_max_source_bytes", c.Limits.MaxSourceBytes),
+		slog.Int("sandbox_max_input_bytes", c.Limits.MaxInputBytes),
+		slog.Int("sandbox_max_output_bytes", c.Limits.MaxOutputBytes),
+		slog.Int("sandbox_max_call_stack", c.Limits.MaxCallStackSize),
+		slog.String("sandbox_timezone", c.Limits.TimeZone.String()),
+	)
+}
+
+// redactURL hides the password (and a bare token user) of a NATS URL.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		if _, hasPassword := u.User.Password(); hasPassword {
+			return u.Redacted()
+		}
+		u.User = url.User("xxxxx") // a token in the user part
+	}
+	return u.String()
+}
+
+// parseLevel reads LOG_LEVEL as telemetry.NewLogger does.
+func parseLevel(s string) (slog.Level, error) {
+	l, err := telemetry.ParseLevel(s)
+	if err != nil {
+		return l, fmt.Errorf("LOG_LEVEL must be debug, info, warn or error, got %q", s)
+	}
+	return l, nil
+}

@@ -1,0 +1,153 @@
+package executorapp
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func envOf(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+func TestConfigFromEnvDefaults(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(nil))
+	if err != nil {
+		t.Fatalf("empty environment: %v", err)
+	}
+	if !cfg.Embedded() || cfg.DataDir != "./data/nats" || cfg.AdminAddr != ":9090" || cfg.LogLevel != "info" {
+		t.Errorf("defaults = %+v", cfg)
+	}
+	cc := cfg.Consumer()
+	if cc.JobsStream != "JOBS" || cc.ResultsStream != "RESULTS" || cc.DLQStream != "DLQ" || cc.Consumer != "executor" ||
+		cc.Parallel != 8 || cc.ScriptTimeout != 5*time.Second || cc.MaxDeliver != 5 {
+		t.Errorf("consumer defaults = %+v", cc)
+	}
+}
+
+func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{
+		"NATS_URL": "nats://nats:4222", "NATS_CREDS": "/secrets/exec.creds", "EXECUTOR_DATA_DIR": "/var/lib/x",
+		"EMBEDDED_NATS_ADDR": "127.0.0.1:4333", "JOBS_STREAM": "J", "RESULTS_STREAM": "R", "DLQ_STREAM": "D",
+		"CONSUMER_NAME": "C", "SUBJECT_PREFIX": "acme.flow", "MAX_DELIVER": "7", "ACK_WAIT": "2m",
+		"DUPLICATE_WINDOW": "10m", "JOBS_MAX_MSGS": "500", "JOBS_MAX_BYTES": "-1", "RESULTS_MAX_AGE": "48h",
+		"DLQ_MAX_AGE": "72h", "STREAM_REPLICAS": "3", "MAX_JOB_BYTES": "65536", "SHUTDOWN_GRACE": "45s",
+		"ADMIN_ADDR": "127.0.0.1:9999", "LOG_LEVEL": "debug", "SANDBOX_MAX_PARALLEL": "3", "SANDBOX_TIMEOUT_MS": "1500",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := cfg.Consumer()
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"NATS_URL", cfg.NATSURL, "nats://nats:4222"}, {"NATS_CREDS", cfg.NATSCreds, "/secrets/exec.creds"},
+		{"EXECUTOR_DATA_DIR", cfg.DataDir, "/var/lib/x"}, {"EMBEDDED_NATS_ADDR", cfg.EmbeddedNATSAddr, "127.0.0.1:4333"},
+		{"JOBS_STREAM", cc.JobsStream, "J"}, {"RESULTS_STREAM", cc.ResultsStream, "R"}, {"DLQ_STREAM", cc.DLQStream, "D"},
+		{"CONSUMER_NAME", cc.Consumer, "C"}, {"SUBJECT_PREFIX", cc.JobsSubjects(), "acme.flow.jobs.>"},
+		{"MAX_DELIVER", cc.MaxDeliver, 7}, {"ACK_WAIT", cc.AckWait, 2 * time.Minute},
+		{"DUPLICATE_WINDOW", cc.DuplicateWindow, 10 * time.Minute}, {"JOBS_MAX_MSGS", cc.JobsMaxMsgs, int64(500)},
+		{"JOBS_MAX_BYTES", cc.JobsMaxBytes, int64(-1)}, {"RESULTS_MAX_AGE", cc.ResultsMaxAge, 48 * time.Hour},
+		{"DLQ_MAX_AGE", cc.DLQMaxAge, 72 * time.Hour}, {"STREAM_REPLICAS", cc.Replicas, 3},
+		{"MAX_JOB_BYTES", cc.MaxJobBytes, 65536}, {"SHUTDOWN_GRACE", cc.ShutdownGrace, 45 * time.Second},
+		{"ADMIN_ADDR", cfg.AdminAddr, "127.0.0.1:9999"}, {"LOG_LEVEL", cfg.LogLevel, "debug"},
+		{"SANDBOX_MAX_PARALLEL", cc.Parallel, 3}, {"SANDBOX_TIMEOUT_MS", cc.ScriptTimeout, 1500 * time.Millisecond},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
+
+func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"MAX_DELIVER": "many"}, "MAX_DELIVER must be a whole number"},
+		{map[string]string{"ACK_WAIT": "30"}, "ACK_WAIT must be a duration"},
+		{map[string]string{"ACK_WAIT": "1s"}, "ACK_WAIT (1s) must be above the script timeout"},
+		{map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}, "SANDBOX_TIMEOUT_MS"},
+		{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL must be debug, info, warn or error"},
+		{map[string]string{"NATS_CREDS": "/x.creds"}, "NATS_CREDS is set but NATS_URL is empty"},
+		{map[string]string{"NATS_URL": "nats-without-scheme"}, "NATS_URL must be a URL"},
+		{map[string]string{"JOBS_STREAM": "jobs.v2"}, "JOBS_STREAM"},
+		{map[string]string{"SUBJECT_PREFIX": "a.>"}, "SUBJECT_PREFIX"},
+		{map[string]string{"MAX_JOB_BYTES": "10"}, "MAX_JOB_BYTES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			_, err := ConfigFromEnv(envOf(tt.env))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("got %v, want an error containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigIsPrintedWithoutSecrets(t *testing.T) {
+	for _, url := range []string{"nats://exec:s3cr3t@nats:4222", "nats://s3cr3t@nats:4222"} {
+		cfg, err := ConfigFromEnv(envOf(map[string]string{"NATS_URL": url}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", cfg)
+		if strings.Contains(buf.String(), "s3cr3t") {
+			t.Errorf("the printed config shows the secret of %s: %s", url, buf.String())
+		}
+		if !strings.Contains(buf.String(), "nats:4222") {
+			t.Errorf("the printed config lost the broker address: %s", buf.String())
+		}
+	}
+}
+
+// TestEveryVariableIsDocumented: the package doc lists every variable the
+// executor reads.
+func TestEveryVariableIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range EnvVars() {
+		if !bytes.Contains(doc, []byte(name)) {
+			t.Errorf("%s is read but not documented in doc.go", name)
+		}
+	}
+}
+
+func TestAdminEndpoints(t *testing.T) {
+	ready, reason := false, "not pulling jobs"
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("# metrics\n")) })
+	srv := httptest.NewServer(newAdminHandler(metrics, func() (bool, string) { return ready, reason }))
+	defer srv.Close()
+	defer http.DefaultClient.CloseIdleConnections()
+	get := func(path string) int {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get("/healthz"); got != http.StatusOK {
+		t.Errorf("/healthz = %d", got)
+	}
+	if got := get("/readyz"); got != http.StatusServiceUnavailable {
+		t.Errorf("/readyz before ready = %d, want 503", got)
+	}
+	ready = true
+	if got := get("/readyz"); got != http.StatusOK {
+		t.Errorf("/readyz when ready = %d, want 200", got)
+	}
+	if got := get("/metrics"); got != http.StatusOK {
+		t.Errorf("/metrics = %d, want 200", got)
+	}
+}

@@ -1,0 +1,69 @@
+// Package executorapp wires the executor binary (cmd/executor): it reads
+// the configuration from the environment, starts an embedded NATS server
+// when no NATS_URL is given, builds the sandbox runner and the JetStream
+// consumer, sets up telemetry (spans, the metrics served on the admin
+// port's /metrics, trace-stamped JSON logs), serves /healthz and /readyz,
+// runs the demo, and shuts down in order on SIGTERM or SIGINT: stop
+// pulling, finish the jobs in flight within SHUTDOWN_GRACE, drain the
+// connection, stop the embedded server, flush the telemetry.
+//
+// It must never hold the executor's logic (internal/consumer does), never
+// print a secret (NATS_URL's password is redacted), and never read the
+// process environment directly: Main takes getenv, so tests pass their own.
+//
+// # Environment
+//
+// Every variable is optional; the defaults run a complete executor on a bare
+// machine. Durations are Go durations ("30s", "5m", "24h").
+//
+//	NATS_URL            broker URL, e.g. nats://user:pass@nats:4222. Empty: an
+//	                    embedded NATS server with JetStream runs in the process.
+//	NATS_CREDS          path to a NATS .creds file (JWT + nkey) for NATS_URL.
+//	EXECUTOR_DATA_DIR   the embedded server's JetStream store (default ./data/nats).
+//	EMBEDDED_NATS_ADDR  host:port the embedded server also listens on, so engines
+//	                    can connect (default: none, in-process only).
+//	JOBS_STREAM         jobs stream (default JOBS).
+//	RESULTS_STREAM      results stream (default RESULTS).
+//	DLQ_STREAM          dead-letter stream (default DLQ).
+//	CONSUMER_NAME       durable pull consumer shared by all replicas (default executor).
+//	SUBJECT_PREFIX      root of the subjects: <p>.jobs.>, <p>.results.<id>,
+//	                    <p>.dlq.<id> (default flowscript).
+//	MAX_DELIVER         deliveries of one job before it is failed and
+//	                    dead-lettered (default 5).
+//	ACK_WAIT            redelivery timeout of an unacked job (default 3 ×
+//	                    SANDBOX_TIMEOUT_MS, at least 30s).
+//	DUPLICATE_WINDOW    JOBS deduplication window on the job id (default 5m).
+//	JOBS_MAX_MSGS       jobs the JOBS stream holds before refusing new ones
+//	                    (default 1000000; -1 no limit).
+//	JOBS_MAX_BYTES      bytes the JOBS stream holds before refusing new jobs
+//	                    (default 1 GiB; -1 no limit).
+//	RESULTS_MAX_AGE     how long results are kept (default 24h).
+//	DLQ_MAX_AGE         how long dead letters are kept (default 336h).
+//	STREAM_REPLICAS     stream replicas in a clustered broker (default 1).
+//	MAX_JOB_BYTES       largest job message run; larger ones are dead-lettered
+//	                    (default and maximum 1048576).
+//	SHUTDOWN_GRACE      how long in-flight jobs may finish after SIGTERM (default 30s).
+//	ADMIN_ADDR          address of the admin HTTP server with /healthz, /readyz
+//	                    and /metrics (Prometheus text; default :9090).
+//	LOG_LEVEL           debug, info, warn or error (default info). Logs are JSON
+//	                    on stderr; every line about a job carries job_id, and
+//	                    trace_id and span_id when the job has a trace.
+//	OTEL_*              the standard OpenTelemetry variables (package
+//	                    telemetry): OTEL_EXPORTER_OTLP_ENDPOINT turns on OTLP
+//	                    export of traces (and metrics, unless
+//	                    OTEL_METRICS_EXPORTER=prometheus); with none set nothing
+//	                    is exported and the engine's traceparent is still passed
+//	                    on to the result. service.name is flowscript-executor.
+//	SANDBOX_*           the sandbox limits (see sandbox.LimitsFromEnv):
+//	                    SANDBOX_TIMEOUT_MS, SANDBOX_MEMORY_MB, SANDBOX_MAX_PARALLEL
+//	                    (jobs in flight per replica), SANDBOX_MAX_SOURCE_BYTES,
+//	                    SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES,
+//	                    SANDBOX_MAX_CALL_STACK, SANDBOX_TIMEZONE.
+//
+// # Flags
+//
+//	-demo auto|on|off  publish the sample jobs of examples/ through the flowjob
+//	                   client and print their result events, one JSON line each,
+//	                   on stdout (auto: only with the embedded server).
+//	-demo-only         run the demo, then shut down instead of serving.
+package executorapp

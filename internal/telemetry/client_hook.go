@@ -1,0 +1,22 @@
+package telemetry
+
+import (
+	"context"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/flowscript/flowscript/flowjob"
+)
+
+var _ flowjob.PublishHook = ClientHook
+
+// ClientHook is the flowjob.PublishHook engines and the CLI pass to
+// flowjob.WithPublishHook: it starts the producer span "send <subject>"
+// (a child of ctx's span), writes its traceparent into the job's headers so
+// the executor's process span is its child, and ends the span when the
+// broker answered, recording a failed publish.
+func ClientHook(ctx context.Context, subject, jobID string, h nats.Header) (context.Context, func(error)) {
+	ctx, span := StartSend(ctx, subject, jobID)
+	Inject(ctx, h)
+	return ctx, func(err error) { EndSpan(span, err) }
+}
