@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Decode reads a job strictly and validates it. Strictly: the input must be
@@ -127,24 +128,102 @@ func (d *decoder) object(path string, raw json.RawMessage, fields map[string]fun
 	return seen, true
 }
 
-// members calls each for every member of a syntactically valid JSON object.
+// members calls each for every member of raw, a syntactically valid JSON
+// object (Decode checked the whole document first), in document order. It
+// splits the members itself instead of running a json.Decoder over raw:
+// decoding a job is on every job's path.
 func (d *decoder) members(raw json.RawMessage, each func(key string, v json.RawMessage)) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '{'
+	i := skipJSONSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
 		return
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
+	i++
+	for {
+		i = skipJSONSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipJSONSpace(raw, i+1)
+		}
+		if i >= len(raw) || raw[i] != '"' {
+			return // '}'
+		}
+		keyEnd := jsonStringEnd(raw, i)
+		key, ok := unquote(raw[i:keyEnd])
+		if !ok {
 			return
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return
-		}
-		each(key, v)
+		i = skipJSONSpace(raw, keyEnd) + 1 // past ':'
+		i = skipJSONSpace(raw, i)
+		end := jsonValueEnd(raw, i)
+		each(key, raw[i:end])
+		i = end
 	}
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// jsonStringEnd returns the index just past the string starting at b[i].
+func jsonStringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// jsonValueEnd returns the index just past the value starting at b[i].
+func jsonValueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return jsonStringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = jsonStringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	default:
+		j := i
+		for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
+			j++
+		}
+		return j
+	}
+}
+
+// unquote decodes the JSON string q (quotes included). A string without
+// escapes that is valid UTF-8 is copied as it is; anything else goes
+// through encoding/json, so the result is always what json.Unmarshal gives.
+func unquote(q []byte) (string, bool) {
+	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 && utf8.Valid(q) {
+		return string(q[1 : len(q)-1]), true
+	}
+	var s string
+	if err := json.Unmarshal(q, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 func orRoot(path string) string {
@@ -262,10 +341,12 @@ func (d *decoder) variables(path string, raw json.RawMessage, dst *map[string]st
 func (d *decoder) str(path string, raw json.RawMessage, optional bool, dst *string) bool {
 	switch kind := kindOf(raw); {
 	case kind == "string":
-		if err := json.Unmarshal(raw, dst); err != nil {
-			d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		v, ok := unquote(bytes.TrimSpace(raw))
+		if !ok {
+			d.p.add(path, "is not a valid JSON string")
 			return false
 		}
+		*dst = v
 		return true
 	case kind == "null" && optional:
 		return true

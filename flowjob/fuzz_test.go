@@ -11,7 +11,8 @@ import (
 
 // FuzzDecode: Decode never panics, the same bytes always give the same
 // verdict (job and errors), every error is a *ValidationError, and an
-// accepted job survives re-encoding unchanged.
+// accepted job reads the same through encoding/json and survives
+// re-encoding unchanged.
 func FuzzDecode(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "jobs", "*.json"))
 	files = append(files, filepath.Join("testdata", "job.golden.json"))
@@ -40,6 +41,15 @@ func FuzzDecode(f *testing.F) {
 		}
 		if err := job1.Validate(); err != nil {
 			t.Fatalf("Decode accepted a job Validate refuses: %v", err)
+		}
+		// Decode splits JSON itself: what it accepts must read the same
+		// through encoding/json.
+		var std Job
+		if err := json.Unmarshal(data, &std); err != nil {
+			t.Fatalf("Decode accepted what encoding/json refuses: %v\n%s", err, data)
+		}
+		if !reflect.DeepEqual(verdict(t, job1, nil), verdict(t, &std, nil)) {
+			t.Fatalf("Decode and encoding/json read the job differently:\n%s", data)
 		}
 		again, err := json.Marshal(job1)
 		if err != nil {
