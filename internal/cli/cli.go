@@ -1,6 +1,7 @@
-// Package cli is the flowscript command: the users' tool to run scripts in
-// the same sandbox the executor uses (and, in later issues, to submit jobs,
-// benchmark and manage templates).
+// Package cli is the flowscript command, the users' tool: run scripts in
+// the same sandbox the executor uses, submit jobs to an executor, load-test
+// one, and manage templates through the templates API. Each command lives in
+// its own file and registers itself.
 //
 // Everything it touches of the outside world comes in through Env, so each
 // command can be tested with buffers and a fake environment. A command must
@@ -100,7 +101,7 @@ func help(env Env, args []string) int {
 
 func usage() string {
 	var b strings.Builder
-	b.WriteString("flowscript runs FlowScript scripts in the sandbox the executor uses.\n\n")
+	b.WriteString("flowscript runs scripts in the executor's sandbox, submits and benchmarks jobs, and manages templates.\n\n")
 	b.WriteString("Usage:\n  flowscript <command> [arguments]\n\nCommands:\n")
 	names := make([]string, 0, len(commands))
 	for name := range commands {

@@ -73,7 +73,7 @@ func TestUsage(t *testing.T) {
 		stderr     string // substring
 		stdoutNone bool
 	}{
-		{"no command", invocation{}, ExitUsage, "", "Commands:\n  run", true},
+		{"no command", invocation{}, ExitUsage, "", "Commands:\n  bench", true},
 		{"help", invocation{args: []string{"help"}}, ExitOK, "flowscript help <command>", "", false},
 		{"--help", invocation{args: []string{"--help"}}, ExitOK, "Commands:", "", false},
 		{"help run", invocation{args: []string{"help", "run"}}, ExitOK, "Examples:\n  flowscript run --input cpf=", "", false},

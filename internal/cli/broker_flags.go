@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/consumer"
+)
+
+// Defaults of the broker flags.
+const defaultNATSURL = "nats://127.0.0.1:4222"
+
+// brokerFlags are the flags of the commands that talk to NATS. The
+// defaults come from the executor's own variables, so a shell set up for
+// an executor reaches it.
+type brokerFlags struct {
+	url           string
+	creds         string
+	subjectPrefix string
+	resultsStream string
+}
+
+func (b *brokerFlags) register(fs *flag.FlagSet, env Env) {
+	fs.StringVar(&b.url, "nats", envOr(env, "NATS_URL", defaultNATSURL), "")
+	fs.StringVar(&b.creds, "creds", env.Getenv("NATS_CREDS"), "")
+	fs.StringVar(&b.subjectPrefix, "subject-prefix", envOr(env, "SUBJECT_PREFIX", consumer.DefaultSubjectPrefix), "")
+	fs.StringVar(&b.resultsStream, "results-stream", envOr(env, "RESULTS_STREAM", flowjob.DefaultResultsStream), "")
+}
+
+// check reports the first broker flag a broker would refuse.
+func (b brokerFlags) check() error {
+	if u, err := url.Parse(b.url); err != nil || u.Host == "" {
+		return fmt.Errorf("--nats must be a URL such as nats://127.0.0.1:4222, got %q", redactURL(b.url))
+	}
+	if !validSubjectPrefix(b.subjectPrefix) {
+		return fmt.Errorf("--subject-prefix must be dot-separated tokens without wildcards or spaces, got %q", b.subjectPrefix)
+	}
+	if !validStreamName(b.resultsStream) {
+		return fmt.Errorf("--results-stream must be a name of letters, digits, '-' or '_', got %q", b.resultsStream)
+	}
+	return nil
+}
+
+// names are the executor's subjects and streams for these flags.
+func (b brokerFlags) names() consumer.Config {
+	return consumer.Config{SubjectPrefix: b.subjectPrefix, ResultsStream: b.resultsStream}.WithDefaults()
+}
+
+// connect opens a connection for one command, bounded by ctx's deadline
+// (at most 10s).
+func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, error) {
+	wait := 10 * time.Second
+	if d, ok := ctx.Deadline(); ok {
+		wait = max(min(time.Until(d), wait), 10*time.Millisecond)
+	}
+	opts := []nats.Option{nats.Name("flowscript " + command), nats.Timeout(wait)}
+	if b.creds != "" {
+		opts = append(opts, nats.UserCredentials(b.creds))
+	}
+	nc, err := nats.Connect(b.url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS at %s: %w: is NATS running there? Set --nats or NATS_URL", redactURL(b.url), err)
+	}
+	return nc, nil
+}
+
+// client returns a flowjob client for the flags' subjects and streams.
+func (b brokerFlags) client(nc *nats.Conn) (*flowjob.Client, error) {
+	names := b.names()
+	return flowjob.NewClient(nc,
+		flowjob.WithJobsSubject(names.JobsSubject()),
+		flowjob.WithResultsSubjectPrefix(names.ResultsPrefix()),
+		flowjob.WithResultsStream(names.ResultsStream),
+		flowjob.WithResultPolling(250*time.Millisecond, 2*time.Second),
+	)
+}
+
+// checkJobsStream fails when no stream stores the jobs the client
+// publishes: then no executor ever ran on this broker with these names, and
+// a publish would only time out.
+func (b brokerFlags) checkJobsStream(ctx context.Context, nc *nats.Conn) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("opening JetStream: %w", err)
+	}
+	subject := b.names().JobsSubject()
+	_, err = js.StreamNameBySubject(ctx, subject)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return fmt.Errorf("no stream stores jobs published on %s at %s: start an executor on that NATS (it creates the streams), "+
+			"or set --subject-prefix to the executor's SUBJECT_PREFIX", subject, redactURL(b.url))
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, nats.ErrNoResponders):
+		return fmt.Errorf("JetStream is not enabled on the NATS at %s: run nats-server with -js", redactURL(b.url))
+	}
+	return fmt.Errorf("looking up the stream of %s at %s: %w", subject, redactURL(b.url), err)
+}
+
+func envOr(env Env, name, fallback string) string {
+	if v := strings.TrimSpace(env.Getenv(name)); v != "" {
+		return v
+	}
+	return fallback
+}
+
+// redactURL hides the password (or a token user) of a URL.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		if _, hasPassword := u.User.Password(); hasPassword {
+			return u.Redacted()
+		}
+		u.User = url.User("xxxxx")
+	}
+	return u.String()
+}
+
+func validSubjectPrefix(p string) bool {
+	if p == "" || strings.ContainsAny(p, " \t\r\n*>") {
+		return false
+	}
+	for tok := range strings.SplitSeq(p, ".") {
+		if tok == "" {
+			return false
+		}
+	}
+	return true
+}
+
+func validStreamName(s string) bool {
+	if s == "" || len(s) > 255 {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
