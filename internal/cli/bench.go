@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -464,7 +465,7 @@ func (st *benchStats) summary(opts benchOptions, elapsed time.Duration, workers 
 		Concurrency:    opts.concurrency,
 		TargetRate:     opts.rate,
 		Script:         "example " + opts.example,
-		Broker:         redactURL(opts.broker.url),
+		Broker:         natsurl.Redact(opts.broker.url),
 		Workers:        workers,
 	}
 	if opts.script != "" {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/natsurl"
 )
 
 // Defaults of the broker flags.
@@ -39,7 +40,7 @@ func (b *brokerFlags) register(fs *flag.FlagSet, env Env) {
 // check reports the first broker flag a broker would refuse.
 func (b brokerFlags) check() error {
 	if u, err := url.Parse(b.url); err != nil || u.Host == "" {
-		return fmt.Errorf("--nats must be a URL such as nats://127.0.0.1:4222, got %q", redactURL(b.url))
+		return fmt.Errorf("--nats must be a URL such as nats://127.0.0.1:4222, got %q", natsurl.Redact(b.url))
 	}
 	if !validSubjectPrefix(b.subjectPrefix) {
 		return fmt.Errorf("--subject-prefix must be dot-separated tokens without wildcards or spaces, got %q", b.subjectPrefix)
@@ -68,7 +69,7 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 	}
 	nc, err := nats.Connect(b.url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to NATS at %s: %w: is NATS running there? Set --nats or NATS_URL", redactURL(b.url), err)
+		return nil, fmt.Errorf("connecting to NATS at %s: %w: is NATS running there? Set --nats or NATS_URL", natsurl.Redact(b.url), err)
 	}
 	return nc, nil
 }
@@ -99,11 +100,11 @@ func (b brokerFlags) checkJobsStream(ctx context.Context, nc *nats.Conn) error {
 		return nil
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return fmt.Errorf("no stream stores jobs published on %s at %s: start an executor on that NATS (it creates the streams), "+
-			"or set --subject-prefix to the executor's SUBJECT_PREFIX", subject, redactURL(b.url))
+			"or set --subject-prefix to the executor's SUBJECT_PREFIX", subject, natsurl.Redact(b.url))
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, nats.ErrNoResponders):
-		return fmt.Errorf("JetStream is not enabled on the NATS at %s: run nats-server with -js", redactURL(b.url))
+		return fmt.Errorf("JetStream is not enabled on the NATS at %s: run nats-server with -js", natsurl.Redact(b.url))
 	}
-	return fmt.Errorf("looking up the stream of %s at %s: %w", subject, redactURL(b.url), err)
+	return fmt.Errorf("looking up the stream of %s at %s: %w", subject, natsurl.Redact(b.url), err)
 }
 
 func envOr(env Env, name, fallback string) string {
@@ -111,21 +112,6 @@ func envOr(env Env, name, fallback string) string {
 		return v
 	}
 	return fallback
-}
-
-// redactURL hides the password (or a token user) of a URL.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.User != nil {
-		if _, hasPassword := u.User.Password(); hasPassword {
-			return u.Redacted()
-		}
-		u.User = url.User("xxxxx")
-	}
-	return u.String()
 }
 
 func validSubjectPrefix(p string) bool {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"github.com/flowscript/flowscript/internal/natsurl"
 )
 
 // startEmbedded runs a NATS server with JetStream in this process, storing
@@ -88,7 +90,7 @@ func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, erro
 	}
 	nc, err := nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to NATS at %s: %w (check NATS_URL, or unset it to use the embedded server)", redactURL(url), err)
+		return nil, fmt.Errorf("connecting to NATS at %s: %w (check NATS_URL, or unset it to use the embedded server)", natsurl.Redact(url), err)
 	}
 	return nc, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -140,7 +141,7 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.NATSURL != "" {
 		if u, err := url.Parse(c.NATSURL); err != nil || u.Host == "" {
-			errs = append(errs, fmt.Errorf("NATS_URL must be a URL such as nats://nats:4222, got %q", redactURL(c.NATSURL)))
+			errs = append(errs, fmt.Errorf("NATS_URL must be a URL such as nats://nats:4222, got %q", natsurl.Redact(c.NATSURL)))
 		}
 	}
 	if c.NATSCreds != "" && c.NATSURL == "" {
@@ -189,7 +190,7 @@ func (c Config) LogValue() slog.Value {
 	cc := c.Consumer()
 	nats := "embedded (" + c.DataDir + ")"
 	if !c.Embedded() {
-		nats = redactURL(c.NATSURL)
+		nats = natsurl.Redact(c.NATSURL)
 	}
 	return slog.GroupValue(
 		slog.String("nats", nats),
@@ -221,21 +222,6 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("sandbox_max_call_stack", c.Limits.MaxCallStackSize),
 		slog.String("sandbox_timezone", c.Limits.TimeZone.String()),
 	)
-}
-
-// redactURL hides the password (and a bare token user) of a NATS URL.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	if u.User != nil {
-		if _, hasPassword := u.User.Password(); hasPassword {
-			return u.Redacted()
-		}
-		u.User = url.User("xxxxx") // a token in the user part
-	}
-	return u.String()
 }
 
 // parseLevel reads LOG_LEVEL as telemetry.NewLogger does.

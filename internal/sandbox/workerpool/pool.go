@@ -172,33 +172,19 @@ func (p *Pool) Restarts() uint64 { return p.restarts.Load() }
 // Run runs req on a free worker, waiting for one until ctx ends (reported
 // as SCRIPT_TIMEOUT, like a ctx that ends while the script runs).
 func (p *Pool) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
-	start := time.Now()
-	for {
-		select {
-		case <-p.done:
-			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
-		default:
-		}
-		if ctx.Err() != nil {
-			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
-		}
-		select {
-		case proc := <-p.idle:
-			if res, ran := p.runOn(ctx, proc, req, start); ran {
-				return res
-			}
-		case <-ctx.Done():
-			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
-		case <-p.done:
-			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
-		}
-	}
+	return p.run(ctx, req, true)
 }
 
 // TryRun runs req only if a worker is free now; otherwise it fails at once
 // with SANDBOX_BUSY and the seed's message (the templates tester's answer
 // 429).
 func (p *Pool) TryRun(ctx context.Context, req sandbox.Request) sandbox.Result {
+	return p.run(ctx, req, false)
+}
+
+// run takes a free worker (see take) and runs req on it. A worker found
+// dead on the way is skipped (runOn replaces it) and another is taken.
+func (p *Pool) run(ctx context.Context, req sandbox.Request, wait bool) sandbox.Result {
 	start := time.Now()
 	for {
 		select {
@@ -209,17 +195,36 @@ func (p *Pool) TryRun(ctx context.Context, req sandbox.Request) sandbox.Result {
 		if ctx.Err() != nil {
 			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
 		}
+		proc, err := p.take(ctx, wait)
+		if err != nil {
+			return sandbox.Result{Err: err, Duration: time.Since(start)}
+		}
+		if res, ran := p.runOn(ctx, proc, req, start); ran {
+			return res
+		}
+	}
+}
+
+// take returns an idle worker: at once or SANDBOX_BUSY when wait is false,
+// otherwise waiting until one is free, ctx ends or the pool closes.
+func (p *Pool) take(ctx context.Context, wait bool) (*process, *sandbox.Error) {
+	if !wait {
 		select {
 		case proc := <-p.idle:
-			if res, ran := p.runOn(ctx, proc, req, start); ran {
-				return res
-			}
+			return proc, nil
 		case <-p.done:
-			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
+			return nil, errPoolClosed()
 		default:
-			return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeBusy,
-				Message: sandbox.BusyMessage(p.cfg.Limits.MaxParallel)}, Duration: time.Since(start)}
+			return nil, &sandbox.Error{Code: sandbox.CodeBusy, Message: sandbox.BusyMessage(p.cfg.Limits.MaxParallel)}
 		}
+	}
+	select {
+	case proc := <-p.idle:
+		return proc, nil
+	case <-ctx.Done():
+		return nil, causeOf(ctx)
+	case <-p.done:
+		return nil, errPoolClosed()
 	}
 }
 
