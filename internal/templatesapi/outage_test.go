@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/internal/templates/storetest"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 // cutProxy forwards TCP to PostgreSQL until Cut, which drops every
@@ -184,4 +185,33 @@ func TestEmbeddedStoreClosedIs503(t *testing.T) {
 	if e := r.apiErr(t); e.Code != CodeStoreUnavailable {
 		t.Errorf("%+v", e)
 	}
+}
+
+// A real restart of a real PostgreSQL server (a private one: the machine's
+// is shared with other tests): requests during the stop answer 503, and the
+// same API process serves again once the server is back.
+func TestPostgresRestartIs503ThenRecoversWithoutRestart(t *testing.T) {
+	pg := testenv.StartPostgresServer(t)
+	cfg := testConfig()
+	a := startAPI(t, cfg, openPostgresURL(t, cfg, pg.URL()), nil)
+	before := a.create("before the restart", "return 1")
+
+	pg.Stop()
+	r := a.authed("GET", "/api/script-templates", nil)
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	if e := r.apiErr(t); e.Code != CodeStoreUnavailable {
+		t.Errorf("GET during the restart: %+v", e)
+	}
+	wantStatus(t, a.authed("POST", "/api/script-templates", map[string]string{"name": "during", "source": "return 2"}),
+		http.StatusServiceUnavailable)
+
+	pg.Start()
+	eventually(t, 15*time.Second, "the API answers again after PostgreSQL restarted", func() bool {
+		return a.authed("GET", "/api/script-templates", nil).status == http.StatusOK
+	})
+	list := a.list()
+	if len(list) != 1 || list[0].ID != before.ID {
+		t.Errorf("after the restart the store holds %+v: the refused write must have written nothing", list)
+	}
+	a.create("after the restart", "return 3")
 }
