@@ -42,7 +42,7 @@ func HTTPServer(routes *http.ServeMux, next http.Handler) http.Handler {
 		if route != "" {
 			span.SetAttributes(semconv.HTTPRoute(route))
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(ctx))
 		status := sw.status
 		if status == 0 {
@@ -56,20 +56,25 @@ func HTTPServer(routes *http.ServeMux, next http.Handler) http.Handler {
 	})
 }
 
-// statusWriter remembers the status a handler wrote.
-type statusWriter struct {
+// StatusRecorder remembers the status a handler wrote (Status: 0 when it
+// wrote nothing yet). Middleware that reports the status wraps the writer
+// with it.
+type StatusRecorder struct {
 	http.ResponseWriter
 	status int
 }
 
-func (w *statusWriter) WriteHeader(status int) {
+// Status is the status written, or 0.
+func (w *StatusRecorder) Status() int { return w.status }
+
+func (w *StatusRecorder) WriteHeader(status int) {
 	if w.status == 0 {
 		w.status = status
 	}
 	w.ResponseWriter.WriteHeader(status)
 }
 
-func (w *statusWriter) Write(b []byte) (int, error) {
+func (w *StatusRecorder) Write(b []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
@@ -77,4 +82,4 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 // Unwrap lets http.ResponseController reach Flush and deadlines.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *StatusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // requestInfo travels in the request context so the log line written after
@@ -25,28 +27,6 @@ func infoFrom(ctx context.Context) *requestInfo {
 	return info
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-	r.ResponseWriter.WriteHeader(status)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
 // withRequestLog gives every request an id (X-Request-Id, echoed when the
 // caller sent a sane one) and logs one line per request: never the body.
 func (s *Server) withRequestLog(next http.Handler) http.Handler {
@@ -59,17 +39,17 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		info := &requestInfo{id: id}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &telemetry.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		level := slog.LevelInfo
-		if rec.status >= 500 {
+		if rec.Status() >= 500 {
 			level = slog.LevelWarn
 		}
 		s.log.LogAttrs(r.Context(), level, "request",
 			slog.String("request_id", id),
 			slog.String("method", r.Method),
 			slog.String("route", r.Pattern),
-			slog.Int("status", rec.status),
+			slog.Int("status", rec.Status()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 			slog.String("auth", info.principal.Method),
 			slog.String("subject", info.principal.Subject),
