@@ -379,7 +379,7 @@ func checkStatic(path string) error {
 	if err != nil {
 		return fmt.Errorf("not an ELF executable: %w", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only file: nothing to flush
 	var errs []error
 	for _, p := range f.Progs {
 		switch p.Type {

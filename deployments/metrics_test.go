@@ -69,7 +69,11 @@ func scrapeExported(t *testing.T) exportedSeries {
 	if err != nil {
 		t.Fatalf("ObservePending: %v", err)
 	}
-	defer reg.Unregister()
+	defer func() {
+		if err := reg.Unregister(); err != nil {
+			t.Errorf("unregistering the pending callback: %v", err)
+		}
+	}()
 
 	rec := httptest.NewRecorder()
 	p.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))

@@ -25,7 +25,7 @@ func freeAddr(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // only the free port number is wanted
 	return ln.Addr().String()
 }
 
@@ -57,7 +57,7 @@ func get(ctx context.Context, url string) (string, error) {
 		resp, err := client.Do(req)
 		if err == nil {
 			body, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
+			_ = resp.Body.Close() // fully read
 			if resp.StatusCode == http.StatusOK {
 				return string(body), nil
 			}
@@ -69,7 +69,7 @@ func get(ctx context.Context, url string) (string, error) {
 		last = err
 		select {
 		case <-ctx.Done():
-			return "", fmt.Errorf("GET %s: %w (last answer: %v)", url, ctx.Err(), last)
+			return "", fmt.Errorf("GET %s: %w (last answer: %w)", url, ctx.Err(), last)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -117,7 +117,7 @@ func TestBinariesAnswerTheDeploymentProbes(t *testing.T) {
 			defer func() {
 				if !stopped {
 					_ = cmd.Process.Kill()
-					<-done
+					t.Logf("%s killed at cleanup: %v", d.s.target, <-done)
 				}
 				if t.Failed() {
 					t.Logf("%s output:\n%s", d.s.target, out.String())

@@ -224,7 +224,7 @@ func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.M
 		case <-ctx.Done():
 			timer.Stop()
 			if lastErr != nil {
-				return nil, fmt.Errorf("awaiting the result of job %s: %w (last lookup: %v)", jobID, ctx.Err(), lastErr)
+				return nil, fmt.Errorf("awaiting the result of job %s: %w (last lookup: %w)", jobID, ctx.Err(), lastErr)
 			}
 			return nil, fmt.Errorf("awaiting the result of job %s: %w", jobID, ctx.Err())
 		case msg := <-replies:

@@ -20,7 +20,7 @@ import (
 // self-contained; an engine only needs the connection and the client.)
 func ExampleClient_Run() {
 	dir, _ := os.MkdirTemp("", "flowjob-example-")
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // best-effort cleanup of a temporary folder
 	srv, _ := server.NewServer(&server.Options{JetStream: true, StoreDir: dir, DontListen: true, NoSigs: true, NoLog: true})
 	go srv.Start()
 	srv.ReadyForConnections(10 * time.Second)

@@ -23,16 +23,22 @@ const serviceName = "flowscript-templates-api"
 func main() {
 	// First: when started as a sandbox worker, this never returns.
 	workerpool.MaybeRunWorker()
+	os.Exit(run())
+}
+
+// run serves until SIGTERM or SIGINT and returns the exit code; its
+// deferred cleanup runs before main exits.
+func run() int {
 	cfg, err := templatesapi.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "templates-api: configuration:\n%v\n", err)
-		os.Exit(2)
+		return 2
 	}
 	// JSON lines with trace_id and span_id when a request has a trace.
 	logger, err := telemetry.NewLogger(os.Stdout, cfg.LogLevel)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "templates-api: configuration:\n%v\n", err)
-		os.Exit(2)
+		return 2
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
@@ -44,7 +50,7 @@ func main() {
 	tel, err := telemetry.Setup(ctx, telemetry.Config{ServiceName: serviceName, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "templates-api: telemetry:\n%v\n", err)
-		os.Exit(2)
+		return 2
 	}
 
 	// Authors' test runs go through the same killable worker pool as the
@@ -52,7 +58,7 @@ func main() {
 	pool, err := workerpool.New(ctx, workerpool.Config{Limits: cfg.Sandbox, Logger: logger})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "templates-api: starting the sandbox worker pool:\n%v\n", err)
-		os.Exit(1)
+		return 1
 	}
 
 	code := 0
@@ -68,7 +74,5 @@ func main() {
 	if err := tel.Shutdown(flushCtx); err != nil {
 		logger.Warn("flushing telemetry", "error", err)
 	}
-	cancel()
-	stop()
-	os.Exit(code)
+	return code
 }

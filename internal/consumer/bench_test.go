@@ -51,11 +51,9 @@ var benchRunners = []benchRunner{
 
 // benchEnv is one replica on one broker, ready for load.
 type benchEnv struct {
-	cfg   Config
-	nc    *nats.Conn
-	js    jetstream.JetStream
-	data  []byte // a cpf job with id placeholder
-	reply string // Reply-To prefix, "" for none
+	cfg Config
+	nc  *nats.Conn
+	js  jetstream.JetStream
 }
 
 func eachBenchSetup(b *testing.B, f func(b *testing.B, e *benchEnv)) {

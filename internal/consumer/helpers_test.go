@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,7 +39,7 @@ type broker struct {
 
 var brokers = []broker{
 	{"embedded", func(t testing.TB) string { return testenv.EmbeddedNATS(t).ClientURL() }},
-	{"machine", func(t testing.TB) string { return testenv.MachineNATSURL(t) }},
+	{"machine", testenv.MachineNATSURL},
 }
 
 // eachBroker runs f against an embedded nats-server and the machine's NATS.
@@ -125,18 +124,16 @@ func testLogger(t testing.TB) *slog.Logger {
 // runner wraps the in-process sandbox and measures what the executor asks
 // of it. before, when set, runs first and may replace the run.
 type runner struct {
-	inner    sandbox.Runner
-	calls    atomic.Int64
-	running  atomic.Int64
-	maxSeen  atomic.Int64
-	before   func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool)
-	mu       sync.Mutex
-	bySource map[string]int
+	inner   sandbox.Runner
+	calls   atomic.Int64
+	running atomic.Int64
+	maxSeen atomic.Int64
+	before  func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool)
 }
 
 func newRunner(parallel int) *runner {
 	l := sandbox.Limits{MaxParallel: parallel, Timeout: 2 * time.Second}.WithDefaults()
-	return &runner{inner: sandbox.NewInProcess(l), bySource: map[string]int{}}
+	return &runner{inner: sandbox.NewInProcess(l)}
 }
 
 func (r *runner) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
@@ -145,21 +142,12 @@ func (r *runner) Run(ctx context.Context, req sandbox.Request) sandbox.Result {
 	for m := r.maxSeen.Load(); n > m && !r.maxSeen.CompareAndSwap(m, n); m = r.maxSeen.Load() {
 	}
 	call := r.calls.Add(1)
-	r.mu.Lock()
-	r.bySource[req.Source]++
-	r.mu.Unlock()
 	if r.before != nil {
 		if res, done := r.before(ctx, req, call); done {
 			return res
 		}
 	}
 	return r.inner.Run(ctx, req)
-}
-
-func (r *runner) runsOf(source string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.bySource[source]
 }
 
 // started is an executor running in the background.

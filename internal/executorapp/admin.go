@@ -26,23 +26,23 @@ func newAdminHandler(metrics http.Handler, ready readiness) http.Handler {
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		fmt.Fprintln(w, "ok")
+		_, _ = fmt.Fprintln(w, "ok") // a failed write means the prober has gone
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		ok, reason := ready()
 		if !ok {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintln(w, "not ready:", reason)
+			_, _ = fmt.Fprintln(w, "not ready:", reason) // a failed write means the prober has gone
 			return
 		}
-		fmt.Fprintln(w, "ready")
+		_, _ = fmt.Fprintln(w, "ready") // a failed write means the prober has gone
 	})
 	return mux
 }
 
-func startAdmin(addr string, metrics http.Handler, ready readiness, log *slog.Logger) (*adminServer, error) {
-	ln, err := net.Listen("tcp", addr)
+func startAdmin(ctx context.Context, addr string, metrics http.Handler, ready readiness, log *slog.Logger) (*adminServer, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on ADMIN_ADDR %s: %w (choose a free port, e.g. ADMIN_ADDR=:9091)", addr, err)
 	}

@@ -81,17 +81,17 @@ func Main(ctx context.Context, d Deps) int {
 		return ExitUsage
 	}
 	if *demo != "auto" && *demo != "on" && *demo != "off" {
-		fmt.Fprintf(d.Stderr, "executor: -demo must be auto, on or off, got %q\n", *demo)
+		_, _ = fmt.Fprintf(d.Stderr, "executor: -demo must be auto, on or off, got %q\n", *demo) // stderr is the last place to report to
 		return ExitUsage
 	}
 	cfg, err := ConfigFromEnv(d.Getenv)
 	if err != nil {
-		fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err)
+		_, _ = fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err) // stderr is the last place to report to
 		return ExitUsage
 	}
 	log, err := telemetry.NewLogger(d.Stderr, cfg.LogLevel)
 	if err != nil { // Validate accepted the level
-		fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err)
+		_, _ = fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err) // stderr is the last place to report to
 		return ExitUsage
 	}
 	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
@@ -186,7 +186,7 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 			log.Warn("stopping the pending-jobs metric", "error", uerr)
 		}
 	}()
-	admin, err := startAdmin(cfg.AdminAddr, tel.Handler(), func() (bool, string) {
+	admin, err := startAdmin(ctx, cfg.AdminAddr, tel.Handler(), func() (bool, string) {
 		switch {
 		case !nc.IsConnected():
 			return false, "not connected to NATS (" + nc.Status().String() + ")"

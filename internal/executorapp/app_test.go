@@ -26,7 +26,7 @@ func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	_ = ln.Close() // only the free port number is wanted
 	env := map[string]string{
 		"EXECUTOR_DATA_DIR":    t.TempDir(),
 		"EMBEDDED_NATS_ADDR":   "127.0.0.1:" + strconv.Itoa(port),
@@ -57,7 +57,7 @@ func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
 		if err != nil {
 			return false
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close() // only the status matters
 		return resp.StatusCode == http.StatusOK
 	})
 

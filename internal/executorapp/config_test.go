@@ -134,7 +134,7 @@ func TestAdminEndpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close() // only the status matters
 		return resp.StatusCode
 	}
 	if got := get("/healthz"); got != http.StatusOK {

@@ -3,6 +3,7 @@ package executorapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,8 +31,11 @@ const demoTimeout = time.Minute
 // event as one JSON line on out, in file order.
 func runDemo(ctx context.Context, nc *nats.Conn, cfg consumer.Config, jobs fs.FS, out io.Writer, log *slog.Logger) error {
 	names, err := fs.Glob(jobs, "*.json")
-	if err != nil || len(names) == 0 {
-		return fmt.Errorf("listing the sample jobs: found %d (%v)", len(names), err)
+	if err != nil {
+		return fmt.Errorf("listing the sample jobs: %w", err)
+	}
+	if len(names) == 0 {
+		return errors.New("listing the sample jobs: found no *.json file")
 	}
 	slices.Sort(names)
 	client, err := flowjob.NewClient(nc,

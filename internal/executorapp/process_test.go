@@ -48,7 +48,9 @@ func TestMain(m *testing.M) {
 			code = 1
 		}
 	}
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the test folder:", err)
+	}
 	os.Exit(code)
 }
 
@@ -63,7 +65,7 @@ func executorBinary(t testing.TB) string {
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("building cmd/executor: %v\n%s", err, out)
+			binErr = fmt.Errorf("building cmd/executor: %w\n%s", err, out)
 		}
 	})
 	if binErr != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Embedded is the store for a bare machine: one bbolt file in a folder
@@ -44,7 +45,7 @@ func OpenEmbedded(dir string, opts Options) (*Embedded, error) {
 	}
 	path := filepath.Join(dir, EmbeddedFileName)
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: lockWait})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("opening %s: another process holds it (the embedded store serves one replica); stop it, use another TEMPLATES_DATA_DIR, or set DATABASE_URL", path)
 	}
 	if err != nil {
@@ -54,8 +55,7 @@ func OpenEmbedded(dir string, opts Options) (*Embedded, error) {
 		_, err := tx.CreateBucketIfNotExists(bucketTemplates)
 		return err
 	}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("preparing %s: %w", path, err)
+		return nil, fmt.Errorf("preparing %s: %w", path, errors.Join(err, db.Close()))
 	}
 	return &Embedded{db: db, opts: opts}, nil
 }
@@ -89,7 +89,7 @@ func encode(t Template) ([]byte, error) {
 
 // storeErr maps bbolt's closed-database error to ErrUnavailable.
 func storeErr(err error) error {
-	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		return errors.Join(ErrUnavailable, err)
 	}
 	return err

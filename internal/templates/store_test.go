@@ -29,7 +29,11 @@ func openPostgres(t *testing.T, url string) *templates.Postgres {
 	if err != nil {
 		t.Fatalf("OpenPostgres: %v", err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the store: %v", err)
+		}
+	})
 	return s
 }
 
@@ -45,7 +49,11 @@ func TestEmbeddedContract(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { s.Close() })
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("closing the store: %v", err)
+			}
+		})
 		return s
 	})
 }
@@ -74,7 +82,9 @@ func TestPostgresReplicasMigrateConcurrently(t *testing.T) {
 	close(errs)
 	close(stores)
 	for s := range stores {
-		s.Close()
+		if err := s.Close(); err != nil {
+			t.Errorf("closing a replica's store: %v", err)
+		}
 	}
 	for err := range errs {
 		t.Errorf("replica start: %v", err)
@@ -85,7 +95,11 @@ func TestPostgresReplicasMigrateConcurrently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	defer func() {
+		if err := conn.Close(ctx); err != nil {
+			t.Errorf("closing the PostgreSQL connection: %v", err)
+		}
+	}()
 	var applied, files int
 	if err := conn.QueryRow(ctx, "SELECT count(*) FROM templates_schema_migrations").Scan(&applied); err != nil {
 		t.Fatal(err)
@@ -115,7 +129,11 @@ func TestPostgresSchemaRefusesWhatTheAPIRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	defer func() {
+		if err := conn.Close(ctx); err != nil {
+			t.Errorf("closing the PostgreSQL connection: %v", err)
+		}
+	}()
 	_, err = conn.Exec(ctx, `INSERT INTO script_templates (id, name, source, created_at, updated_at)
 		VALUES (gen_random_uuid(), '  ', 'return 1', now(), now())`)
 	if err == nil || !strings.Contains(err.Error(), "check constraint") {
@@ -146,7 +164,11 @@ func TestEmbeddedFolderServesOneProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close()
+	defer func() {
+		if err := first.Close(); err != nil {
+			t.Errorf("closing the first store: %v", err)
+		}
+	}()
 	_, err = templates.OpenEmbedded(dir, opts)
 	if err == nil || !strings.Contains(err.Error(), "another process") {
 		t.Errorf("second OpenEmbedded on the same folder = %v, want a clear lock error", err)
@@ -173,7 +195,11 @@ func TestEmbeddedKeepsTemplatesAcrossRestarts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the reopened store: %v", err)
+		}
+	}()
 	got, err := s.Get(context.Background(), created.ID)
 	if err != nil || got.Name != "kept" || !got.CreatedAt.Equal(created.CreatedAt) {
 		t.Errorf("after reopening: %+v, %v; want %+v", got, err, created)

@@ -41,7 +41,11 @@ func openEmbedded(t testing.TB, cfg Config) templates.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the store: %v", err)
+		}
+	})
 	return s
 }
 
@@ -53,7 +57,11 @@ func openPostgresURL(t testing.TB, cfg Config, url string) templates.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the store: %v", err)
+		}
+	})
 	return s
 }
 
@@ -151,7 +159,7 @@ func (a *api) do(method, path string, body any, header ...string) response {
 	if err != nil {
 		a.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end below
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		a.t.Fatal(err)

@@ -107,7 +107,7 @@ func (c *jwksCache) fetch(ctx context.Context) (map[string]*rsa.PublicKey, error
 	if err != nil {
 		return nil, fmt.Errorf("fetching the JWKS: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read-only: the decoding error is the one that matters
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("fetching the JWKS: status %d", resp.StatusCode)
 	}

@@ -36,7 +36,7 @@ func startCutProxy(t *testing.T, target string) *cutProxy {
 	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
 	p.wg.Go(p.accept)
 	t.Cleanup(func() {
-		ln.Close()
+		_ = ln.Close() // ends accept; its error says nothing about the test
 		p.Cut()
 		p.wg.Wait()
 	})
@@ -53,12 +53,12 @@ func (p *cutProxy) accept() {
 		cut := p.cut
 		p.mu.Unlock()
 		if cut {
-			c.Close()
+			_ = c.Close() // refusing the connection
 			continue
 		}
 		up, err := net.DialTimeout("tcp", p.target, 5*time.Second)
 		if err != nil {
-			c.Close()
+			_ = c.Close() // refusing the connection
 			continue
 		}
 		if !p.track(c, up) {
@@ -74,7 +74,7 @@ func (p *cutProxy) track(conns ...net.Conn) bool {
 	defer p.mu.Unlock()
 	if p.cut {
 		for _, c := range conns {
-			c.Close()
+			_ = c.Close() // refusing the connection
 		}
 		return false
 	}
@@ -86,8 +86,8 @@ func (p *cutProxy) track(conns ...net.Conn) bool {
 
 func (p *cutProxy) pipe(dst, src net.Conn) {
 	io.Copy(dst, src) //nolint:errcheck // a cut ends the copy
-	dst.Close()
-	src.Close()
+	_ = dst.Close()   // one side ended: tear down both
+	_ = src.Close()
 }
 
 // Cut drops every connection and refuses new ones.
@@ -96,7 +96,7 @@ func (p *cutProxy) Cut() {
 	defer p.mu.Unlock()
 	p.cut = true
 	for c := range p.conns {
-		c.Close()
+		_ = c.Close() // cutting: the connection is meant to fail
 	}
 	clear(p.conns)
 }

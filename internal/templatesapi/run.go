@@ -50,7 +50,11 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Warn("closing the template store", "error", err)
+		}
+	}()
 
 	srv, err := NewServer(cfg, store, deps.Runner, log)
 	if err != nil {
@@ -58,7 +62,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	}
 	ln := deps.Listener
 	if ln == nil {
-		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.Addr); err != nil {
 			return fmt.Errorf("listening on %s (TEMPLATES_ADDR): %w", cfg.Addr, err)
 		}
 	}

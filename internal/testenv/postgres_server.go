@@ -111,6 +111,6 @@ func freePort(t testing.TB) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // only the free port number is wanted
 	return ln.Addr().(*net.TCPAddr).Port
 }

@@ -27,7 +27,11 @@ func PostgresSchemaURL(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("connecting to PostgreSQL to create a test schema: %v", err)
 	}
-	defer conn.Close(ctx)
+	defer func() {
+		if err := conn.Close(ctx); err != nil {
+			t.Errorf("closing the PostgreSQL connection: %v", err)
+		}
+	}()
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("creating test schema %s: %v", schema, err)
 	}
@@ -39,7 +43,11 @@ func PostgresSchemaURL(t testing.TB) string {
 			t.Errorf("connecting to PostgreSQL to drop test schema %s: %v", schema, err)
 			return
 		}
-		defer conn.Close(ctx)
+		defer func() {
+			if err := conn.Close(ctx); err != nil {
+				t.Errorf("closing the PostgreSQL connection: %v", err)
+			}
+		}()
 		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
 			t.Errorf("dropping test schema %s: %v", schema, err)
 		}
