@@ -16,6 +16,7 @@ import (
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // The benchmarks measure one replica end to end: jobs published to JOBS,
@@ -60,18 +61,24 @@ func eachBenchSetup(b *testing.B, f func(b *testing.B, e *benchEnv)) {
 	for _, br := range brokers {
 		for _, r := range benchRunners {
 			b.Run(br.name+"/"+r.name, func(b *testing.B) {
-				url := br.url(b)
-				cfg := testConfig(b, url)
-				cfg.Parallel = sandbox.DefaultMaxParallel
-				cfg.ScriptTimeout = sandbox.DefaultTimeout
-				cfg.AckWait = 30 * time.Second
-				cfg.JobsMaxMsgs = -1
-				nc := connect(b, url)
-				startExecutor(b, connect(b, url), cfg, r.make(b, cfg.Parallel))
-				f(b, &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)})
+				f(b, startBenchEnv(b, br.url(b), r, nil))
 			})
 		}
 	}
+}
+
+// startBenchEnv starts one replica with production limits (the default
+// parallelism and script timeout) on the broker at url, recording into
+// metrics when not nil.
+func startBenchEnv(b *testing.B, url string, r benchRunner, metrics *telemetry.Metrics) *benchEnv {
+	cfg := testConfig(b, url)
+	cfg.Parallel = sandbox.DefaultMaxParallel
+	cfg.ScriptTimeout = sandbox.DefaultTimeout
+	cfg.AckWait = 30 * time.Second
+	cfg.JobsMaxMsgs = -1
+	nc := connect(b, url)
+	startExecutorWith(b, connect(b, url), cfg, Options{Runner: r.make(b, cfg.Parallel), Metrics: metrics})
+	return &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)}
 }
 
 func (e *benchEnv) publishAsync(b *testing.B, id string, header nats.Header) {

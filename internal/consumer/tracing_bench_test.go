@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/flowscript/flowscript/flowjob"
-	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
@@ -36,15 +35,7 @@ func BenchmarkExecutorTracingCost(b *testing.B) {
 		for _, tracing := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/tracing=%t", r.name, tracing), func(b *testing.B) {
 				metrics, exp := benchTelemetry(b, tracing)
-				url := brokers[0].url(b) // embedded
-				cfg := testConfig(b, url)
-				cfg.Parallel = sandbox.DefaultMaxParallel
-				cfg.ScriptTimeout = sandbox.DefaultTimeout
-				cfg.AckWait = 30 * time.Second
-				cfg.JobsMaxMsgs = -1
-				nc := connect(b, url)
-				startExecutorWith(b, connect(b, url), cfg, Options{Runner: r.make(b, cfg.Parallel), Metrics: metrics})
-				e := &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)}
+				e := startBenchEnv(b, brokers[0].url(b), r, metrics) // embedded
 				header := nats.Header{flowjob.HeaderTraceParent: []string{engine}}
 
 				var done uint64
@@ -86,15 +77,7 @@ func BenchmarkExecutorTracingPaired(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			// Metrics stay on (one provider); tracing is switched by Setup.
 			metrics, _ := benchTelemetry(b, false)
-			url := brokers[0].url(b) // embedded
-			cfg := testConfig(b, url)
-			cfg.Parallel = sandbox.DefaultMaxParallel
-			cfg.ScriptTimeout = sandbox.DefaultTimeout
-			cfg.AckWait = 30 * time.Second
-			cfg.JobsMaxMsgs = -1
-			nc := connect(b, url)
-			startExecutorWith(b, connect(b, url), cfg, Options{Runner: r.make(b, cfg.Parallel), Metrics: metrics})
-			e := &benchEnv{cfg: cfg, nc: nc, js: jetStream(b, nc)}
+			e := startBenchEnv(b, brokers[0].url(b), r, metrics) // embedded
 			header := nats.Header{flowjob.HeaderTraceParent: []string{engine}}
 
 			var done uint64
