@@ -35,8 +35,8 @@
 //   - warning: globalThis.process, globalThis["fetch"] and the like: the
 //     property is undefined in the sandbox, which a guarded read may expect.
 //   - error: a source that closes the function it runs in and goes on
-//     outside it (an unmatched closing brace): the builder may compile it,
-//     but that code would run outside execute.
+//     outside it (an unmatched closing brace). The sandbox's builder refuses
+//     it too (a SyntaxError at that brace); the finding names the problem.
 //   - not a finding: Function used as a value (x instanceof Function,
 //     Function.prototype), and any name the script declares itself.
 //
