@@ -47,11 +47,7 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 	}
 	t.Cleanup(nc.Close)
 	js, _ := jetstream.New(nc)
-	t.Cleanup(func() {
-		for _, s := range []string{cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream} {
-			_ = js.DeleteStream(context.Background(), s)
-		}
-	})
+	testenv.DeleteStreamsAtCleanup(t, url, cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream)
 	ctx := testenv.Context(t, 30*time.Second)
 	if _, err := consumer.Provision(ctx, js, cfg); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
@@ -63,24 +61,7 @@ func newBroker(t *testing.T, url string) broker {
 		ResultsMaxAge: time.Hour,
 		DLQMaxAge:     time.Hour,
 	}.WithDefaults()
-	t.Cleanup(func() {
-		nc, err := nats.Connect(url)
-		if err != nil {
-			return // an embedded server is gone with its streams
-		}
-		defer nc.Close()
-		js, err := jetstream.New(nc)
-		if err != nil {
-			return
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, s := range []string{names.JobsStream, names.ResultsStream, names.DLQStream} {
-			if err := js.DeleteStream(ctx, s); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
-				t.Errorf("deleting stream %s: %v", s, err)
-			}
-		}
-	})
+	testenv.DeleteStreamsAtCleanup(t, url, names.JobsStream, names.ResultsStream, names.DLQStream)
 	return broker{url: url, names: names}
 }
 

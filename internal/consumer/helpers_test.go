@@ -76,19 +76,7 @@ func testConfig(t testing.TB, url string) Config {
 		ResultsMaxAge:        time.Hour,
 		DLQMaxAge:            time.Hour,
 	}.WithDefaults()
-	t.Cleanup(func() {
-		nc, err := nats.Connect(url)
-		if err != nil {
-			return // an embedded server is already gone with its streams
-		}
-		defer nc.Close()
-		js, _ := jetstream.New(nc)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, s := range []string{cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream} {
-			_ = js.DeleteStream(ctx, s)
-		}
-	})
+	testenv.DeleteStreamsAtCleanup(t, url, cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream)
 	return cfg
 }
 

@@ -153,19 +153,7 @@ func names(t *testing.T, url string) (map[string]string, consumer.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		nc, err := nats.Connect(url)
-		if err != nil {
-			return
-		}
-		defer nc.Close()
-		js, _ := jetstream.New(nc)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, s := range []string{env["JOBS_STREAM"], env["RESULTS_STREAM"], env["DLQ_STREAM"]} {
-			_ = js.DeleteStream(ctx, s)
-		}
-	})
+	testenv.DeleteStreamsAtCleanup(t, url, env["JOBS_STREAM"], env["RESULTS_STREAM"], env["DLQ_STREAM"])
 	return env, cfg.Consumer()
 }
 
