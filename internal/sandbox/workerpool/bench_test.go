@@ -2,6 +2,7 @@ package workerpool
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -77,19 +78,36 @@ func BenchmarkPerJob(b *testing.B) {
 }
 
 // BenchmarkIdleWorkers reports the resident memory of an idle pool of 8
-// workers (target ≤ 120 MB in total) after each has run one job.
+// workers (target ≤ 120 MB in total): "fresh" after each has run one job,
+// "after-load" after the pool has run 4,000 jobs, when each worker may hold
+// garbage its GC has not collected yet.
 //
 //	go test -run '^$' -bench IdleWorkers -count 5 ./internal/sandbox/workerpool/
 func BenchmarkIdleWorkers(b *testing.B) {
-	p := newTestPool(b, Config{Limits: sandbox.Limits{MaxParallel: 8}})
-	for range 8 {
-		p.Run(context.Background(), seedJobs[0].req)
+	for _, load := range []struct {
+		name string
+		jobs int
+	}{{"fresh", 8}, {"after-load", 4000}} {
+		b.Run(load.name, func(b *testing.B) {
+			p := newTestPool(b, Config{Limits: sandbox.Limits{MaxParallel: 8}})
+			var wg sync.WaitGroup
+			for i := range 8 {
+				wg.Go(func() {
+					for j := i; j < load.jobs; j += 8 {
+						if res := p.Run(context.Background(), seedJobs[j%2].req); !res.OK() {
+							b.Error(res.Err)
+						}
+					}
+				})
+			}
+			wg.Wait()
+			var total uint64
+			for b.Loop() {
+				total = idleRSS(b, p)
+			}
+			b.ReportMetric(float64(total)/(1<<20), "MB-RSS-total")
+		})
 	}
-	var total uint64
-	for b.Loop() {
-		total = idleRSS(b, p)
-	}
-	b.ReportMetric(float64(total)/(1<<20), "MB-RSS-total")
 }
 
 // BenchmarkRoundTrip: the pool's fixed cost per job, through a fake worker

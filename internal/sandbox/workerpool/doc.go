@@ -1,6 +1,6 @@
 // Package workerpool runs untrusted scripts in sandbox worker processes: the
 // running binary re-executed in a hidden worker mode, one script at a time
-// per worker, fed length-prefixed JSON frames over stdin and stdout.
+// per worker, fed length-prefixed frames over stdin and stdout (frame.go, codec.go).
 //
 // goja has no heap limit and native built-ins ignore Runtime.Interrupt, so a
 // script can run on after its deadline or end the whole Go process with a

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -41,11 +42,17 @@ func TestReadFrameRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name, input, want string
 	}{
-		{"text instead of a frame", "hello world, I am not a frame\n", `expected magic "FSW1"`},
+		{"text instead of a frame", "hello world, I am not a frame\n", `expected magic "FSW2"`},
 		{"over the size limit", frameMagic + "\x00\x10\x00\x00", "over the 200-byte frame limit"},
 		{"truncated header", "FSW", "inside a frame header"},
 		{"truncated body", string(valid[:len(valid)-3]), "inside a"},
-		{"body that is not JSON", frameMagic + "\x00\x00\x00\x03abc", "decoding body"},
+		{"unknown kind", frameMagic + "\x00\x00\x00\x03abc", "unknown kind byte 'a'"},
+		{"config that is not JSON", frameMagic + "\x00\x00\x00\x03cab", "decoding body"},
+		{"job cut short", frameMagic + "\x00\x00\x00\x05j\x00\x00\x00\x01", "ends inside a field"},
+		{"job with bytes left over", string(withTrailingByte(t, &frame{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "x"}})), "1 bytes left"},
+		{"string past the end", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x7f\x01", "ends inside a field"},
+		{"input count over the body", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x00\x7f", "127 inputs announced in 0 bytes"},
+		{"unknown result flag", frameMagic + "\x00\x00\x00\x13R" + strings.Repeat("\x00", 8) + "\x80" + strings.Repeat("\x00", 9), "unknown result flags 0x80"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readFrame(bufio.NewReader(strings.NewReader(tc.input)), 200)
@@ -56,9 +63,55 @@ func TestReadFrameRejects(t *testing.T) {
 	}
 }
 
+// withTrailingByte encodes f with one byte too many in its body.
+func withTrailingByte(t *testing.T, f *frame) []byte {
+	t.Helper()
+	b, err := appendFrame(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, 0)
+	b[7]++
+	return b
+}
+
+// TestFrameKindsRoundTrip: every kind, with every optional part, decodes to
+// what was encoded.
+func TestFrameKindsRoundTrip(t *testing.T) {
+	for _, f := range []*frame{
+		{Kind: kindConfig, Config: &workerConfig{TimeoutMS: 5000, MemoryMB: 32, TimeZone: "America/Sao_Paulo"}},
+		{Kind: kindReady, Ready: &readyInfo{PID: 9, EnvironBytes: -1, RlimitASBytes: 1 << 40, Error: "x"}},
+		{Kind: kindJob, ID: 1<<64 - 1, Job: &sandbox.Request{Source: "", Timeout: -1}},
+		{Kind: kindJob, ID: 2, Job: &sandbox.Request{Source: strings.Repeat("é", 300), Inputs: []sandbox.Input{{Name: "a"}, {Name: "b", Value: "\x00"}}}},
+		{Kind: kindResult, ID: 3, Result: &sandbox.Result{Output: "", Duration: time.Millisecond}},
+		{Kind: kindResult, ID: 4, Exiting: true, Result: &sandbox.Result{Duration: 1, Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "m"}}},
+	} {
+		b, err := appendFrame([]byte("prefix"), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := readFrame(bufio.NewReader(bytes.NewReader(b[len("prefix"):])), 1<<20)
+		if err != nil {
+			t.Fatalf("%s: %v", f.Kind, err)
+		}
+		if !reflect.DeepEqual(got, f) {
+			t.Errorf("%s frame: got %+v; want %+v", f.Kind, got, f)
+		}
+	}
+	if _, err := appendFrame(nil, &frame{Kind: kindJob}); err == nil || !strings.Contains(err.Error(), "no payload") {
+		t.Errorf("a job frame without a job: %v", err)
+	}
+}
+
 func FuzzReadFrame(f *testing.F) {
-	valid, _ := appendFrame(nil, &frame{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "return 1"}})
-	f.Add(valid)
+	for _, fr := range []*frame{
+		{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "return 1", Inputs: []sandbox.Input{{Name: "a", Value: "b"}}}},
+		{Kind: kindResult, ID: 1, Result: &sandbox.Result{Err: &sandbox.Error{Code: "C", Message: "m", Line: 1, Column: 2}}},
+		{Kind: kindReady, Ready: &readyInfo{PID: 1}},
+	} {
+		valid, _ := appendFrame(nil, fr)
+		f.Add(valid)
+	}
 	f.Add([]byte("garbage"))
 	f.Add([]byte(frameMagic + "\xff\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -73,6 +126,15 @@ func FuzzReadFrame(f *testing.F) {
 			}
 			if fr == nil {
 				t.Fatal("nil frame without an error")
+			}
+			// What decodes encodes again to a frame that decodes the same.
+			again, err := appendFrame(nil, fr)
+			if err != nil {
+				t.Fatalf("re-encoding %+v: %v", fr, err)
+			}
+			back, err := readFrame(bufio.NewReader(bytes.NewReader(again)), len(again))
+			if err != nil || !reflect.DeepEqual(back, fr) {
+				t.Fatalf("round trip of %+v: got %+v, %v", fr, back, err)
 			}
 		}
 	})

@@ -59,6 +59,13 @@ func MaybeRunWorker() {
 // ready, then run jobs until stdin closes. It returns the exit code.
 func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 	runtime.GOMAXPROCS(1)
+	// Twice the default GC target: with one P, the GC's marking competes
+	// with the script itself. Measured (BenchmarkPerJob, alternating A/B
+	// runs): 100 → 200 cut the pool's overhead per job from 38-50 µs to
+	// 30-38 µs. The heap limit set up below still bounds a worker, and
+	// idleRelease returns the extra garbage once the load stops.
+	debug.SetGCPercent(200)
+	runtime.MemProfileRate = 0 // nobody reads a worker's heap profile; sampling cost ~2% of a job
 	envVars := len(os.Environ())
 	environBytes := -1
 	if b, err := os.ReadFile("/proc/self/environ"); err == nil {
@@ -216,12 +223,24 @@ func hardBudget(memoryMB, maxStack int) uint64 {
 // allocation too large to wait for the watchdog.
 const addressSpaceSlack = 128 << 20
 
+// idleRelease is how long a worker waits for its next job before it
+// collects its garbage and returns the free memory to the OS. Under load a
+// worker holds up to its GC target of garbage (measured: an idle pool of 8
+// grew from 84 to 122 MB RSS after 4,000 jobs); once idle it shrinks back.
+const idleRelease = 250 * time.Millisecond
+
 // serve runs jobs until the parent closes stdin.
 func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
 	maxJob := maxJobFrame(w.limits)
 	var buf []byte
+	// Armed after every answer, stopped when the next job arrives. Should
+	// it fire just as a job arrives, the job waits for one short GC.
+	release := time.AfterFunc(time.Hour, debug.FreeOSMemory)
+	release.Stop()
+	defer release.Stop()
 	for {
 		f, err := readFrame(in, maxJob)
+		release.Stop()
 		if errors.Is(err, io.EOF) {
 			return 0
 		}
@@ -244,6 +263,7 @@ func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
 		if panicked {
 			return exitPanic
 		}
+		release.Reset(idleRelease)
 	}
 }
 

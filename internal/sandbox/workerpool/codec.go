@@ -1,0 +1,168 @@
+package workerpool
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+// The binary payloads of job and result frames. Integers are fixed 8-byte
+// big-endian or unsigned varints; a string is its length as a uvarint
+// followed by its bytes. A decoder refuses a length past the end of the
+// body and bytes left over after the last field.
+//
+//	job:    id u64 · timeout-ns i64 · source str · count uvarint · (name str · value str)*
+//	result: id u64 · flags byte · duration-ns i64 · output str
+//	        · [code str · message str · line uvarint · column uvarint]  when flags has resultHasError
+const (
+	resultExiting  = 1 << 0
+	resultHasError = 1 << 1
+)
+
+func appendJob(buf []byte, id uint64, req *sandbox.Request) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(req.Timeout))
+	buf = appendString(buf, req.Source)
+	buf = binary.AppendUvarint(buf, uint64(len(req.Inputs)))
+	for _, in := range req.Inputs {
+		buf = appendString(buf, in.Name)
+		buf = appendString(buf, in.Value)
+	}
+	return buf
+}
+
+func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
+	d := decoder{b: payload}
+	id = d.uint64()
+	req.Timeout = time.Duration(d.uint64())
+	req.Source = d.string()
+	// Each input takes at least two bytes (two empty strings), which bounds
+	// the count a garbage frame can claim before anything is allocated.
+	if n := d.uvarint(); n > 0 && d.err == nil {
+		if n > uint64(len(d.b))/2 {
+			return 0, fmt.Errorf("%d inputs announced in %d bytes", n, len(d.b))
+		}
+		req.Inputs = make([]sandbox.Input, n)
+		for i := range req.Inputs {
+			req.Inputs[i] = sandbox.Input{Name: d.string(), Value: d.string()}
+		}
+	}
+	return id, d.end("job")
+}
+
+func appendResult(buf []byte, id uint64, res *sandbox.Result, exiting bool) []byte {
+	var flags byte
+	if exiting {
+		flags |= resultExiting
+	}
+	if res.Err != nil {
+		flags |= resultHasError
+	}
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	buf = append(buf, flags)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(res.Duration))
+	buf = appendString(buf, res.Output)
+	if e := res.Err; e != nil {
+		buf = appendString(buf, string(e.Code))
+		buf = appendString(buf, e.Message)
+		buf = binary.AppendUvarint(buf, uint64(max(e.Line, 0)))
+		buf = binary.AppendUvarint(buf, uint64(max(e.Column, 0)))
+	}
+	return buf
+}
+
+func decodeResult(payload []byte, res *sandbox.Result) (id uint64, exiting bool, err error) {
+	d := decoder{b: payload}
+	id = d.uint64()
+	flags := d.byte()
+	res.Duration = time.Duration(d.uint64())
+	res.Output = d.string()
+	if flags&resultHasError != 0 {
+		res.Err = &sandbox.Error{Code: sandbox.Code(d.string()), Message: d.string(),
+			Line: d.int(), Column: d.int()}
+	}
+	if flags&^(resultExiting|resultHasError) != 0 && d.err == nil {
+		d.err = fmt.Errorf("unknown result flags %#x", flags)
+	}
+	return id, flags&resultExiting != 0, d.end("result")
+}
+
+func appendString(buf []byte, s string) []byte {
+	buf = binary.AppendUvarint(buf, uint64(len(s)))
+	return append(buf, s...)
+}
+
+// decoder reads a payload front to back; the first error sticks and later
+// reads return zero values.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+var errShort = errors.New("the payload ends inside a field")
+
+func (d *decoder) take(n uint64) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = errShort
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) uint64() uint64 {
+	if b := d.take(8); b != nil {
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+func (d *decoder) byte() byte {
+	if b := d.take(1); b != nil {
+		return b[0]
+	}
+	return 0
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = errors.New("malformed length or number")
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) int() int {
+	v := d.uvarint()
+	if v > 1<<31 && d.err == nil {
+		d.err = fmt.Errorf("number %d out of range", v)
+	}
+	return int(v) //nolint:gosec // bounded just above
+}
+
+func (d *decoder) string() string {
+	return string(d.take(d.uvarint()))
+}
+
+// end reports the first error, or bytes left over after the last field.
+func (d *decoder) end(kind string) error {
+	if d.err == nil && len(d.b) > 0 {
+		d.err = fmt.Errorf("%d bytes left after the last field", len(d.b))
+	}
+	if d.err != nil {
+		return fmt.Errorf("%s payload: %w", kind, d.err)
+	}
+	return nil
+}
