@@ -46,6 +46,10 @@ type Config struct {
 	// whatever the environment says: tests pass
 	// sdktrace.NewSimpleSpanProcessor(tracetest.NewInMemoryExporter()).
 	SpanProcessor sdktrace.SpanProcessor
+	// SpanExporter, when set, receives every span in batches, through the
+	// same processor as the OTLP exporter, and tracing is on whatever the
+	// environment says: benchmarks pass an in-memory exporter.
+	SpanExporter sdktrace.SpanExporter
 }
 
 // WithDefaults fills Getenv and Logger.
@@ -129,7 +133,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	useTracerProvider(p.tracerProvider, p.sdkTracer != nil)
 
 	logger.Info("telemetry ready",
-		"traces", describeExport(p.sdkTracer != nil, plan.traces, plan.tracesURL, cfg.SpanProcessor != nil),
+		"traces", describeExport(p.sdkTracer != nil, plan.traces, plan.tracesURL, cfg.SpanProcessor != nil || cfg.SpanExporter != nil),
 		"metrics_otlp", describeExport(plan.metricsOTLP, plan.metricsOTLP, plan.metricsURL, false))
 	return p, nil
 }
@@ -211,12 +215,16 @@ func buildMetrics(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 
 // buildTracing returns nil when nothing asks for spans.
 func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resource.Resource) (*sdktrace.TracerProvider, error) {
-	if !plan.traces && cfg.SpanProcessor == nil {
+	if !plan.traces && cfg.SpanProcessor == nil && cfg.SpanExporter == nil {
 		return nil, nil
 	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 	if cfg.SpanProcessor != nil {
 		opts = append(opts, sdktrace.WithSpanProcessor(cfg.SpanProcessor))
+	}
+	batching := batcherOptionsFrom(cfg.Getenv, cfg.Logger)
+	if cfg.SpanExporter != nil {
+		opts = append(opts, sdktrace.WithSpanProcessor(newBatcher(cfg.SpanExporter, batching)))
 	}
 	if plan.traces {
 		var expOpts []otlptracehttp.Option
@@ -227,7 +235,7 @@ func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 		if err != nil {
 			return nil, fmt.Errorf("creating the OTLP trace exporter: %w", err)
 		}
-		opts = append(opts, sdktrace.WithBatcher(exp))
+		opts = append(opts, sdktrace.WithSpanProcessor(newBatcher(exp, batching)))
 	}
 	return sdktrace.NewTracerProvider(opts...), nil
 }

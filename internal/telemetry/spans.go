@@ -61,13 +61,16 @@ func StartSend(ctx context.Context, destination, messageID string) (context.Cont
 		return t.Start(ctx, "") // carries ctx's span context on, records nothing
 	}
 	name, template := destinationName(destination)
-	attrs := []attribute.KeyValue{
+	// Sized for every attribute, the template too: a span's allocations
+	// are most of what tracing costs per job.
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs,
 		messagingSystemNATS,
 		semconv.MessagingOperationTypeSend,
 		semconv.MessagingOperationName("send"),
 		semconv.MessagingDestinationName(destination),
 		semconv.MessagingMessageID(messageID),
-	}
+	)
 	if template != "" {
 		attrs = append(attrs, semconv.MessagingDestinationTemplate(template))
 	}
@@ -87,7 +90,8 @@ func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, 
 		return t.Start(ctx, "")
 	}
 	name, template := destinationName(destination)
-	attrs := []attribute.KeyValue{
+	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs = append(attrs,
 		messagingSystemNATS,
 		semconv.MessagingOperationTypeProcess,
 		semconv.MessagingOperationName("process"),
@@ -95,7 +99,7 @@ func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, 
 		semconv.MessagingMessageID(messageID),
 		semconv.MessagingConsumerGroupName(consumerGroup),
 		attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
-	}
+	)
 	if template != "" {
 		attrs = append(attrs, semconv.MessagingDestinationTemplate(template))
 	}
