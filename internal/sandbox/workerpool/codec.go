@@ -149,7 +149,7 @@ func (d *decoder) int() int {
 	if v > 1<<31 && d.err == nil {
 		d.err = fmt.Errorf("number %d out of range", v)
 	}
-	return int(v) //nolint:gosec // bounded just above
+	return int(v) // at most 1<<31: checked above
 }
 
 func (d *decoder) string() string {
