@@ -258,6 +258,43 @@ func TestOversizedRequests(t *testing.T) {
 	}
 }
 
+// TestRequestsAtTheCapsFit: a request within every cap reaches the worker
+// and runs, however its bytes are spread: a source at its cap, and the
+// input budget spent on many tiny inputs (the frame's worst case: a length
+// prefix per string) or on one value of multi-byte characters.
+func TestRequestsAtTheCapsFit(t *testing.T) {
+	limits := sandbox.Limits{MaxParallel: 1, MaxSourceBytes: 2000, MaxInputBytes: 1000}
+	p := newTestPool(t, Config{Limits: limits})
+	var many []sandbox.Input
+	used := 0
+	for i := 0; used+len(fmt.Sprintf("a%d", i)) <= limits.MaxInputBytes; i++ {
+		name := fmt.Sprintf("a%d", i)
+		many = append(many, sandbox.Input{Name: name})
+		used += len(name)
+	}
+	body := "return arguments.length"
+	for _, tc := range []struct {
+		name   string
+		source string
+		inputs []sandbox.Input
+		want   string
+	}{
+		{"source at its cap", body + ";" + strings.Repeat(" ", limits.MaxSourceBytes-len(body)-1), nil, "0"},
+		{fmt.Sprintf("%d tiny inputs", len(many)), body, many, fmt.Sprint(len(many))},
+		{"one value of multi-byte characters", "return s.length", []sandbox.Input{{Name: "s", Value: strings.Repeat("é", (limits.MaxInputBytes-1)/2)}}, "499"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := p.Run(context.Background(), sandbox.Request{Source: tc.source, Inputs: tc.inputs})
+			if res.Err != nil || res.Output != tc.want {
+				t.Errorf("got %q, %v; want %q", res.Output, res.Err, tc.want)
+			}
+		})
+	}
+	if p.Restarts() != 0 {
+		t.Errorf("%d restarts; requests within the caps must not cost a worker", p.Restarts())
+	}
+}
+
 func TestClose(t *testing.T) {
 	p, err := New(context.Background(), Config{Limits: sandbox.Limits{MaxParallel: 2, Timeout: 10 * time.Second}})
 	if err != nil {
