@@ -26,21 +26,35 @@ const (
 	headerBytes = 8
 )
 
-// Frame kinds. The parent sends config once, then jobs; the worker answers
-// config with ready and every job with a result carrying the job's id.
+// Frame kinds, each the first byte of a frame's body. The parent sends
+// config once, then jobs; the worker answers config with ready and every
+// job with a result carrying the job's id.
+type frameKind byte
+
 const (
-	kindConfig = "config"
-	kindReady  = "ready"
-	kindJob    = "job"
-	kindResult = "result"
+	kindConfig frameKind = 'c'
+	kindReady  frameKind = 'r'
+	kindJob    frameKind = 'j'
+	kindResult frameKind = 'R'
 )
 
-// kindBytes are the kinds' first byte in a body.
-var kindBytes = map[string]byte{kindConfig: 'c', kindReady: 'r', kindJob: 'j', kindResult: 'R'}
+func (k frameKind) String() string {
+	switch k {
+	case kindConfig:
+		return "config"
+	case kindReady:
+		return "ready"
+	case kindJob:
+		return "job"
+	case kindResult:
+		return "result"
+	}
+	return fmt.Sprintf("unknown (%#x)", byte(k))
+}
 
 // frame is every message on the pipes; Kind says which pointer is set.
 type frame struct {
-	Kind   string
+	Kind   frameKind
 	ID     uint64 // job and result frames
 	Config *workerConfig
 	Ready  *readyInfo
@@ -92,13 +106,9 @@ var errMalformed = errors.New("malformed frame")
 // appendFrame encodes f as one frame: header and body in a single buffer so
 // it goes out in one write.
 func appendFrame(buf []byte, f *frame) ([]byte, error) {
-	kind, ok := kindBytes[f.Kind]
-	if !ok {
-		return buf, fmt.Errorf("encoding a frame: unknown kind %q", f.Kind)
-	}
 	start := len(buf)
 	buf = append(buf, frameMagic...)
-	buf = append(buf, 0, 0, 0, 0, kind) // the length is filled in below
+	buf = append(buf, 0, 0, 0, 0, byte(f.Kind)) // the length is filled in below
 	var err error
 	switch {
 	case f.Kind == kindJob && f.Job != nil:
@@ -175,24 +185,20 @@ func decodeBody(body []byte) (*frame, error) {
 	if len(body) == 0 {
 		return nil, errors.New("empty body")
 	}
-	payload := body[1:]
 	var err error
-	f := new(frame)
-	switch body[0] {
-	case 'j':
-		f.Kind = kindJob
+	f := &frame{Kind: frameKind(body[0])}
+	payload := body[1:]
+	switch f.Kind {
+	case kindJob:
 		f.Job = new(sandbox.Request)
 		f.ID, err = decodeJob(payload, f.Job)
-	case 'R':
-		f.Kind = kindResult
+	case kindResult:
 		f.Result = new(sandbox.Result)
 		f.ID, f.Exiting, err = decodeResult(payload, f.Result)
-	case 'c':
-		f.Kind = kindConfig
+	case kindConfig:
 		f.Config = new(workerConfig)
 		err = json.Unmarshal(payload, f.Config)
-	case 'r':
-		f.Kind = kindReady
+	case kindReady:
 		f.Ready = new(readyInfo)
 		err = json.Unmarshal(payload, f.Ready)
 	default:
