@@ -230,7 +230,7 @@ func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	d := newDelivery(msg, e.cfg.MaxDeliver, e.log)
 	ctx, span := telemetry.StartProcess(ctx, msg.Headers(), msg.Subject(), d.msgID, e.cfg.Consumer, uint64(max(d.attempt, 0)))
-	defer span.End()
+	defer span.End(nil)
 	d.span = span
 	e.metrics.InFlight(ctx, 1)
 	defer e.metrics.InFlight(ctx, -1)
@@ -239,7 +239,7 @@ func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
 	stopProgress()
 	e.settle(ctx, d, out)
 	name, code, err, count := jobOutcome(out)
-	telemetry.RecordOutcome(span, name, code, err)
+	span.RecordOutcome(name, code, err)
 	if count {
 		e.metrics.JobFinished(ctx, name, code)
 	}
@@ -256,6 +256,9 @@ func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
 		err = d.msg.Term()
 	case actionNakWithDelay:
 		err = d.msg.NakWithDelay(delay)
+	}
+	if err == nil && !d.log.Enabled(ctx, slog.LevelDebug) {
+		return // the settled line is a debug line: skip building it
 	}
 	attrs := []any{"stream_seq", d.streamSeq, "attempt", d.attempt, "outcome", outcomeName(out), "ack", action.String()}
 	switch o := out.(type) {

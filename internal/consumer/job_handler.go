@@ -14,7 +14,6 @@ import (
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
@@ -36,11 +35,11 @@ type delivery struct {
 	// base is the executor's logger; log is base with the job id, once known.
 	base, log *slog.Logger
 	// span is the delivery's process span.
-	span trace.Span
+	span telemetry.Span
 }
 
 func newDelivery(msg jetstream.Msg, maxDeliver int, log *slog.Logger) *delivery {
-	d := &delivery{msg: msg, attempt: 1, maxDeliver: maxDeliver, base: log, log: log, span: noSpan}
+	d := &delivery{msg: msg, attempt: 1, maxDeliver: maxDeliver, base: log, log: log}
 	if meta, err := msg.Metadata(); err == nil {
 		d.attempt = int(meta.NumDelivered)
 		d.streamSeq = meta.Sequence.Stream
@@ -53,9 +52,6 @@ func newDelivery(msg jetstream.Msg, maxDeliver int, log *slog.Logger) *delivery 
 	return d
 }
 
-// noSpan records nothing: a delivery's span until the process span starts.
-var noSpan = trace.SpanFromContext(context.Background())
-
 // identify names the delivery's job once decoded, when its id is not the
 // message id the span and the logger already carry.
 func (d *delivery) identify(job *flowjob.Job) {
@@ -63,7 +59,7 @@ func (d *delivery) identify(job *flowjob.Job) {
 		return
 	}
 	d.log = d.base.With(telemetry.LogKeyJobID, job.ID)
-	telemetry.SetMessageID(d.span, job.ID)
+	d.span.SetMessageID(job.ID)
 }
 
 // last reports whether the broker will not deliver the job again.
@@ -174,8 +170,8 @@ func (h *jobHandler) runScript(ctx context.Context, req sandbox.Request) sandbox
 		outcome, code = telemetry.OutcomeFailed, string(res.Err.Code)
 	}
 	h.metrics.SandboxDuration(ctx, code, took)
-	telemetry.RecordOutcome(span, outcome, code, nil)
-	span.End()
+	span.RecordOutcome(outcome, code, nil)
+	span.End(nil)
 	return res
 }
 
@@ -234,7 +230,7 @@ func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, job *flowjob.J
 	}
 	sctx, span := telemetry.StartSend(ctx, h.cfg.DLQSubject(dl.JobID), dl.JobID)
 	err := retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error { return h.dlq.Publish(sctx, dl) })
-	telemetry.EndSpan(span, err)
+	span.End(err)
 	if err != nil {
 		return h.failure(ctx, d, err)
 	}
@@ -260,7 +256,7 @@ func (h *jobHandler) storeAndNotify(ctx context.Context, d *delivery, r flowjob.
 	out := resultStored{result: r}
 	switch {
 	case errors.Is(err, ErrResultExists):
-		telemetry.EndSpan(span, nil)
+		span.End(nil)
 		out.duplicate = true
 		first, lerr := h.store.Load(ctx, r.JobID)
 		if lerr != nil {
@@ -269,10 +265,10 @@ func (h *jobHandler) storeAndNotify(ctx context.Context, d *delivery, r flowjob.
 		}
 		out.result = first
 	case err != nil:
-		telemetry.EndSpan(span, err)
+		span.End(err)
 		return out, err
 	default:
-		telemetry.EndSpan(span, nil)
+		span.End(nil)
 		if !d.published.IsZero() {
 			h.metrics.JobLatency(ctx, h.now().Sub(d.published))
 		}

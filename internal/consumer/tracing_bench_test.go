@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/metrics"
 	"slices"
 	"sync"
 	"testing"
@@ -21,8 +22,8 @@ import (
 // BenchmarkExecutorTracingCost is BenchmarkExecutorThroughput on the
 // embedded broker with the executor's telemetry as production runs it
 // (metrics always on), tracing off (no OTEL_* variable: no-op spans) and
-// on (every span to tracetest's in-memory exporter through the batching
-// processor the OTLP exporter gets). Every job carries an engine's
+// on (every span to the streaming in-memory exporter, memoryExporter,
+// through the batching processor the OTLP exporter gets). Every job carries an engine's
 // traceparent in both. It reports jobs/s and the CPU time this process
 // (executor, in-process sandbox, embedded broker) spent per job.
 // Interleave off and on runs on a noisy machine:
@@ -55,7 +56,7 @@ func BenchmarkExecutorTracingCost(b *testing.B) {
 				if tracing {
 					// The batch processor flushes at shutdown (cleanup); the
 					// spans seen so far prove tracing was on.
-					if n := len(exp.GetSpans()); n == 0 && done > 2048 {
+					if n := exp.count(); n == 0 && done > 2048 {
 						b.Errorf("tracing on recorded no span for %d jobs", done)
 					}
 				}
@@ -69,7 +70,7 @@ func BenchmarkExecutorTracingCost(b *testing.B) {
 // jobs (order alternating per op), so the slow drift of a shared machine's
 // load hits both alike. One op is a pair of batches; it reports the median
 // of the pairs' on/off throughput ratios, and the median jobs/s and CPU
-// per job of each mode.
+// per job of each mode, and the part of that CPU the GC estimates it used.
 //
 // It runs on both brokers: the embedded one shares the executor's process,
 // CPU profile and heap (its state is scanned by every GC the spans'
@@ -105,39 +106,54 @@ func pairedTracingCost(b *testing.B, br broker, r benchRunner, retaining bool) {
 	header := nats.Header{flowjob.HeaderTraceParent: []string{engine}}
 
 	var done uint64
-	batch := func(tracing bool) (jobsPerSec, cpuPerJob float64) {
+	batch := func(tracing bool) (jobsPerSec, cpuPerJob, gcPerJob float64) {
 		stop := switchTracing(b, tracing, retaining)
 		defer stop()
-		start, cpu := time.Now(), processCPU()
+		start, cpu, gc := time.Now(), processCPU(), gcCPU()
 		for i := range benchBatch {
 			e.publishAsync(b, fmt.Sprintf("tp-%d", int(done)+i), header)
 		}
 		done += benchBatch
 		e.waitResults(b, done)
 		return benchBatch / time.Since(start).Seconds(),
-			float64((processCPU() - cpu).Microseconds()) / benchBatch
+			float64((processCPU() - cpu).Microseconds()) / benchBatch,
+			float64((gcCPU() - gc).Microseconds()) / benchBatch
 	}
 	batch(false) // warm up: workers, program cache, connections
-	var ratios, off, on, offCPU, onCPU []float64
+	var ratios, off, on, offCPU, onCPU, offGC, onGC []float64
 	pair := 0
 	for b.Loop() {
-		var fOff, fOn, cOff, cOn float64
+		var fOff, fOn, cOff, cOn, gOff, gOn float64
 		if pair%2 == 0 {
-			fOff, cOff = batch(false)
-			fOn, cOn = batch(true)
+			fOff, cOff, gOff = batch(false)
+			fOn, cOn, gOn = batch(true)
 		} else {
-			fOn, cOn = batch(true)
-			fOff, cOff = batch(false)
+			fOn, cOn, gOn = batch(true)
+			fOff, cOff, gOff = batch(false)
 		}
 		pair++
 		ratios, off, on = append(ratios, fOn/fOff), append(off, fOff), append(on, fOn)
 		offCPU, onCPU = append(offCPU, cOff), append(onCPU, cOn)
+		offGC, onGC = append(offGC, gOff), append(onGC, gOn)
 	}
 	b.ReportMetric(median(ratios), "on/off")
 	b.ReportMetric(median(off), "off_jobs/s")
 	b.ReportMetric(median(on), "on_jobs/s")
 	b.ReportMetric(median(offCPU), "off_cpu-µs/job")
 	b.ReportMetric(median(onCPU), "on_cpu-µs/job")
+	b.ReportMetric(median(offGC), "off_gc-µs/job")
+	b.ReportMetric(median(onGC), "on_gc-µs/job")
+}
+
+// gcCPU is the CPU time the Go runtime estimates this process's garbage
+// collector has used (updated as GC cycles end).
+func gcCPU() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * float64(time.Second))
 }
 
 // memoryExporter is the streaming in-memory exporter of the tracing
@@ -224,9 +240,9 @@ func median(xs []float64) float64 {
 
 // benchTelemetry sets telemetry up for one benchmark: metrics on a
 // Prometheus registry of their own, spans off or to an in-memory exporter.
-func benchTelemetry(b *testing.B, tracing bool) (*telemetry.Metrics, *tracetest.InMemoryExporter) {
+func benchTelemetry(b *testing.B, tracing bool) (*telemetry.Metrics, *memoryExporter) {
 	b.Helper()
-	exp := tracetest.NewInMemoryExporter()
+	exp := &memoryExporter{}
 	cfg := telemetry.Config{
 		ServiceName: "flowscript-executor-bench",
 		Getenv:      func(string) string { return "" },

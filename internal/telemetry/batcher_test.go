@@ -222,7 +222,7 @@ func TestSetupSpanExporterIsBatched(t *testing.T) {
 		t.Fatal("tracing is off with a SpanExporter")
 	}
 	_, span := StartSandbox(context.Background())
-	span.End()
+	span.End(nil)
 	if n := len(exp.GetSpans()); n != 0 {
 		t.Fatalf("%d spans exported before a batch filled or a flush", n)
 	}

@@ -85,21 +85,21 @@ func oneTracedJob(ctx context.Context, jobID string, work func(), withWork bool)
 	sendCtx, send := StartSend(ctx, flowjob.JobsSubject, jobID)
 	hdr := nats.Header{}
 	Inject(sendCtx, hdr)
-	send.End()
+	send.End(nil)
 
 	pctx, process := StartProcess(context.Background(), hdr, flowjob.JobsSubject, jobID, flowjob.DefaultConsumer, 1)
 	_, sandbox := StartSandbox(pctx)
 	if withWork {
 		work()
 	}
-	RecordOutcome(sandbox, OutcomeSucceeded, "", nil)
-	sandbox.End()
+	sandbox.RecordOutcome(OutcomeSucceeded, "", nil)
+	sandbox.End(nil)
 
 	rctx, result := StartSend(pctx, flowjob.ResultSubject(jobID), jobID)
 	Inject(rctx, nats.Header{})
-	result.End()
-	RecordOutcome(process, OutcomeSucceeded, "", nil)
-	process.End()
+	result.End(nil)
+	process.RecordOutcome(OutcomeSucceeded, "", nil)
+	process.End(nil)
 }
 
 // discardExporter drops every span.

@@ -18,5 +18,5 @@ var _ flowjob.PublishHook = ClientHook
 func ClientHook(ctx context.Context, subject, jobID string, h nats.Header) (context.Context, func(error)) {
 	ctx, span := StartSend(ctx, subject, jobID)
 	Inject(ctx, h)
-	return ctx, func(err error) { EndSpan(span, err) }
+	return ctx, span.End
 }

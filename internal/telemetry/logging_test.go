@@ -51,7 +51,7 @@ func TestLogLinesCarryTraceAndJobIDs(t *testing.T) {
 	jobLog.With("attempt", 2).WithGroup("script").InfoContext(ctx, "grouped", "line", 3)
 	jobLog.DebugContext(ctx, "below the level")
 	logger.Info("no context")
-	span.End()
+	span.End(nil)
 
 	lines := decodeLines(t, &buf)
 	if len(lines) != 3 {

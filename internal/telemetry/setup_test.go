@@ -29,7 +29,7 @@ func TestSetupWithoutEnvIsNoop(t *testing.T) {
 		t.Errorf("the global tracer provider is %T, want noop.TracerProvider", otel.GetTracerProvider())
 	}
 	_, span := StartSend(context.Background(), "flowscript.jobs.execute", "job-1")
-	defer span.End()
+	defer span.End(nil)
 	if span.IsRecording() || span.SpanContext().IsValid() {
 		t.Error("a span without parent under no OTEL_* variable records or has an id")
 	}
@@ -181,7 +181,7 @@ func TestSetupExportsOverOTLPWhenTheEndpointIsSet(t *testing.T) {
 	}
 	m.JobFinished(context.Background(), OutcomeSucceeded, "")
 	_, span := StartSend(context.Background(), "flowscript.jobs.execute", "job-1")
-	span.End()
+	span.End(nil)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/nats-io/nats.go"
@@ -49,33 +50,127 @@ func tracer() (trace.Tracer, bool) {
 	return newTracer(otel.GetTracerProvider()), true
 }
 
+// Span is a span of the job path: the SDK's span and the attributes it
+// will carry, gathered in a pooled buffer and handed to the SDK in one call
+// as it ends. Setting them one call at a time costs the SDK a copy of the
+// whole set per call: with four spans a job, the copies were a third of
+// the garbage tracing made per job (BenchmarkJobPath). The zero Span, and
+// a Span whose provider does not record, record nothing. End a Span once.
+type Span struct {
+	span  trace.Span
+	attrs *attrBuffer // nil when the span does not record
+}
+
+// attrBuffer holds a recording span's attributes until it ends. owner is
+// the span it belongs to, so a stale copy of an ended Span cannot touch a
+// buffer the pool gave to another span.
+type attrBuffer struct {
+	owner trace.Span
+	kv    []attribute.KeyValue
+}
+
+// maxSpanAttrs is the most attributes a job-path span carries: the process
+// span's eight, the outcome, the error type, and room to spare.
+const maxSpanAttrs = 12
+
+var attrBuffers = sync.Pool{New: func() any {
+	return &attrBuffer{kv: make([]attribute.KeyValue, 0, maxSpanAttrs)}
+}}
+
+// start starts a span named name of kind, with an attribute buffer when it
+// records.
+func start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, Span) {
+	t, recording := tracer()
+	if !recording {
+		ctx, span := t.Start(ctx, "") // carries ctx's span context on, records nothing
+		return ctx, Span{span: span}
+	}
+	ctx, span := t.Start(ctx, name, trace.WithSpanKind(kind))
+	if !span.IsRecording() {
+		return ctx, Span{span: span} // not sampled
+	}
+	b := attrBuffers.Get().(*attrBuffer)
+	b.owner = span
+	return ctx, Span{span: span, attrs: b}
+}
+
+// buffer is s's attribute buffer, or nil once s ended or if it does not
+// record.
+func (s Span) buffer() *attrBuffer {
+	if s.attrs == nil || s.attrs.owner != s.span {
+		return nil
+	}
+	return s.attrs
+}
+
+// set sets the attribute kv, replacing an earlier value of its key.
+func (s Span) set(kv attribute.KeyValue) {
+	b := s.buffer()
+	if b == nil {
+		return
+	}
+	for i := range b.kv {
+		if b.kv[i].Key == kv.Key {
+			b.kv[i] = kv
+			return
+		}
+	}
+	b.kv = append(b.kv, kv)
+}
+
+// IsRecording reports whether the span records (tracing is on and it was
+// sampled) and has not ended.
+func (s Span) IsRecording() bool { return s.span != nil && s.span.IsRecording() }
+
+// SpanContext is the span's identity: its trace and span ids.
+func (s Span) SpanContext() trace.SpanContext {
+	if s.span == nil {
+		return trace.SpanContext{}
+	}
+	return s.span.SpanContext()
+}
+
+// End records err (if any) as the span's error, sets the attributes
+// gathered so far, and ends the span.
+func (s Span) End(err error) {
+	if s.span == nil {
+		return
+	}
+	if err != nil {
+		s.span.RecordError(err)
+		s.span.SetStatus(codes.Error, err.Error())
+	}
+	if b := s.buffer(); b != nil {
+		s.span.SetAttributes(b.kv...) // the SDK copies them
+		clear(b.kv)
+		b.kv, b.owner = b.kv[:0], nil
+		attrBuffers.Put(b)
+	}
+	s.span.End()
+}
+
 // StartSend starts the producer span of a publish on destination (a job on
 // flowscript.jobs.execute, a result on flowscript.results.<id>, a dead
 // letter): "send <destination>". messageID is the job id. Inject the
 // returned context into the message's headers so the consumer's span is
-// its child, and end the span (RecordOutcome first on failure) once the
-// publish is acknowledged.
-func StartSend(ctx context.Context, destination, messageID string) (context.Context, trace.Span) {
-	t, recording := tracer()
-	if !recording {
-		return t.Start(ctx, "") // carries ctx's span context on, records nothing
-	}
+// its child, and end the span with the publish's error once the broker
+// answered.
+func StartSend(ctx context.Context, destination, messageID string) (context.Context, Span) {
 	name, template := destinationName(destination)
-	// Sized for every attribute, the template too: a span's allocations
-	// are most of what tracing costs per job.
-	attrs := make([]attribute.KeyValue, 0, 6)
-	attrs = append(attrs,
-		messagingSystemNATS,
-		semconv.MessagingOperationTypeSend,
-		semconv.MessagingOperationName("send"),
-		semconv.MessagingDestinationName(destination),
-		semconv.MessagingMessageID(messageID),
-	)
-	if template != "" {
-		attrs = append(attrs, semconv.MessagingDestinationTemplate(template))
+	ctx, s := start(ctx, "send "+name, trace.SpanKindProducer)
+	if b := s.buffer(); b != nil {
+		b.kv = append(b.kv,
+			messagingSystemNATS,
+			semconv.MessagingOperationTypeSend,
+			semconv.MessagingOperationName("send"),
+			semconv.MessagingDestinationName(destination),
+			semconv.MessagingMessageID(messageID),
+		)
+		if template != "" {
+			b.kv = append(b.kv, semconv.MessagingDestinationTemplate(template))
+		}
 	}
-	return t.Start(ctx, "send "+name,
-		trace.WithSpanKind(trace.SpanKindProducer), trace.WithAttributes(attrs...))
+	return ctx, s
 }
 
 // StartProcess starts the executor's consumer span for one delivery:
@@ -83,60 +178,52 @@ func StartSend(ctx context.Context, destination, messageID string) (context.Cont
 // engine's send span), or of ctx's span when hdr carries none.
 // consumerGroup is the durable consumer's name; deliveryCount is
 // JetStream's NumDelivered (1 on the first delivery).
-func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, consumerGroup string, deliveryCount uint64) (context.Context, trace.Span) {
-	ctx = Extract(ctx, hdr)
-	t, recording := tracer()
-	if !recording {
-		return t.Start(ctx, "")
-	}
+func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, consumerGroup string, deliveryCount uint64) (context.Context, Span) {
 	name, template := destinationName(destination)
-	attrs := make([]attribute.KeyValue, 0, 8)
-	attrs = append(attrs,
-		messagingSystemNATS,
-		semconv.MessagingOperationTypeProcess,
-		semconv.MessagingOperationName("process"),
-		semconv.MessagingDestinationName(destination),
-		semconv.MessagingMessageID(messageID),
-		semconv.MessagingConsumerGroupName(consumerGroup),
-		attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
-	)
-	if template != "" {
-		attrs = append(attrs, semconv.MessagingDestinationTemplate(template))
+	ctx, s := start(Extract(ctx, hdr), "process "+name, trace.SpanKindConsumer)
+	if b := s.buffer(); b != nil {
+		b.kv = append(b.kv,
+			messagingSystemNATS,
+			semconv.MessagingOperationTypeProcess,
+			semconv.MessagingOperationName("process"),
+			semconv.MessagingDestinationName(destination),
+			semconv.MessagingMessageID(messageID),
+			semconv.MessagingConsumerGroupName(consumerGroup),
+			attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
+		)
+		if template != "" {
+			b.kv = append(b.kv, semconv.MessagingDestinationTemplate(template))
+		}
 	}
-	return t.Start(ctx, "process "+name,
-		trace.WithSpanKind(trace.SpanKindConsumer), trace.WithAttributes(attrs...))
+	return ctx, s
 }
 
 // SetMessageID sets the span's message id (the job id) when it was not
 // known as the span started: a job message without Nats-Msg-Id.
-func SetMessageID(span trace.Span, messageID string) {
-	if span.IsRecording() {
-		span.SetAttributes(semconv.MessagingMessageID(messageID))
-	}
+func (s Span) SetMessageID(messageID string) {
+	s.set(semconv.MessagingMessageID(messageID))
 }
 
 // StartSandbox starts the internal span around one script run.
-func StartSandbox(ctx context.Context) (context.Context, trace.Span) {
-	t, _ := tracer()
-	return t.Start(ctx, SpanSandbox, trace.WithSpanKind(trace.SpanKindInternal))
+func StartSandbox(ctx context.Context) (context.Context, Span) {
+	return start(ctx, SpanSandbox, trace.SpanKindInternal)
 }
 
-// RecordOutcome sets the job's outcome on span and, for a failure, the
+// RecordOutcome sets the job's outcome on the span and, for a failure, the
 // error code as error.type, the error as an exception event and the span
 // status Error. A failure is a non-nil err, a non-empty code, or an
 // outcome other than succeeded and interrupted (a replica stopping hands
 // the job back: that is no failure). It does not end the span.
-func RecordOutcome(span trace.Span, outcome, code string, err error) {
-	if !span.IsRecording() {
+func (s Span) RecordOutcome(outcome, code string, err error) {
+	if s.buffer() == nil {
 		return
 	}
+	s.set(attribute.String(AttrJobOutcome, outcome))
 	if code != "" {
-		span.SetAttributes(attribute.String(AttrJobOutcome, outcome), semconv.ErrorTypeKey.String(code))
-	} else {
-		span.SetAttributes(attribute.String(AttrJobOutcome, outcome))
+		s.set(semconv.ErrorTypeKey.String(code))
 	}
 	if err != nil {
-		span.RecordError(err)
+		s.span.RecordError(err)
 	}
 	if (outcome == OutcomeSucceeded || outcome == OutcomeInterrupted) && code == "" && err == nil {
 		return
@@ -148,7 +235,7 @@ func RecordOutcome(span trace.Span, outcome, code string, err error) {
 	if desc == "" {
 		desc = outcome
 	}
-	span.SetStatus(codes.Error, desc)
+	s.span.SetStatus(codes.Error, desc)
 }
 
 // destinationName returns the low-cardinality name of a subject for span

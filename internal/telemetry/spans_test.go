@@ -58,7 +58,7 @@ func runJob(t *testing.T, js jetstream.JetStream, cons jetstream.Consumer, jobID
 	if _, err := js.PublishMsg(sendCtx, msg); err != nil {
 		t.Fatalf("publishing job: %v", err)
 	}
-	send.End()
+	send.End(nil)
 	engine.End()
 
 	// Executor side: a fresh context, only the headers link it.
@@ -84,16 +84,16 @@ func runJob(t *testing.T, js jetstream.JetStream, cons jetstream.Consumer, jobID
 		outcome = OutcomeFailed
 	}
 	_, sandbox := StartSandbox(pctx)
-	RecordOutcome(sandbox, outcome, code, scriptErr)
-	sandbox.End()
+	sandbox.RecordOutcome(outcome, code, scriptErr)
+	sandbox.End(nil)
 
 	rctx, result := StartSend(pctx, flowjob.ResultSubject(jobID), jobID)
 	resultMsg := nats.NewMsg(flowjob.ResultSubject(jobID))
 	Inject(rctx, resultMsg.Header)
-	result.End()
+	result.End(nil)
 
-	RecordOutcome(process, outcome, code, scriptErr)
-	process.End()
+	process.RecordOutcome(outcome, code, scriptErr)
+	process.End(nil)
 	if err := got.Ack(); err != nil {
 		t.Fatalf("acking: %v", err)
 	}
@@ -212,8 +212,8 @@ func TestRecordOutcome(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, exp := setupRecording(t)
 			_, span := StartSandbox(context.Background())
-			RecordOutcome(span, tt.outcome, tt.code, tt.err)
-			span.End()
+			span.RecordOutcome(tt.outcome, tt.code, tt.err)
+			span.End(nil)
 			s := spanNamed(t, exp.GetSpans(), SpanSandbox)
 			if s.Status.Code != tt.wantStatus || s.Status.Description != tt.wantDesc {
 				t.Errorf("status %+v, want %v %q", s.Status, tt.wantStatus, tt.wantDesc)
@@ -234,7 +234,7 @@ func TestTracingOffKeepsTheIncomingTraceContext(t *testing.T) {
 	setupWith(t, Config{ServiceName: "flowscript-test", Getenv: noEnv})
 	hdr := nats.Header{"traceparent": {foreignTraceparent}}
 	ctx, span := StartProcess(context.Background(), hdr, flowjob.JobsSubject, "job-1", "executor", 1)
-	defer span.End()
+	defer span.End(nil)
 	if span.IsRecording() {
 		t.Fatal("with no OTEL_* variable the process span records")
 	}
@@ -287,4 +287,86 @@ func hasAttr(s tracetest.SpanStub, key attribute.Key) bool {
 		}
 	}
 	return false
+}
+
+// A span's attributes reach the SDK as it ends, each key once: a message
+// id set after the start replaces the first, and an outcome recorded twice
+// keeps the last.
+func TestSpanAttributesAreSetOnceAtEnd(t *testing.T) {
+	_, exp := setupRecording(t)
+	_, span := StartProcess(context.Background(), nil, flowjob.JobsSubject, "msg-id", "executor", 2)
+	span.SetMessageID("job-7")
+	span.RecordOutcome(OutcomeRetried, "SANDBOX_CRASH", nil)
+	span.RecordOutcome(OutcomeSucceeded, "", nil)
+	if n := len(exp.GetSpans()); n != 0 {
+		t.Fatalf("%d spans exported before End", n)
+	}
+	span.End(nil)
+
+	s := spanNamed(t, exp.GetSpans(), "process "+flowjob.JobsSubject)
+	seen := map[attribute.Key]int{}
+	for _, kv := range s.Attributes {
+		seen[kv.Key]++
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("attribute %s appears %d times", k, n)
+		}
+	}
+	wantAttrs(t, s, map[attribute.Key]attribute.Value{
+		"messaging.message.id":       attribute.StringValue("job-7"),
+		AttrJobOutcome:               attribute.StringValue(OutcomeSucceeded),
+		"messaging.system":           attribute.StringValue("nats"),
+		AttrDeliveryCount:            attribute.Int64Value(2),
+		"error.type":                 attribute.StringValue("SANDBOX_CRASH"),
+		"messaging.destination.name": attribute.StringValue(flowjob.JobsSubject),
+	})
+}
+
+// End with an error marks the span failed; a second End, or a copy of an
+// ended span, changes nothing, even once its buffer serves another span.
+func TestSpanEndIsFinal(t *testing.T) {
+	_, exp := setupRecording(t)
+	_, first := StartSend(context.Background(), flowjob.ResultSubject("job-1"), "job-1")
+	stale := first
+	first.End(errors.New("no responders"))
+	first.End(nil)
+
+	_, second := StartSend(context.Background(), flowjob.ResultSubject("job-2"), "job-2")
+	stale.SetMessageID("job-1-again")
+	stale.RecordOutcome(OutcomeFailed, "SCRIPT_ERROR", nil)
+	stale.End(nil)
+	second.End(nil)
+
+	spans := exp.GetSpans()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans, want 2", len(spans))
+	}
+	if s := spans[0]; s.Status.Code != codes.Error || s.Status.Description != "no responders" || len(s.Events) != 1 {
+		t.Errorf("first span status %+v with %d events, want Error %q and one exception", s.Status, len(s.Events), "no responders")
+	}
+	s := spans[1]
+	wantAttrs(t, s, map[attribute.Key]attribute.Value{"messaging.message.id": attribute.StringValue("job-2")})
+	if hasAttr(s, AttrJobOutcome) || hasAttr(s, "error.type") || s.Status.Code != codes.Unset {
+		t.Errorf("an ended span's copy wrote into the next span: %v, status %+v", s.Attributes, s.Status)
+	}
+}
+
+// The zero Span, and spans while tracing is off, can be used and ended.
+func TestSpanWithoutRecording(t *testing.T) {
+	var zero Span
+	zero.SetMessageID("job-1")
+	zero.RecordOutcome(OutcomeFailed, "SCRIPT_ERROR", errors.New("boom"))
+	zero.End(errors.New("boom"))
+	if zero.IsRecording() || zero.SpanContext().IsValid() {
+		t.Error("the zero Span records")
+	}
+
+	setupWith(t, Config{ServiceName: "flowscript-test", Getenv: noEnv})
+	_, off := StartSend(context.Background(), flowjob.JobsSubject, "job-1")
+	off.RecordOutcome(OutcomeFailed, "SCRIPT_ERROR", nil)
+	off.End(nil)
+	if off.IsRecording() {
+		t.Error("a span records with tracing off")
+	}
 }
