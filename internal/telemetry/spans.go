@@ -77,6 +77,15 @@ var attrBuffers = sync.Pool{New: func() any {
 	return &attrBuffer{kv: make([]attribute.KeyValue, 0, maxSpanAttrs)}
 }}
 
+// kindOptions holds the start option of each span kind, built once: a
+// variadic option list made per call costs two allocations.
+var kindOptions = func() (opts [trace.SpanKindConsumer + 1][]trace.SpanStartOption) {
+	for k := range opts {
+		opts[k] = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKind(k))}
+	}
+	return opts
+}()
+
 // start starts a span named name of kind, with an attribute buffer when it
 // records.
 func start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, Span) {
@@ -85,7 +94,7 @@ func start(ctx context.Context, name string, kind trace.SpanKind) (context.Conte
 		ctx, span := t.Start(ctx, "") // carries ctx's span context on, records nothing
 		return ctx, Span{span: span}
 	}
-	ctx, span := t.Start(ctx, name, trace.WithSpanKind(kind))
+	ctx, span := t.Start(ctx, name, kindOptions[kind]...)
 	if !span.IsRecording() {
 		return ctx, Span{span: span} // not sampled
 	}
