@@ -137,6 +137,10 @@ func pairedTracingCost(b *testing.B, br broker, r benchRunner, retaining bool) {
 		offGC, onGC = append(offGC, gOff), append(onGC, gOn)
 	}
 	b.ReportMetric(median(ratios), "on/off")
+	// The spread of the pairs: on a shared machine one run's median moves
+	// by a few percent, so read it with its quartiles.
+	b.ReportMetric(quantile(ratios, 0.25), "on/off-p25")
+	b.ReportMetric(quantile(ratios, 0.75), "on/off-p75")
 	b.ReportMetric(median(off), "off_jobs/s")
 	b.ReportMetric(median(on), "on_jobs/s")
 	b.ReportMetric(median(offCPU), "off_cpu-µs/job")
@@ -226,16 +230,22 @@ func switchTracing(b *testing.B, tracing, retaining bool) (stop func()) {
 	}
 }
 
-func median(xs []float64) float64 {
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// quantile is the q-quantile of xs, interpolated between the two nearest
+// values (0 for no value).
+func quantile(xs []float64, q float64) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
 	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
 // benchTelemetry sets telemetry up for one benchmark: metrics on a

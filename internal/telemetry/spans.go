@@ -165,21 +165,7 @@ func (s Span) End(err error) {
 // its child, and end the span with the publish's error once the broker
 // answered.
 func StartSend(ctx context.Context, destination, messageID string) (context.Context, Span) {
-	name, template := destinationName(destination)
-	ctx, s := start(ctx, "send "+name, trace.SpanKindProducer)
-	if b := s.buffer(); b != nil {
-		b.kv = append(b.kv,
-			messagingSystemNATS,
-			semconv.MessagingOperationTypeSend,
-			semconv.MessagingOperationName("send"),
-			semconv.MessagingDestinationName(destination),
-			semconv.MessagingMessageID(messageID),
-		)
-		if template != "" {
-			b.kv = append(b.kv, semconv.MessagingDestinationTemplate(template))
-		}
-	}
-	return ctx, s
+	return startMessaging(ctx, opSend, destination, messageID)
 }
 
 // StartProcess starts the executor's consumer span for one delivery:
@@ -188,17 +174,42 @@ func StartSend(ctx context.Context, destination, messageID string) (context.Cont
 // consumerGroup is the durable consumer's name; deliveryCount is
 // JetStream's NumDelivered (1 on the first delivery).
 func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, consumerGroup string, deliveryCount uint64) (context.Context, Span) {
+	ctx, s := startMessaging(Extract(ctx, hdr), opProcess, destination, messageID)
+	if b := s.buffer(); b != nil {
+		b.kv = append(b.kv,
+			semconv.MessagingConsumerGroupName(consumerGroup),
+			attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
+		)
+	}
+	return ctx, s
+}
+
+// messagingOp is a messaging operation: its name, its
+// messaging.operation.type and the kind of its spans.
+type messagingOp struct {
+	name string
+	typ  attribute.KeyValue
+	kind trace.SpanKind
+}
+
+var (
+	opSend    = messagingOp{"send", semconv.MessagingOperationTypeSend, trace.SpanKindProducer}
+	opProcess = messagingOp{"process", semconv.MessagingOperationTypeProcess, trace.SpanKindConsumer}
+)
+
+// startMessaging starts the span of op on destination, named
+// "<operation> <destination>", with the attributes every messaging span
+// carries.
+func startMessaging(ctx context.Context, op messagingOp, destination, messageID string) (context.Context, Span) {
 	name, template := destinationName(destination)
-	ctx, s := start(Extract(ctx, hdr), "process "+name, trace.SpanKindConsumer)
+	ctx, s := start(ctx, op.name+" "+name, op.kind)
 	if b := s.buffer(); b != nil {
 		b.kv = append(b.kv,
 			messagingSystemNATS,
-			semconv.MessagingOperationTypeProcess,
-			semconv.MessagingOperationName("process"),
+			op.typ,
+			semconv.MessagingOperationName(op.name),
 			semconv.MessagingDestinationName(destination),
 			semconv.MessagingMessageID(messageID),
-			semconv.MessagingConsumerGroupName(consumerGroup),
-			attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
 		)
 		if template != "" {
 			b.kv = append(b.kv, semconv.MessagingDestinationTemplate(template))
