@@ -22,7 +22,10 @@
 //
 // SANDBOX_MEMORY_MB is the live heap a script may hold, on top of what the
 // runtime keeps on its own (measured at start, about 0.5 MB). It is sampled
-// every 5 ms and checked again when a job ends; the OS limit is about
+// every 5 ms and checked again when a job ends, where the heap's address
+// space (which never shrinks) also shows a buffer the GC freed before
+// anyone looked: a job that took it past 1.5 × SANDBOX_MEMORY_MB plus the
+// stack limit fails for memory and its worker retires. The OS limit is about
 // 2 × SANDBOX_MEMORY_MB + 172 MB of address space above the worker's
 // start-up footprint (see hardBudget), the bound no script can pass.
 //

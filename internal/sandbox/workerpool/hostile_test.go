@@ -249,3 +249,40 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestBufferDroppedAtOnceIsOverTheLimit allocates a buffer over the
+// script's share and drops it in the same statement, from 8 callers at
+// once: every run fails for memory, and ordinary scripts between them, on
+// the workers that take the retired ones' places, succeed.
+//
+// A GC running under the memory limit can free such a buffer between the
+// watchdog's samples and before the job ends; the heap's address space,
+// which never shrinks, still shows it. That race showed in
+// TestParentMemoryStaysFlat under -race on a slow machine (a 100 MB typed
+// array succeeded, 2 runs of 2) before the worker checked the address
+// space; this test does not reproduce it on demand.
+func TestBufferDroppedAtOnceIsOverTheLimit(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 8}})
+	scripts := []string{
+		"return new ArrayBuffer(6e7).byteLength",
+		"return new Uint8Array(1e8).length",
+		"return new Float64Array(1e7).length",
+	}
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Go(func() {
+			for i := c; i < 160; i += 8 {
+				src := scripts[i%len(scripts)]
+				res := p.Run(context.Background(), sandbox.Request{Source: src})
+				if res.OK() || res.Err.Code != sandbox.CodeMemoryLimit {
+					t.Errorf("run %d of %q: got output %q, error %v; want SCRIPT_MEMORY_LIMIT", i, src, res.Output, res.Err)
+				}
+				o := ordinaries[i%len(ordinaries)]
+				if res := p.Run(context.Background(), o.req); !res.OK() || res.Output != o.want {
+					t.Errorf("an ordinary script after run %d: output %q, error %v; want %q", i, res.Output, res.Err, o.want)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -12,6 +12,12 @@ type memory struct {
 	// mapped is the memory the Go runtime holds from the OS and has not
 	// returned.
 	mapped uint64
+	// heapSpace is the address space of the heap: its objects, their
+	// unused tails, stacks, and free pages, returned to the OS or not. The
+	// Go runtime never unmaps heap memory, so this only grows: it is at
+	// least the largest heap the process ever held, garbage included, even
+	// when a GC freed it before anyone looked.
+	heapSpace uint64
 }
 
 var memorySampleNames = [...]string{
@@ -19,6 +25,9 @@ var memorySampleNames = [...]string{
 	"/memory/classes/total:bytes",
 	"/memory/classes/heap/released:bytes",
 	"/memory/classes/heap/objects:bytes",
+	"/memory/classes/heap/unused:bytes",
+	"/memory/classes/heap/free:bytes",
+	"/memory/classes/heap/stacks:bytes",
 }
 
 func readMemory() memory {
@@ -33,5 +42,10 @@ func readMemory() memory {
 		}
 		return samples[i].Value.Uint64()
 	}
-	return memory{liveHeap: value(0), mapped: value(1) - value(2), heapObjects: value(3)}
+	return memory{
+		liveHeap:    value(0),
+		mapped:      value(1) - value(2),
+		heapObjects: value(3),
+		heapSpace:   value(2) + value(3) + value(4) + value(5) + value(6),
+	}
 }

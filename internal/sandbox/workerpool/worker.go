@@ -28,6 +28,7 @@ const (
 	exitMemory   = 5 // the heap watchdog saw the hard memory budget exceeded
 	exitOrphan   = 6 // the parent died while a job ran
 	exitPanic    = 7 // the job path panicked; the reply was sent, the state is suspect
+	exitSpent    = 8 // a job took the heap past the script's share; the reply was sent
 )
 
 // Lines the worker writes on stderr that the parent classifies.
@@ -112,7 +113,13 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 //     collects first, so that one job's garbage is not counted to the next;
 //   - hardMap, + hardBudget: memory mapped by the runtime above which the
 //     watchdog exits the worker (a native built-in that ignores the
-//     interrupt and keeps allocating).
+//     interrupt and keeps allocating);
+//   - spaceLimit, +1.5 S + the stack limit: heap address space when
+//     the job ends above which it failed for memory. The heap never gives
+//     address space back, so this catches a buffer allocated and dropped
+//     between two samples even when a GC freed it before the job ended
+//     (a GC under the memory limit often does). A worker past it retires
+//     after answering, so the next job starts below it again.
 type worker struct {
 	limits   sandbox.Limits
 	stderr   io.Writer
@@ -121,6 +128,8 @@ type worker struct {
 	endHeap  uint64
 	startGC  uint64
 	hardMap  uint64
+	// spaceLimit: see above; the heap's address space at start included.
+	spaceLimit uint64
 
 	heapAfterLastJob uint64
 }
@@ -180,13 +189,14 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	}
 
 	w := &worker{
-		limits:   l,
-		stderr:   stderr,
-		ppid:     os.Getppid(),
-		softHeap: m.liveHeap + scriptBytes,
-		endHeap:  m.liveHeap + scriptBytes + scriptBytes/2,
-		startGC:  m.liveHeap + scriptBytes/2,
-		hardMap:  m.mapped + budget,
+		limits:     l,
+		stderr:     stderr,
+		ppid:       os.Getppid(),
+		softHeap:   m.liveHeap + scriptBytes,
+		endHeap:    m.liveHeap + scriptBytes + scriptBytes/2,
+		startGC:    m.liveHeap + scriptBytes/2,
+		hardMap:    m.mapped + budget,
+		spaceLimit: m.heapSpace + scriptBytes + scriptBytes/2 + uint64(info.MaxStackBytes),
 	}
 	return w, info, nil
 }
@@ -251,8 +261,8 @@ func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
 			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: reading job: %v\n", err)
 			return exitProtocol
 		}
-		res, panicked := w.runJob(*f.Job)
-		buf, err = appendFrame(buf[:0], &frame{Kind: kindResult, ID: f.ID, Result: &res, Exiting: panicked})
+		res, panicked, spent := w.runJob(*f.Job)
+		buf, err = appendFrame(buf[:0], &frame{Kind: kindResult, ID: f.ID, Result: &res, Exiting: panicked || spent})
 		if err == nil {
 			_, err = out.Write(buf)
 		}
@@ -263,12 +273,16 @@ func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
 		if panicked {
 			return exitPanic
 		}
+		if spent {
+			return exitSpent
+		}
 		release.Reset(idleRelease)
 	}
 }
 
-// runJob runs one script under the heap watchdog.
-func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked bool) {
+// runJob runs one script under the heap watchdog. spent says the job
+// took the heap's address space past spaceLimit: the worker must retire.
+func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked, spent bool) {
 	start := time.Now()
 	if w.heapAfterLastJob > w.startGC {
 		runtime.GC()
@@ -291,8 +305,10 @@ func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked bool)
 		res = sandbox.Execute(ctx, w.limits, req)
 	}()
 	close(stop)
-	w.heapAfterLastJob = readMemory().heapObjects
-	if <-tripped || w.heapAfterLastJob > w.endHeap {
+	m := readMemory()
+	w.heapAfterLastJob = m.heapObjects
+	spent = m.heapSpace > w.spaceLimit
+	if <-tripped || w.heapAfterLastJob > w.endHeap || spent {
 		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB)}
 	}
 	res.Duration = time.Since(start)
@@ -304,7 +320,7 @@ func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked bool)
 			Message: fmt.Sprintf("Script output is %d bytes, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES)",
 				len(res.Output), w.limits.MaxOutputBytes)}}
 	}
-	return res, panicked
+	return res, panicked, spent
 }
 
 // watch samples memory until stop closes, then says whether it interrupted
