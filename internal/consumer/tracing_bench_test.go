@@ -196,11 +196,7 @@ func (e *memoryExporter) count() int {
 // exporter through a batch processor) or not, until stop.
 func switchTracing(b *testing.B, tracing, retaining bool) (stop func()) {
 	b.Helper()
-	cfg := telemetry.Config{
-		ServiceName: "flowscript-executor-bench",
-		Getenv:      func(string) string { return "" },
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	cfg := benchTelemetryConfig()
 	retained := tracetest.NewInMemoryExporter()
 	streamed := &memoryExporter{}
 	var exp sdktrace.SpanExporter = streamed
@@ -248,16 +244,22 @@ func quantile(xs []float64, q float64) float64 {
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
+// benchTelemetryConfig is the benchmarks' telemetry: no OTEL_* variable,
+// logs discarded, no span exporter (tracing off) until one is set.
+func benchTelemetryConfig() telemetry.Config {
+	return telemetry.Config{
+		ServiceName: "flowscript-executor-bench",
+		Getenv:      func(string) string { return "" },
+		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}
+}
+
 // benchTelemetry sets telemetry up for one benchmark: metrics on a
 // Prometheus registry of their own, spans off or to an in-memory exporter.
 func benchTelemetry(b *testing.B, tracing bool) (*telemetry.Metrics, *memoryExporter) {
 	b.Helper()
 	exp := &memoryExporter{}
-	cfg := telemetry.Config{
-		ServiceName: "flowscript-executor-bench",
-		Getenv:      func(string) string { return "" },
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-	}
+	cfg := benchTelemetryConfig()
 	if tracing {
 		cfg.SpanExporter = exp // batched as the OTLP exporter is
 	}
@@ -272,9 +274,7 @@ func benchTelemetry(b *testing.B, tracing bool) (*telemetry.Metrics, *memoryExpo
 			b.Errorf("telemetry shutdown: %v", err)
 		}
 		// Later benchmarks start with tracing off again.
-		off, err := telemetry.Setup(context.Background(), telemetry.Config{
-			ServiceName: "flowscript-executor-bench", Getenv: cfg.Getenv, Logger: cfg.Logger,
-		})
+		off, err := telemetry.Setup(context.Background(), benchTelemetryConfig())
 		if err == nil {
 			_ = off.Shutdown(ctx)
 		}

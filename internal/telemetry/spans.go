@@ -145,17 +145,13 @@ func (s Span) End(err error) {
 	if s.span == nil {
 		return
 	}
-	if err != nil {
-		s.span.RecordError(err)
-		s.span.SetStatus(codes.Error, err.Error())
-	}
 	if b := s.buffer(); b != nil {
 		s.span.SetAttributes(b.kv...) // the SDK copies them
 		clear(b.kv)
 		b.kv, b.owner = b.kv[:0], nil
 		attrBuffers.Put(b)
 	}
-	s.span.End()
+	EndSpan(s.span, err)
 }
 
 // StartSend starts the producer span of a publish on destination (a job on
