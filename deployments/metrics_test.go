@@ -65,6 +65,8 @@ func scrapeExported(t *testing.T) exportedSeries {
 	m.InFlight(ctx, 1)
 	m.WorkerRestarted(ctx, "crash")
 	m.DeadLettered(ctx, "invalid_job")
+	m.PullFailed(ctx, "disconnected")
+	m.LeftoversRemoved(ctx, 2)
 	reg, err := m.ObservePending(func(context.Context) (int64, error) { return 3, nil }, time.Minute)
 	if err != nil {
 		t.Fatalf("ObservePending: %v", err)

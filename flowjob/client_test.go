@@ -49,7 +49,7 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 	js, _ := jetstream.New(nc)
 	testenv.DeleteStreamsAtCleanup(t, url, cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream)
 	ctx := testenv.Context(t, 30*time.Second)
-	if _, err := consumer.Provision(ctx, js, cfg); err != nil {
+	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
 		t.Fatal(err)
 	}
 	if withExecutor {
@@ -82,8 +82,8 @@ func startExecutor(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
 func (e env) client(t *testing.T, opts ...flowjob.ClientOption) *flowjob.Client {
 	t.Helper()
 	opts = append([]flowjob.ClientOption{
-		flowjob.WithJobsSubject(e.cfg.JobsSubject()),
-		flowjob.WithResultsSubjectPrefix(e.cfg.ResultsPrefix()),
+		flowjob.WithJobsSubject(e.cfg.Subjects().Jobs()),
+		flowjob.WithResultsSubjectPrefix(e.cfg.Subjects().Results()),
 		flowjob.WithResultsStream(e.cfg.ResultsStream),
 		flowjob.WithResultPolling(50*time.Millisecond, 200*time.Millisecond),
 	}, opts...)
@@ -116,7 +116,7 @@ func cpfJob(id, cpf string) *flowjob.Job {
 func TestClientRunSendsTheContractHeaders(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		e := newEnv(t, url, true)
-		seen, err := e.nc.SubscribeSync(e.cfg.JobsSubject())
+		seen, err := e.nc.SubscribeSync(e.cfg.Subjects().Jobs())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestClientPublishHookWrapsThePublish(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"hook " + e.cfg.JobsSubject() + " hooked-1", "inject hooked", "done"}
+		want := []string{"hook " + e.cfg.Subjects().Jobs() + " hooked-1", "inject hooked", "done"}
 		if fmt.Sprint(calls) != fmt.Sprint(want) || doneErrs[0] != nil {
 			t.Errorf("calls %q (done errors %v), want %q with a nil error", calls, doneErrs, want)
 		}

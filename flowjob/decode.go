@@ -21,18 +21,19 @@ import (
 //
 // When data is a JSON object, the returned job holds every field that did
 // decode even when err is not nil, so that the caller can still answer the
-// session of a bad job (it carries the ids). Such a job must never be run.
-// When data is not a JSON object the job is nil.
+// session of a bad job (it carries the ids). When data is too large or not
+// valid JSON, the job holds what Salvage reads of it (nil when nothing).
+// A job returned with an error must never be run.
 func Decode(data []byte) (*Job, error) {
 	var p problems
 	if len(data) > MaxJobBytes {
 		p.add("", "job is %d bytes, over the %d-byte limit: move large data out of the job", len(data), MaxJobBytes)
-		return nil, p.err()
+		return Salvage(data), p.err()
 	}
 	var raw json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		p.add("", "not valid JSON: %s", jsonSyntax(err))
-		return nil, p.err()
+		return Salvage(data), p.err()
 	}
 	if k := kindOf(raw); k != "object" {
 		p.add("", "a job must be a JSON object, got %s", k)
@@ -54,6 +55,32 @@ func Decode(data []byte) (*Job, error) {
 	}
 	p.more += checked.more
 	return job, p.err()
+}
+
+// Salvage reads the ids of a job that cannot be decoded (too large, cut
+// short, broken JSON): the top-level string members id, sessionId, flowId,
+// blockId and context that come before the document breaks, in one pass
+// that allocates nothing for the members it skips. It is how an executor
+// still answers the session of a job it cannot read; the job it returns
+// must never be run. It returns nil when it reads none of them.
+func Salvage(data []byte) *Job {
+	var job Job
+	found := false
+	ids := map[string]*string{"id": &job.ID, "sessionId": &job.SessionID, "flowId": &job.FlowID,
+		"blockId": &job.BlockID, "context": (*string)(&job.Context)}
+	(&decoder{}).members(data, func(key string, v json.RawMessage) {
+		dst, ok := ids[key]
+		if !ok || len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+			return
+		}
+		if s, ok := unquote(v); ok {
+			*dst, found = s, true
+		}
+	})
+	if !found {
+		return nil
+	}
+	return &job
 }
 
 func reportedWithin(list []FieldError, field string) bool {

@@ -281,3 +281,35 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+func TestDecodeSalvagesTheIDsOfBrokenJSON(t *testing.T) {
+	for _, tc := range []struct {
+		in              string
+		id, session, fl string
+	}{
+		{`{"id":"j1","sessionId":"s1","action":{"type":"exec`, "j1", "s1", ""},
+		{`{"id":"j2","sessionId":"s2","flowId":"f2","action":{"source":"return 1`, "j2", "s2", "f2"},
+		{`{"variables":{"id":"not-this"},"id":"j3"` + strings.Repeat(" ", 10) + `,"sessionId":"s`, "j3", "", ""},
+		{`{"id":"j4\"`, "", "", ""},
+		{`{"id":"j5","sessionId":7,"flowId":"f5",,,`, "j5", "", "f5"},
+		{`not json`, "", "", ""},
+	} {
+		job, err := Decode([]byte(tc.in))
+		if err == nil {
+			t.Fatalf("%.40q: Decode accepted broken JSON", tc.in)
+		}
+		if tc.id == "" && tc.session == "" && tc.fl == "" {
+			if job != nil {
+				t.Errorf("%.40q: salvaged %+v from nothing", tc.in, job)
+			}
+			continue
+		}
+		if job == nil || job.ID != tc.id || job.SessionID != tc.session || job.FlowID != tc.fl {
+			t.Errorf("%.40q: salvaged %+v, want id %q session %q flow %q", tc.in, job, tc.id, tc.session, tc.fl)
+		}
+	}
+	big := `{"id":"huge","sessionId":"s","variables":{"x":"` + strings.Repeat("x", MaxJobBytes) + `"}}`
+	if job, err := Decode([]byte(big)); err == nil || job == nil || job.ID != "huge" {
+		t.Fatalf("oversized job: %+v, %v: want its id salvaged and an error", job, err)
+	}
+}

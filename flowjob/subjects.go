@@ -3,15 +3,18 @@ package flowjob
 // Subjects and headers of the messaging contract (DESIGN.md §5). Stream names
 // are the executor's defaults; deployments may rename them.
 const (
+	// DefaultSubjectPrefix roots every subject of a default deployment.
+	DefaultSubjectPrefix = "flowscript"
+
 	// JobsSubjectPrefix: engines publish jobs on JobsSubjectPrefix + "." + any
 	// token (JobsSubject is the default).
-	JobsSubjectPrefix = "flowscript.jobs"
+	JobsSubjectPrefix = DefaultSubjectPrefix + ".jobs"
 	// JobsSubject is the subject the client publishes on.
 	JobsSubject = JobsSubjectPrefix + ".execute"
 	// ResultsSubjectPrefix: the result of job X is on ResultsSubjectPrefix + "." + X.
-	ResultsSubjectPrefix = "flowscript.results"
+	ResultsSubjectPrefix = DefaultSubjectPrefix + ".results"
 	// DeadLetterSubjectPrefix: dead letters of job X go to DeadLetterSubjectPrefix + "." + X.
-	DeadLetterSubjectPrefix = "flowscript.dlq"
+	DeadLetterSubjectPrefix = DefaultSubjectPrefix + ".dlq"
 
 	DefaultJobsStream    = "JOBS"
 	DefaultResultsStream = "RESULTS"
@@ -30,14 +33,54 @@ const (
 	HeaderTraceState  = "tracestate"
 )
 
-// ResultSubject is the subject the result of job id is stored on.
-func ResultSubject(jobID string) string { return ResultsSubjectPrefix + "." + jobID }
+// Subjects builds every subject of one deployment from its prefix: the one
+// place engines (the client) and executors (the consumer) take them from.
+// The zero value uses DefaultSubjectPrefix.
+type Subjects struct {
+	// Prefix roots every subject ("flowscript" when empty).
+	Prefix string
+}
 
-// DeadLetterSubject is the subject a dead letter of job id is stored on.
-// An empty id (a message that was not a job) goes to "unknown".
-func DeadLetterSubject(jobID string) string {
-	if jobID == "" {
+func (s Subjects) prefix() string {
+	if s.Prefix == "" {
+		return DefaultSubjectPrefix
+	}
+	return s.Prefix
+}
+
+// Jobs is the subject engines publish jobs on: <prefix>.jobs.execute.
+func (s Subjects) Jobs() string { return s.prefix() + ".jobs.execute" }
+
+// JobsFilter is the JOBS stream's subject filter: <prefix>.jobs.>.
+func (s Subjects) JobsFilter() string { return s.prefix() + ".jobs.>" }
+
+// Results is the prefix of result subjects: the result of job X is on
+// Results() + "." + X.
+func (s Subjects) Results() string { return s.prefix() + ".results" }
+
+// ResultsFilter is the RESULTS stream's subject filter.
+func (s Subjects) ResultsFilter() string { return s.Results() + ".>" }
+
+// Result is the subject the result of jobID is stored on.
+func (s Subjects) Result(jobID string) string { return s.Results() + "." + jobID }
+
+// DeadLettersFilter is the DLQ stream's subject filter.
+func (s Subjects) DeadLettersFilter() string { return s.prefix() + ".dlq.>" }
+
+// DeadLetter is the subject a dead letter of jobID goes to; a message that
+// named no usable job id (see ValidID) goes to <prefix>.dlq.unknown.
+func (s Subjects) DeadLetter(jobID string) string {
+	if !ValidID(jobID) {
 		jobID = "unknown"
 	}
-	return DeadLetterSubjectPrefix + "." + jobID
+	return s.prefix() + ".dlq." + jobID
 }
+
+// ResultSubject is the subject the result of job id is stored on, with the
+// default prefix.
+func ResultSubject(jobID string) string { return Subjects{}.Result(jobID) }
+
+// DeadLetterSubject is the subject a dead letter of job id is stored on,
+// with the default prefix. An id that is not usable (a message that was not
+// a job) goes to "unknown".
+func DeadLetterSubject(jobID string) string { return Subjects{}.DeadLetter(jobID) }

@@ -9,7 +9,6 @@ import (
 	"os"
 
 	"github.com/flowscript/flowscript/internal/executorapp"
-	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
 
@@ -27,14 +26,10 @@ func main() {
 
 // workerPool runs scripts in killable worker processes (DESIGN.md §3).
 // Each replaced worker is counted in flowscript_worker_restarts_total.
-func workerPool(ctx context.Context, opts executorapp.RunnerOptions) (sandbox.Runner, func() error, error) {
-	pool, err := workerpool.New(ctx, workerpool.Config{
+func workerPool(ctx context.Context, opts executorapp.RunnerOptions) (executorapp.Sandbox, error) {
+	return workerpool.New(ctx, workerpool.Config{
 		Limits:          opts.Limits,
 		Logger:          opts.Logger,
 		OnWorkerRestart: opts.OnWorkerRestart,
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return pool, pool.Close, nil
 }

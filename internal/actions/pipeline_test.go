@@ -24,7 +24,7 @@ func TestPipelineWithTheSandbox(t *testing.T) {
 			t.Fatalf("Decode: %v", err)
 		}
 		out := runner.Run(context.Background(), Request(job, runner.Limits().Timeout))
-		return job, testPolicy().Decide(job, out, 1)
+		return job, testPolicy().Decide(job, Ran(out, 1)).Result
 	}
 	job := func(source, onError, extra string) string {
 		return `{"id":"j1","sessionId":"s1","flowId":"f1","blockId":"b1","context":"flow",` + extra +
@@ -93,7 +93,7 @@ func TestPipelineBusy(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond) // polling the slot, bounded by the deadline
 	}
-	r := testPolicy().Decide(job, out, 1)
+	r := testPolicy().Decide(job, Ran(out, 1)).Result
 	if r.Error.Code != flowjob.CodeBusy || r.Variables["erro"] != sandbox.BusyMessage(1) || r.Directive.Type != flowjob.DirectiveContinue {
 		t.Fatalf("result = %+v", r)
 	}

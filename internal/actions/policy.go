@@ -1,11 +1,11 @@
 package actions
 
 import (
+	"errors"
 	"strings"
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
-	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
 // DefaultErrorMessage is sent to the contact on a blocking failure when the
@@ -66,36 +66,86 @@ func modeOf(job *flowjob.Job, ok usable) Mode {
 	}
 }
 
-// Decide returns the result event of a job the sandbox ran (or refused):
-// out.Err nil is success; otherwise the failure's code, message and
-// position are copied and the job's mode decides the directive. attempt is
-// the delivery that ran it (1 for the first). job should have passed
-// Validate; a job that did not still gets a result that never redirects to
-// nowhere (see ModeOf).
-//
-// A caller that failed a job without running it (deadline passed,
-// deliveries exhausted) passes an out whose Err carries its own code, such
-// as sandbox.Code(flowjob.CodeDeadlineExceeded). INVALID_SCRIPT_INPUT from
-// the sandbox (inputs or source over this executor's caps) is reported as
-// INVALID_JOB.
-func (p Policy) Decide(job *flowjob.Job, out sandbox.Result, attempt int) flowjob.Result {
+// Decide is the one decision on a delivery: the job's result event from
+// the report (r.Err nil is success; otherwise the failure's code, message
+// and position, with the job's mode deciding the directive), whether there
+// is an id to answer under, and whether the job is dead-lettered. job may
+// be nil (a message that was not a job) and should otherwise have passed
+// Validate; a job that did not is decided with BadInput, and still gets a
+// result that never redirects to nowhere (see ModeOf).
+func (p Policy) Decide(job *flowjob.Job, r Report, opts ...Option) Verdict {
+	var d decision
+	for _, opt := range opts {
+		opt(&d)
+	}
 	if job == nil {
 		job = &flowjob.Job{}
 	}
-	var fail *flowjob.Error
-	if out.Err != nil {
-		msg, _ := cut(out.Err.Message, flowjob.MaxErrorMessageBytes)
-		fail = &flowjob.Error{Code: codeOf(out.Err.Code), Message: msg, Line: out.Err.Line, Column: out.Err.Column}
+	ok := anyField
+	if d.invalid != nil {
+		ok = usableFields(job, d.invalid)
 	}
-	return p.decide(job, out.Output, fail, out.Duration, attempt, anyField)
+	var fail *flowjob.Error
+	if r.Err != nil {
+		f := *r.Err
+		f.Message, _ = cut(f.Message, flowjob.MaxErrorMessageBytes)
+		fail = &f
+	}
+	res := p.decide(job, r.Output, fail, r.Duration, r.Attempt, ok)
+	if d.invalid != nil {
+		for field, id := range map[string]*string{"id": &res.JobID, "sessionId": &res.SessionID,
+			"flowId": &res.FlowID, "blockId": &res.BlockID, "context": (*string)(&res.Context)} {
+			if !ok(field) {
+				*id = ""
+			}
+		}
+	}
+	if !flowjob.ValidID(res.JobID) && flowjob.ValidID(d.fallbackID) {
+		res.JobID = d.fallbackID
+	}
+	return Verdict{
+		Result:     res,
+		Answer:     flowjob.ValidID(res.JobID),
+		DeadLetter: fail != nil && deadLetterCodes[fail.Code],
+	}
 }
 
-func codeOf(c sandbox.Code) string {
-	if c == sandbox.CodeInvalidInput {
-		return flowjob.CodeInvalidJob
+// usableFields reports which fields of a bad job can be trusted: those that
+// neither the decoder (reported) nor the rules (Validate) named. A problem
+// of the whole document (not JSON, too large) distrusts every field but
+// the ids: the only fields such a job holds are the ids flowjob.Salvage
+// read as strings, and Validate still vets their values.
+func usableFields(job *flowjob.Job, reported error) usable {
+	var decoded, found *flowjob.ValidationError
+	errors.As(reported, &decoded)
+	errors.As(job.Validate(), &found)
+	return func(field string) bool {
+		if found != nil && found.Has(field) {
+			return false
+		}
+		if decoded == nil {
+			return true
+		}
+		if !ids[field] {
+			return !decoded.Has(field)
+		}
+		return !names(decoded, field)
 	}
-	return string(c)
 }
+
+// names reports whether a problem of e names field or a field inside it
+// (a problem of the whole document names none).
+func names(e *flowjob.ValidationError, field string) bool {
+	for _, fe := range e.Errors {
+		if fe.Field == field || strings.HasPrefix(fe.Field, field+".") || strings.HasPrefix(fe.Field, field+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// ids are the fields that address a result.
+var ids = map[string]bool{"id": true, "sessionId": true, "flowId": true, "blockId": true, "context": true}
 
 // decide is the table of DESIGN.md §4: fail nil is success, otherwise one
 // switch over the mode gives the variables and the directive.

@@ -91,7 +91,7 @@ func TestErrorTable(t *testing.T) {
 				if err := job.Validate(); err != nil {
 					t.Fatalf("test job invalid: %v", err)
 				}
-				got := testPolicy().Decide(job, s.out, 2)
+				got := testPolicy().Decide(job, Ran(s.out, 2)).Result
 
 				if got.Version != flowjob.ContractVersion || got.JobID != "job-1" || got.SessionID != "session-1" ||
 					got.FlowID != "flow-1" || got.BlockID != "block-1" || got.Context != job.Context {
@@ -146,7 +146,7 @@ func TestDecideMessage(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			job := baseJob()
 			tc.setup(job)
-			got := tc.policy.Decide(job, boom, 1)
+			got := tc.policy.Decide(job, Ran(boom, 1)).Result
 			if got.Directive.Message != tc.want {
 				t.Fatalf("message = %q, want %q", got.Directive.Message, tc.want)
 			}
@@ -159,7 +159,7 @@ func TestDecideCutsLongMessages(t *testing.T) {
 	job.Variables["big"] = strings.Repeat("ç", 1<<19)
 	job.Action.ErrorMessage = strings.Repeat("{{big}}", 500) // would expand to 500 MiB
 	long := strings.Repeat("é", flowjob.MaxErrorMessageBytes)
-	got := testPolicy().Decide(job, sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: long}}, 1)
+	got := testPolicy().Decide(job, Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: long}}, 1)).Result
 	for name, s := range map[string]string{"directive": got.Directive.Message, "error": got.Error.Message, "errorVariable": got.Variables["erro"]} {
 		if len(s) > flowjob.MaxErrorMessageBytes || !strings.HasSuffix(s, "…") || !utf8.ValidString(s) {
 			t.Errorf("%s message: %d bytes, valid UTF-8 %v, ends %q: want at most %d bytes ending in …",
@@ -173,31 +173,31 @@ func TestDecideSpecialCases(t *testing.T) {
 		job := baseJob()
 		job.Action.OnError = flowjob.OnErrorContinue
 		job.Action.ErrorVariable = "out"
-		got := testPolicy().Decide(job, sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeTimeout, Message: sandbox.MsgTimeout}}, 1)
+		got := testPolicy().Decide(job, Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeTimeout, Message: sandbox.MsgTimeout}}, 1)).Result
 		if !maps.Equal(got.Variables, map[string]string{"out": sandbox.MsgTimeout}) {
 			t.Fatalf("variables = %q", got.Variables)
 		}
 	})
 	t.Run("success leaves errorVariable alone", func(t *testing.T) {
-		got := testPolicy().Decide(baseJob(), sandbox.Result{Output: ""}, 1)
+		got := testPolicy().Decide(baseJob(), Ran(sandbox.Result{Output: ""}, 1)).Result
 		if !maps.Equal(got.Variables, map[string]string{"out": ""}) || got.Status != flowjob.StatusSucceeded {
 			t.Fatalf("result = %+v", got)
 		}
 	})
 	t.Run("sandbox input refusal is INVALID_JOB", func(t *testing.T) {
-		got := testPolicy().Decide(baseJob(), sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeInvalidInput, Message: "source is 300000 bytes"}}, 1)
+		got := testPolicy().Decide(baseJob(), Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeInvalidInput, Message: "source is 300000 bytes"}}, 1)).Result
 		if got.Error.Code != flowjob.CodeInvalidJob || got.Directive.Type != flowjob.DirectiveFreezeHandoff {
 			t.Fatalf("result = %+v, %+v", got.Error, got.Directive)
 		}
 	})
 	t.Run("caller codes pass through", func(t *testing.T) {
-		got := testPolicy().Decide(baseJob(), sandbox.Result{Err: &sandbox.Error{Code: sandbox.Code(flowjob.CodeDeadlineExceeded), Message: "too late"}}, 3)
+		got := testPolicy().Decide(baseJob(), Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.Code(flowjob.CodeDeadlineExceeded), Message: "too late"}}, 3)).Result
 		if got.Error.Code != flowjob.CodeDeadlineExceeded || got.Attempt != 3 {
 			t.Fatalf("result = %+v", got)
 		}
 	})
 	t.Run("nil job does not panic", func(t *testing.T) {
-		got := testPolicy().Decide(nil, sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: "x"}}, 1)
+		got := testPolicy().Decide(nil, Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: "x"}}, 1)).Result
 		if got.Directive.Type != flowjob.DirectiveFreezeHandoff {
 			t.Fatalf("directive = %+v", got.Directive)
 		}
@@ -205,7 +205,7 @@ func TestDecideSpecialCases(t *testing.T) {
 	t.Run("no variables encode as {}", func(t *testing.T) {
 		job := baseJob()
 		job.Context = flowjob.ContextTool
-		b, err := json.Marshal(testPolicy().Decide(job, sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: "x"}}, 1))
+		b, err := json.Marshal(testPolicy().Decide(job, Ran(sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeScriptError, Message: "x"}}, 1)).Result)
 		if err != nil || !strings.Contains(string(b), `"variables":{}`) {
 			t.Fatalf("%s, %v", b, err)
 		}

@@ -78,8 +78,8 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 func (b brokerFlags) client(nc *nats.Conn) (*flowjob.Client, error) {
 	names := b.names()
 	return flowjob.NewClient(nc,
-		flowjob.WithJobsSubject(names.JobsSubject()),
-		flowjob.WithResultsSubjectPrefix(names.ResultsPrefix()),
+		flowjob.WithJobsSubject(names.Subjects().Jobs()),
+		flowjob.WithResultsSubjectPrefix(names.Subjects().Results()),
 		flowjob.WithResultsStream(names.ResultsStream),
 		flowjob.WithResultPolling(250*time.Millisecond, 2*time.Second),
 	)
@@ -93,7 +93,7 @@ func (b brokerFlags) checkJobsStream(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return fmt.Errorf("opening JetStream: %w", err)
 	}
-	subject := b.names().JobsSubject()
+	subject := b.names().Subjects().Jobs()
 	_, err = js.StreamNameBySubject(ctx, subject)
 	switch {
 	case err == nil:

@@ -114,7 +114,7 @@ func submit(ctx context.Context, env Env, args []string) int {
 			names := opts.broker.names()
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: no result for job %s within %s: is an executor running on %s with SUBJECT_PREFIX=%s? "+
 				"The job stays queued and runs when one starts; its result will be stored on %s in stream %s.\n",
-				job.ID, opts.timeout, natsurl.Redact(opts.broker.url), names.SubjectPrefix, names.ResultSubject(job.ID), names.ResultsStream)
+				job.ID, opts.timeout, natsurl.Redact(opts.broker.url), names.SubjectPrefix, names.Subjects().Result(job.ID), names.ResultsStream)
 		case errors.Is(err, context.Canceled):
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: interrupted while waiting for the result of job %s\n", job.ID)
 		default:

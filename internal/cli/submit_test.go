@@ -224,7 +224,7 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 			if code != ExitFailed || stdout != "" {
 				t.Fatalf("exit %d, stdout %q; want 1 and nothing", code, stdout)
 			}
-			for _, want := range []string{"no result for job lonely-1 within 1s", "is an executor running on", b.names.SubjectPrefix, b.names.ResultSubject("lonely-1")} {
+			for _, want := range []string{"no result for job lonely-1 within 1s", "is an executor running on", b.names.SubjectPrefix, b.names.Subjects().Result("lonely-1")} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q: %s", want, stderr)
 				}
@@ -237,7 +237,7 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 	t.Run("no streams", func(t *testing.T) {
 		b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
 		code, _, stderr := invocation{args: append(append([]string{"submit"}, b.flags()...), "--source", writeScript(t, "return 1"))}.run(t)
-		if code != ExitFailed || !strings.Contains(stderr, "no stream stores jobs published on "+b.names.JobsSubject()) ||
+		if code != ExitFailed || !strings.Contains(stderr, "no stream stores jobs published on "+b.names.Subjects().Jobs()) ||
 			!strings.Contains(stderr, "start an executor") {
 			t.Errorf("exit %d; stderr: %s", code, stderr)
 		}

@@ -84,7 +84,7 @@ func startBenchEnv(b *testing.B, url string, r benchRunner, metrics *telemetry.M
 func (e *benchEnv) publishAsync(b *testing.B, id string, header nats.Header) {
 	job := cpfJob(id)
 	data, _ := json.Marshal(job)
-	msg := nats.NewMsg(e.cfg.JobsSubject())
+	msg := nats.NewMsg(e.cfg.Subjects().Jobs())
 	msg.Data = data
 	for k, v := range header {
 		msg.Header[k] = v

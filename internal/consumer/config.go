@@ -29,8 +29,12 @@ type Config struct {
 	// ScriptTimeout is the sandbox's time limit (SANDBOX_TIMEOUT_MS). It is
 	// the upper bound of a job's run and sets the default AckWait.
 	ScriptTimeout time.Duration
-	// MaxDeliver bounds the deliveries of one job; the last one that fails
-	// for a transient reason ends in a failed result and a dead letter.
+	// MaxDeliver bounds the attempts of one job. The executor, not the
+	// broker, keeps this budget (the consumer redelivers without limit): a
+	// transient failure on the last attempt, or a delivery past it (the
+	// replica running the last attempt died), ends in a failed
+	// DELIVERY_EXHAUSTED result and a dead letter. Deliveries interrupted
+	// by a replica's shutdown do not count, up to MaxDeliver of them.
 	MaxDeliver int
 	// AckWait is how long the broker waits for an ack before redelivering.
 	// Default: 3 × ScriptTimeout, at least 30s.
@@ -51,12 +55,26 @@ type Config struct {
 	// ResultsMaxAge well above MaxDeliver × AckWait.
 	ResultsMaxAge time.Duration
 	DLQMaxAge     time.Duration
+	// ResultsMaxBytes, ResultsMaxMsgs, DLQMaxBytes and DLQMaxMsgs bound the
+	// RESULTS and DLQ streams (-1: no limit); past them the oldest messages
+	// go, so a flood of bad input cannot fill the disk JOBS shares.
+	ResultsMaxBytes int64
+	ResultsMaxMsgs  int64
+	DLQMaxBytes     int64
+	DLQMaxMsgs      int64
 	// Replicas is the number of stream replicas in a clustered broker.
 	Replicas int
 	// MaxJobBytes caps a job message; a larger one is dead-lettered.
 	MaxJobBytes int
 	// MaxAckPending bounds the jobs in flight across all replicas.
 	MaxAckPending int
+
+	// HealthInterval is how often the replica asks the broker about its
+	// consumer; /readyz turns 503 when no answer came for 3 intervals.
+	HealthInterval time.Duration
+	// LeftoverSweepInterval is how often the replica looks for jobs left in
+	// JOBS below the consumer's ack floor (see sweepLeftovers).
+	LeftoverSweepInterval time.Duration
 
 	// PullWait is how long one idle slot's pull request waits for a job.
 	// It bounds how long stopping takes when the replica is idle.
@@ -68,7 +86,10 @@ type Config struct {
 	// publish inside one delivery.
 	StoreRetryMaxElapsed time.Duration
 	// CrashRetries is how many times one delivery reruns a job whose sandbox
-	// worker crashed before handing it back for redelivery.
+	// worker crashed. A job that still crashes it is failed (SANDBOX_CRASH)
+	// and dead-lettered: a job that kills its worker every time is poison,
+	// not bad luck, and rerunning it until its attempts run out only
+	// delays its answer.
 	CrashRetries int
 	// RedeliveryDelay is the first delay of a job handed back after a
 	// transient failure; it doubles per delivery up to MaxRedeliveryDelay.
@@ -78,22 +99,28 @@ type Config struct {
 
 // Defaults.
 const (
-	DefaultMaxDeliver           = 5
-	DefaultDuplicateWindow      = 5 * time.Minute
-	DefaultJobsMaxMsgs          = 1_000_000
-	DefaultJobsMaxBytes         = 1 << 30
-	DefaultResultsMaxAge        = 24 * time.Hour
-	DefaultDLQMaxAge            = 14 * 24 * time.Hour
-	DefaultMaxJobBytes          = flowjob.MaxJobBytes
-	DefaultMaxAckPending        = 1000
-	DefaultPullWait             = time.Second
-	DefaultShutdownGrace        = 30 * time.Second
-	DefaultStoreRetryMaxElapsed = 10 * time.Second
-	DefaultCrashRetries         = 2
-	DefaultRedeliveryDelay      = time.Second
-	DefaultMaxRedeliveryDelay   = 30 * time.Second
-	DefaultSubjectPrefix        = "flowscript"
-	minAckWait                  = 30 * time.Second
+	DefaultMaxDeliver            = 5
+	DefaultDuplicateWindow       = 5 * time.Minute
+	DefaultJobsMaxMsgs           = 1_000_000
+	DefaultJobsMaxBytes          = 1 << 30
+	DefaultResultsMaxAge         = 24 * time.Hour
+	DefaultDLQMaxAge             = 14 * 24 * time.Hour
+	DefaultResultsMaxBytes       = 2 << 30
+	DefaultResultsMaxMsgs        = 5_000_000
+	DefaultDLQMaxBytes           = 512 << 20
+	DefaultDLQMaxMsgs            = 100_000
+	DefaultHealthInterval        = 2 * time.Second
+	DefaultLeftoverSweepInterval = time.Minute
+	DefaultMaxJobBytes           = flowjob.MaxJobBytes
+	DefaultMaxAckPending         = 1000
+	DefaultPullWait              = time.Second
+	DefaultShutdownGrace         = 30 * time.Second
+	DefaultStoreRetryMaxElapsed  = 10 * time.Second
+	DefaultCrashRetries          = 1
+	DefaultRedeliveryDelay       = time.Second
+	DefaultMaxRedeliveryDelay    = 30 * time.Second
+	DefaultSubjectPrefix         = flowjob.DefaultSubjectPrefix
+	minAckWait                   = 30 * time.Second
 )
 
 // WithDefaults returns c with every unset field set to its default.
@@ -109,14 +136,16 @@ func (c Config) WithDefaults() Config {
 	setDuration(&c.AckWait, max(3*c.ScriptTimeout, minAckWait))
 	setDuration(&c.ProgressInterval, c.AckWait/3)
 	setDuration(&c.DuplicateWindow, DefaultDuplicateWindow)
-	if c.JobsMaxMsgs == 0 {
-		c.JobsMaxMsgs = DefaultJobsMaxMsgs
-	}
-	if c.JobsMaxBytes == 0 {
-		c.JobsMaxBytes = DefaultJobsMaxBytes
-	}
+	setInt64(&c.JobsMaxMsgs, DefaultJobsMaxMsgs)
+	setInt64(&c.JobsMaxBytes, DefaultJobsMaxBytes)
 	setDuration(&c.ResultsMaxAge, DefaultResultsMaxAge)
 	setDuration(&c.DLQMaxAge, DefaultDLQMaxAge)
+	setInt64(&c.ResultsMaxBytes, DefaultResultsMaxBytes)
+	setInt64(&c.ResultsMaxMsgs, DefaultResultsMaxMsgs)
+	setInt64(&c.DLQMaxBytes, DefaultDLQMaxBytes)
+	setInt64(&c.DLQMaxMsgs, DefaultDLQMaxMsgs)
+	setDuration(&c.HealthInterval, DefaultHealthInterval)
+	setDuration(&c.LeftoverSweepInterval, DefaultLeftoverSweepInterval)
 	setInt(&c.Replicas, 1)
 	setInt(&c.MaxJobBytes, DefaultMaxJobBytes)
 	setInt(&c.MaxAckPending, DefaultMaxAckPending)
@@ -157,6 +186,18 @@ func (c Config) Validate() error {
 	check(c.DuplicateWindow >= time.Second, "DUPLICATE_WINDOW must be at least 1s, got %s", c.DuplicateWindow)
 	check(c.JobsMaxMsgs >= 1 || c.JobsMaxMsgs == -1, "JOBS_MAX_MSGS must be positive (or -1 for no limit), got %d", c.JobsMaxMsgs)
 	check(c.JobsMaxBytes >= 1 || c.JobsMaxBytes == -1, "JOBS_MAX_BYTES must be positive (or -1 for no limit), got %d", c.JobsMaxBytes)
+	for _, n := range []struct {
+		env   string
+		value int64
+	}{
+		{"RESULTS_MAX_BYTES", c.ResultsMaxBytes}, {"RESULTS_MAX_MSGS", c.ResultsMaxMsgs},
+		{"DLQ_MAX_BYTES", c.DLQMaxBytes}, {"DLQ_MAX_MSGS", c.DLQMaxMsgs},
+	} {
+		check(n.value >= 1 || n.value == -1, "%s must be positive (or -1 for no limit), got %d", n.env, n.value)
+	}
+	check(c.HealthInterval >= 10*time.Millisecond, "the health check interval must be at least 10ms, got %s", c.HealthInterval)
+	check(c.LeftoverSweepInterval >= c.HealthInterval, "the leftover sweep interval (%s) must be at least the health interval (%s)",
+		c.LeftoverSweepInterval, c.HealthInterval)
 	check(c.ResultsMaxAge >= time.Minute, "RESULTS_MAX_AGE must be at least 1m, got %s", c.ResultsMaxAge)
 	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
 	check(c.Replicas >= 1 && c.Replicas <= 5, "STREAM_REPLICAS must be between 1 and 5, got %d", c.Replicas)
@@ -172,27 +213,26 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// JobsSubjects is the JOBS stream's subject filter.
-func (c Config) JobsSubjects() string { return c.SubjectPrefix + ".jobs.>" }
+// Subjects builds the subjects of this deployment's prefix.
+func (c Config) Subjects() flowjob.Subjects { return flowjob.Subjects{Prefix: c.SubjectPrefix} }
 
-// JobsSubject is the subject package flowjob's client publishes on for this
-// prefix.
-func (c Config) JobsSubject() string { return c.SubjectPrefix + ".jobs.execute" }
+// InterruptionsBucket is the key-value bucket where a replica that hands a
+// job back at shutdown notes it, so the interruption does not count as one
+// of the job's attempts (see MaxDeliver).
+func (c Config) InterruptionsBucket() string { return c.JobsStream + "_INTERRUPTED" }
 
-// ResultsPrefix is the subject prefix of results: the result of job X is on
-// ResultsPrefix + "." + X.
-func (c Config) ResultsPrefix() string { return c.SubjectPrefix + ".results" }
+// DLQDuplicateWindow is the DLQ stream's deduplication window: the same
+// dead letter stored again by a redelivery whose first term was lost is
+// dropped. It is longer than AckWait, the delay before such a redelivery.
+// It never exceeds DLQMaxAge, which the broker requires.
+func (c Config) DLQDuplicateWindow() time.Duration {
+	return min(max(c.DuplicateWindow, 3*c.AckWait), c.DLQMaxAge)
+}
 
-// ResultSubject is where the result of jobID is stored.
-func (c Config) ResultSubject(jobID string) string { return c.ResultsPrefix() + "." + jobID }
-
-// DLQSubject is where a dead letter of jobID goes ("unknown" when the
-// message named no usable job id).
-func (c Config) DLQSubject(jobID string) string {
-	if !flowjob.ValidID(jobID) {
-		jobID = "unknown"
-	}
-	return c.SubjectPrefix + ".dlq." + jobID
+// Streams names every stream the executor provisions (the key-value
+// bucket's too), for operators and for tests that clean up.
+func (c Config) Streams() []string {
+	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, "KV_" + c.InterruptionsBucket()}
 }
 
 // validToken reports whether s can be one subject token.
@@ -235,6 +275,12 @@ func setString(dst *string, def string) {
 }
 
 func setInt(dst *int, def int) {
+	if *dst == 0 {
+		*dst = def
+	}
+}
+
+func setInt64(dst *int64, def int64) {
 	if *dst == 0 {
 		*dst = def
 	}

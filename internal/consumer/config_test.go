@@ -17,9 +17,9 @@ func TestConfigDefaultsAreValid(t *testing.T) {
 	if got := (Config{ScriptTimeout: time.Minute}).WithDefaults().AckWait; got != 3*time.Minute {
 		t.Errorf("AckWait for a 1m script timeout = %s, want 3m", got)
 	}
-	if cfg.JobsSubjects() != "flowscript.jobs.>" || cfg.ResultSubject("j1") != "flowscript.results.j1" ||
-		cfg.DLQSubject("j1") != "flowscript.dlq.j1" || cfg.DLQSubject("a.b") != "flowscript.dlq.unknown" {
-		t.Errorf("default subjects: %s %s %s %s", cfg.JobsSubjects(), cfg.ResultSubject("j1"), cfg.DLQSubject("j1"), cfg.DLQSubject("a.b"))
+	if cfg.Subjects().JobsFilter() != "flowscript.jobs.>" || cfg.Subjects().Result("j1") != "flowscript.results.j1" ||
+		cfg.Subjects().DeadLetter("j1") != "flowscript.dlq.j1" || cfg.Subjects().DeadLetter("a.b") != "flowscript.dlq.unknown" {
+		t.Errorf("default subjects: %s %s %s %s", cfg.Subjects().JobsFilter(), cfg.Subjects().Result("j1"), cfg.Subjects().DeadLetter("j1"), cfg.Subjects().DeadLetter("a.b"))
 	}
 }
 

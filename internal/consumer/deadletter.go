@@ -19,7 +19,8 @@ import (
 const (
 	// HeaderDLQReason says why the job was dead-lettered, for a human.
 	HeaderDLQReason = "Flowscript-Dlq-Reason"
-	// HeaderDLQCode is INVALID_JOB (bad input) or DELIVERY_EXHAUSTED.
+	// HeaderDLQCode is INVALID_JOB (bad input), DELIVERY_EXHAUSTED or
+	// SANDBOX_CRASH (a job that kept crashing its sandbox worker).
 	HeaderDLQCode = "Flowscript-Dlq-Code"
 	// HeaderDLQDeliveries is how many times the job was delivered.
 	HeaderDLQDeliveries = "Flowscript-Dlq-Deliveries"
@@ -44,7 +45,7 @@ type DeadLetter struct {
 	StreamSeq  uint64
 	Deliveries uint64
 	JobID      string // "" when the payload named no usable id
-	Code       string // flowjob.CodeInvalidJob or flowjob.CodeDeliveryExhausted
+	Code       string // flowjob.CodeInvalidJob, CodeDeliveryExhausted or CodeSandboxCrash
 	Reason     string
 }
 
@@ -63,9 +64,10 @@ func NewDeadLetterer(js jetstream.JetStream, cfg Config, maxPayload int64) *Dead
 
 // Publish stores d in the DLQ stream and waits for the broker's ack. The
 // message id is the original stream sequence, so retrying the publish of
-// the same dead letter stores it once.
+// the same dead letter, or a redelivery of a job whose term was lost,
+// stores it once (within Config.DLQDuplicateWindow).
 func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
-	msg := nats.NewMsg(d.cfg.DLQSubject(dl.JobID))
+	msg := nats.NewMsg(d.cfg.Subjects().DeadLetter(dl.JobID))
 	msg.Header.Set(HeaderDLQReason, dl.Reason)
 	msg.Header.Set(HeaderDLQCode, dl.Code)
 	msg.Header.Set(HeaderDLQDeliveries, strconv.FormatUint(dl.Deliveries, 10))

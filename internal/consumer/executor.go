@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -31,6 +32,9 @@ type Options struct {
 	// Metrics records the executor's metrics; nil records none. Spans go
 	// to the tracer provider of the last telemetry.Setup.
 	Metrics *telemetry.Metrics
+	// OnStopping, when set, is called once when Run stops pulling jobs
+	// (the sandbox stops replacing dead workers from then on).
+	OnStopping func()
 }
 
 // Executor pulls jobs from the shared consumer, at most Config.Parallel at a
@@ -42,20 +46,31 @@ type Executor struct {
 	log     *slog.Logger
 	metrics *telemetry.Metrics
 	handler *jobHandler
+	health  health
+	// onStopping: see Options.OnStopping.
+	onStopping func()
 
-	consumer     atomic.Pointer[jetstream.Consumer]
-	provisionMu  sync.Mutex
-	provisioned  time.Time
-	inFlight     atomic.Int64
-	maxInFlight  atomic.Int64
-	running      atomic.Bool
-	stopping     atomic.Bool
-	pullFailures atomic.Int64
+	consumer    atomic.Pointer[jetstream.Consumer]
+	jobs        atomic.Pointer[jetstream.Stream]
+	provisionMu sync.Mutex
+	provisioned time.Time
+	inFlight    atomic.Int64
+	maxInFlight atomic.Int64
+	running     atomic.Bool
+	stopping    atomic.Bool
+	// settling counts acks and terms still being confirmed.
+	settling sync.WaitGroup
+	// sweptTo is the highest leftover sequence already reported (watch's
+	// goroutine only).
+	sweptTo uint64
 }
 
-// New validates cfg, provisions the streams and the consumer (idempotent)
-// and returns an executor ready to Run. nc should reconnect forever
-// (nats.MaxReconnects(-1)) so a broker restart only pauses the executor.
+// New validates cfg, provisions the streams, the interruptions bucket and
+// the consumer, applying cfg to those that exist (see ApplyConfig), and
+// returns an executor ready to Run. A broker that is down or electing a
+// leader is waited for, with backoff, until ctx ends. nc should reconnect
+// forever (nats.MaxReconnects(-1)) so a broker restart only pauses the
+// executor.
 func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executor, error) {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -72,7 +87,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 	if err != nil {
 		return nil, fmt.Errorf("opening JetStream: %w", err)
 	}
-	e := &Executor{cfg: cfg, nc: nc, js: js, log: logger, metrics: opts.Metrics}
+	e := &Executor{cfg: cfg, nc: nc, js: js, log: logger, metrics: opts.Metrics, onStopping: opts.OnStopping}
 	e.handler = &jobHandler{
 		cfg:     cfg,
 		runner:  opts.Runner,
@@ -83,18 +98,40 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 		metrics: opts.Metrics,
 		now:     time.Now,
 	}
-	if err := e.provision(ctx); err != nil {
+	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, logger)
+	if err != nil {
 		return nil, err
 	}
+	e.adopt(s)
+	e.handler.budget = &deliveryBudget{kv: s.Interruptions, max: cfg.MaxDeliver, log: logger}
+	e.health.ok(time.Now())
 	return e, nil
+}
+
+// adopt keeps the handles of a provisioning pass.
+func (e *Executor) adopt(s *Streams) {
+	e.consumer.Store(&s.Consumer)
+	e.jobs.Store(&s.Jobs)
+	e.provisioned = time.Now()
 }
 
 // Config is the executor's effective configuration (defaults applied).
 func (e *Executor) Config() Config { return e.cfg }
 
-// Ready reports whether the executor is pulling jobs over a live connection.
-func (e *Executor) Ready() bool {
-	return e.running.Load() && !e.stopping.Load() && e.nc.IsConnected() && e.pullFailures.Load() < 3
+// Ready reports whether the executor takes jobs and, when it does not, why:
+// it is not running or stopping, the connection is down, or the broker
+// has not answered about the consumer for three health intervals (a
+// half-open connection, a stream or consumer without a leader).
+func (e *Executor) Ready() (bool, string) {
+	switch {
+	case !e.running.Load():
+		return false, "not pulling jobs yet"
+	case e.stopping.Load():
+		return false, "stopping"
+	case !e.nc.IsConnected():
+		return false, "not connected to NATS (" + e.nc.Status().String() + ")"
+	}
+	return e.health.ready(3 * e.cfg.HealthInterval)
 }
 
 // InFlight is how many jobs this replica is handling now.
@@ -108,11 +145,7 @@ func (e *Executor) MaxInFlight() int { return int(e.maxInFlight.Load()) }
 // autoscaling reads. It asks the broker; telemetry.Metrics.ObservePending
 // caches it between scrapes.
 func (e *Executor) Pending(ctx context.Context) (int64, error) {
-	cons := e.consumer.Load()
-	if cons == nil {
-		return 0, errors.New("reading consumer pending: the consumer is not provisioned")
-	}
-	info, err := (*cons).Info(ctx)
+	info, err := (*e.consumer.Load()).Info(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("reading consumer %s info: %w", e.cfg.Consumer, err)
 	}
@@ -121,8 +154,9 @@ func (e *Executor) Pending(ctx context.Context) (int64, error) {
 
 // Run pulls and handles jobs until ctx ends. Then it stops pulling, lets
 // the jobs in flight finish for up to ShutdownGrace, interrupts the rest
-// (they are handed back for redelivery, not failed) and returns. The caller
-// drains the connection afterwards.
+// (they are handed back for redelivery; see Config.MaxDeliver), waits for
+// the last acks to be confirmed and returns. The caller drains the
+// connection afterwards.
 func (e *Executor) Run(ctx context.Context) error {
 	if !e.running.CompareAndSwap(false, true) {
 		return errors.New("running executor: Run was already called")
@@ -133,6 +167,9 @@ func (e *Executor) Run(ctx context.Context) error {
 	var graceMu sync.Mutex
 	stopWatch := context.AfterFunc(ctx, func() {
 		e.stopping.Store(true)
+		if e.onStopping != nil {
+			e.onStopping()
+		}
 		e.log.Info("stopping: no new jobs; waiting for the jobs in flight",
 			"in_flight", e.InFlight(), "grace", e.cfg.ShutdownGrace.String())
 		graceMu.Lock()
@@ -141,6 +178,7 @@ func (e *Executor) Run(ctx context.Context) error {
 	})
 	e.log.Info("executor pulling jobs", "stream", e.cfg.JobsStream, "consumer", e.cfg.Consumer, "parallel", e.cfg.Parallel)
 	var wg sync.WaitGroup
+	wg.Go(func() { e.watch(ctx) })
 	for range e.cfg.Parallel {
 		wg.Go(func() { e.slot(ctx, jobCtx) })
 	}
@@ -151,6 +189,7 @@ func (e *Executor) Run(ctx context.Context) error {
 		grace.Stop()
 	}
 	graceMu.Unlock()
+	e.settling.Wait()
 	e.running.Store(false)
 	e.log.Info("executor stopped")
 	return nil
@@ -168,8 +207,7 @@ func (e *Executor) slot(stop, jobCtx context.Context) {
 		msg, err := cons.Next(jetstream.FetchMaxWait(e.cfg.PullWait))
 		if err != nil {
 			if errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) {
-				failures = 0
-				e.pullFailures.Store(0)
+				failures = 0 // an idle queue (a dead connection shows in Ready)
 				continue
 			}
 			failures++
@@ -177,42 +215,55 @@ func (e *Executor) slot(stop, jobCtx context.Context) {
 			continue
 		}
 		failures = 0
-		e.pullFailures.Store(0)
 		e.handle(jobCtx, msg)
 	}
 }
 
-// pullFailed waits before the next pull (the broker may be restarting) and,
-// after repeated failures, provisions the streams and consumer again in case
-// they were deleted.
+// pullFailed counts a failed pull, waits before the next one (the broker
+// may be restarting) and, after repeated failures, creates the streams and
+// the consumer again in case they were deleted.
 func (e *Executor) pullFailed(stop context.Context, err error, failures int) {
-	e.pullFailures.Add(1)
+	e.metrics.PullFailed(stop, pullErrorReason(err))
 	if failures == 1 || failures%20 == 0 {
 		e.log.Warn("pulling a job failed; retrying", "error", err, "consecutive_failures", failures)
 	}
 	if failures >= 3 && e.nc.IsConnected() {
-		if perr := e.provision(stop); perr != nil && stop.Err() == nil {
+		if perr := e.reprovision(stop); perr != nil && stop.Err() == nil {
 			e.log.Warn("provisioning again after pull failures", "error", perr)
 		}
 	}
-	wait := min(time.Duration(failures)*100*time.Millisecond, 2*time.Second)
-	sleep(stop, wait)
+	sleep(stop, min(time.Duration(failures)*100*time.Millisecond, 2*time.Second))
 }
 
-// provision creates or updates the streams and the consumer, at most once a
-// second across slots.
-func (e *Executor) provision(ctx context.Context) error {
+// pullErrorReason is a failed pull's label in flowscript_pull_errors_total.
+func pullErrorReason(err error) string {
+	switch {
+	case errors.Is(err, jetstream.ErrConsumerDeleted), errors.Is(err, jetstream.ErrConsumerNotFound),
+		errors.Is(err, jetstream.ErrStreamNotFound):
+		return "consumer_missing"
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting),
+		errors.Is(err, nats.ErrDisconnected), errors.Is(err, nats.ErrConnectionDraining):
+		return "disconnected"
+	case errors.Is(err, nats.ErrNoResponders):
+		return "no_responders"
+	}
+	return "other"
+}
+
+// reprovision creates what is missing, at most once a second across slots;
+// it never updates what exists (see CreateMissing).
+func (e *Executor) reprovision(ctx context.Context) error {
 	e.provisionMu.Lock()
 	defer e.provisionMu.Unlock()
-	if e.consumer.Load() != nil && time.Since(e.provisioned) < time.Second {
+	if time.Since(e.provisioned) < time.Second {
 		return nil
 	}
-	s, err := Provision(ctx, e.js, e.cfg)
+	s, err := Provision(ctx, e.js, e.cfg, CreateMissing)
 	if err != nil {
 		return err
 	}
-	e.consumer.Store(&s.Consumer)
-	e.provisioned = time.Now()
+	e.adopt(s)
+	e.handler.budget.kv = s.Interruptions
 	return nil
 }
 
@@ -222,13 +273,9 @@ func (e *Executor) provision(ctx context.Context) error {
 func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
 	n := e.inFlight.Add(1)
 	defer e.inFlight.Add(-1)
-	for {
-		m := e.maxInFlight.Load()
-		if n <= m || e.maxInFlight.CompareAndSwap(m, n) {
-			break
-		}
+	for m := e.maxInFlight.Load(); n > m && !e.maxInFlight.CompareAndSwap(m, n); m = e.maxInFlight.Load() {
 	}
-	d := newDelivery(msg, e.cfg.MaxDeliver, e.log)
+	d := newDelivery(msg, e.log)
 	ctx, span := telemetry.StartProcess(ctx, msg.Headers(), msg.Subject(), d.msgID, e.cfg.Consumer, uint64(max(d.attempt, 0)))
 	defer span.End(nil)
 	d.span = span
@@ -238,39 +285,76 @@ func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
 	out := e.handler.process(ctx, d)
 	stopProgress()
 	e.settle(ctx, d, out)
-	name, code, err, count := jobOutcome(out)
-	span.RecordOutcome(name, code, err)
+	name, code, count := out.metric()
+	span.RecordOutcome(name, code, out.spanError())
 	if count {
 		e.metrics.JobFinished(ctx, name, code)
 	}
 }
 
-// settle applies the one ack action of out.
+// settle applies the one ack action of out. An ack or a term after a
+// stored result or dead letter is confirmed by the broker, and retried
+// across a leader change or a reconnection, in the background so the slot
+// pulls its next job at once; a nak needs no confirmation (a lost one only
+// delays the redelivery until AckWait).
 func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
-	action, delay := settlement(out)
-	var err error
+	action := out.ack()
+	e.logSettled(ctx, d, out, action, nil)
 	switch action {
-	case actionAck:
-		err = d.msg.Ack()
-	case actionTerm:
-		err = d.msg.Term()
+	case actionAck, actionTerm:
+		e.settling.Go(func() {
+			if err := e.confirm(context.WithoutCancel(ctx), d, action); err != nil {
+				// The broker redelivers after AckWait; the stored result
+				// answers that delivery without running the job again.
+				e.logSettled(ctx, d, out, action, err)
+			}
+		})
 	case actionNakWithDelay:
-		err = d.msg.NakWithDelay(delay)
+		if err := d.msg.NakWithDelay(out.delay); err != nil {
+			e.logSettled(ctx, d, out, action, err)
+		}
 	}
+}
+
+// confirmTimeout bounds one confirmation round trip.
+const confirmTimeout = 2 * time.Second
+
+// confirm sends an ack or a term and waits for the broker to confirm it,
+// retrying with backoff until half of AckWait passed: past that, the
+// redelivery is coming anyway.
+func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) error {
+	b := shortBackoff()
+	b.MaxElapsedTime = e.cfg.AckWait / 2
+	return backoff.Retry(func() error {
+		cctx, cancel := context.WithTimeout(ctx, confirmTimeout)
+		defer cancel()
+		if action == actionAck {
+			err := d.msg.DoubleAck(cctx)
+			if errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
+				return nil
+			}
+			return err
+		}
+		// jetstream.Msg has no confirmed term: a term sent as a request is
+		// answered by the broker like a double ack.
+		_, err := e.nc.RequestWithContext(cctx, d.msg.Reply(), []byte("+TERM"))
+		return err
+	}, backoff.WithContext(b, ctx))
+}
+
+func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, action ackAction, err error) {
 	if err == nil && !d.log.Enabled(ctx, slog.LevelDebug) {
 		return // the settled line is a debug line: skip building it
 	}
-	attrs := []any{"stream_seq", d.streamSeq, "attempt", d.attempt, "outcome", outcomeName(out), "ack", action.String()}
-	switch o := out.(type) {
-	case retryLater:
-		attrs = append(attrs, "error", o.cause.Error(), "delay", delay.String())
-	case deadLettered:
-		attrs = append(attrs, "reason", o.reason)
+	attrs := []any{"stream_seq", d.streamSeq, "delivery", d.attempt, "outcome", out.label(), "ack", action.String()}
+	if out.cause != nil {
+		attrs = append(attrs, "cause", out.cause.Error())
+	}
+	if action == actionNakWithDelay {
+		attrs = append(attrs, "delay", out.delay.String())
 	}
 	if err != nil {
-		// The broker redelivers after AckWait; the result store makes the
-		// rerun harmless.
-		d.log.WarnContext(ctx, "settling a job message failed", append(attrs, "settle_error", err)...)
+		d.log.WarnContext(ctx, "settling a job message failed; the broker will redeliver it", append(attrs, "settle_error", err)...)
 		return
 	}
 	d.log.DebugContext(ctx, "job settled", attrs...)

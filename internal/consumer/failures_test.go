@@ -28,23 +28,30 @@ func TestBadInputsAreDeadLettered(t *testing.T) {
 		"action":{"type":"sendEmail","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}}`
 	missingIDs := `{"flowId":"f","blockId":"b","context":"flow",
 		"action":{"type":"executeScript","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}}`
+	truncated := func(Config) []byte {
+		data, _ := json.Marshal(cpfJob("bad-cut"))
+		return data[:len(data)/2]
+	}
+	// Every bad job names an id in its body or in its Nats-Msg-Id header
+	// ("bad-<i>"): each is answered under it, so no engine waits out its
+	// own timeout.
 	tests := []struct {
-		name       string
-		payload    func(cfg Config) []byte
-		jobID      string // "" when no result can be addressed
-		reasonHas  string
-		wantResult bool
+		name      string
+		payload   func(cfg Config) []byte
+		jobID     string
+		reasonHas string
 	}{
-		{"not JSON", func(Config) []byte { return []byte("this is not json {") }, "", "not valid JSON", false},
-		{"wrong types", func(Config) []byte { return []byte(wrongTypes) }, "bad-types", "outputVariable", true},
-		{"unknown action", func(Config) []byte { return []byte(unknownAction) }, "bad-action", "action.type", true},
-		{"missing ids", func(Config) []byte { return []byte(missingIDs) }, "", "id", false},
+		{"not JSON", func(Config) []byte { return []byte("this is not json {") }, "bad-0", "not valid JSON"},
+		{"wrong types", func(Config) []byte { return []byte(wrongTypes) }, "bad-types", "outputVariable"},
+		{"unknown action", func(Config) []byte { return []byte(unknownAction) }, "bad-action", "action.type"},
+		{"missing ids", func(Config) []byte { return []byte(missingIDs) }, "bad-3", "id"},
 		{"oversized", func(cfg Config) []byte {
 			j := cpfJob("bad-huge")
 			j.Variables["blob"] = strings.Repeat("x", cfg.MaxJobBytes)
 			data, _ := json.Marshal(j)
 			return data
-		}, "bad-huge", "MAX_JOB_BYTES", true},
+		}, "bad-huge", "MAX_JOB_BYTES"},
+		{"truncated", truncated, "bad-cut", "not valid JSON"},
 	}
 	eachBroker(t, func(t *testing.T, url string) {
 		cfg := testConfig(t, url)
@@ -88,20 +95,26 @@ func TestBadInputsAreDeadLettered(t *testing.T) {
 			if want := string(tt.payload(cfg)); string(m.data) != want {
 				t.Errorf("%s: the dead letter does not carry the original payload", tt.name)
 			}
-			if want := cfg.DLQSubject(tt.jobID); m.subject != want {
+			if want := cfg.Subjects().DeadLetter(tt.jobID); m.subject != want {
 				t.Errorf("%s: dead letter on %s, want %s", tt.name, m.subject, want)
 			}
 		}
-		got := results(t, js, cfg, 4, 20*time.Second) // 3 bad jobs with ids + the good one
+		got := results(t, js, cfg, len(tests)+1, 20*time.Second) // every bad job + the good one
 		for _, tt := range tests {
 			r, ok := got[tt.jobID]
-			if ok != tt.wantResult {
-				t.Errorf("%s: result present = %v, want %v", tt.name, ok, tt.wantResult)
+			if !ok {
+				t.Errorf("%s: no result under %s", tt.name, tt.jobID)
 				continue
 			}
-			if ok && (r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob) {
+			if r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob {
 				t.Errorf("%s: result %+v, want failed INVALID_JOB", tt.name, r)
 			}
+			if m := byEngine[tt.name]; m.header.Get(HeaderDLQJobID) != tt.jobID {
+				t.Errorf("%s: dead letter names job %q, want %q", tt.name, m.header.Get(HeaderDLQJobID), tt.jobID)
+			}
+		}
+		if r := got["bad-cut"]; r.SessionID != "session-bad-cut" {
+			t.Errorf("truncated job: session id %q, want the one before the cut", r.SessionID)
 		}
 		if r := got["good-after-bad"]; r.Status != flowjob.StatusSucceeded {
 			t.Errorf("the good job after the bad ones: %+v", r)
@@ -113,8 +126,8 @@ func TestBadInputsAreDeadLettered(t *testing.T) {
 	})
 }
 
-// TestSandboxCrashIsRetried: a crashed worker is transient: the job runs
-// again and its result is the rerun's.
+// TestSandboxCrashIsRetried: a crashed worker is the platform's: the job
+// runs again at once and its result is the rerun's.
 func TestSandboxCrashIsRetried(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		cfg := testConfig(t, url)
@@ -122,7 +135,7 @@ func TestSandboxCrashIsRetried(t *testing.T) {
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
 		r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
-			if call <= 4 { // more than CrashRetries: the first delivery gives up, the second succeeds
+			if call == 1 {
 				return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "worker exited"}}, true
 			}
 			return sandbox.Result{}, false
@@ -131,13 +144,41 @@ func TestSandboxCrashIsRetried(t *testing.T) {
 		publish(t, js, cfg, cpfJob("crash-1"))
 		res := results(t, js, cfg, 1, 20*time.Second)["crash-1"]
 		settled(t, js, cfg, 10*time.Second)
-		// 1 + CrashRetries crashed runs on the first delivery, then a crash
-		// and a success on the second.
-		if want := int64(cfg.CrashRetries + 3); res.Status != flowjob.StatusSucceeded || r.calls.Load() != want {
-			t.Errorf("result: status %s after %d runs, want succeeded after %d", res.Status, r.calls.Load(), want)
+		if res.Status != flowjob.StatusSucceeded || r.calls.Load() != 2 || res.Attempt != 1 {
+			t.Errorf("result: status %s, attempt %d after %d runs, want succeeded on attempt 1 after 2 runs",
+				res.Status, res.Attempt, r.calls.Load())
 		}
 		if n := streamMsgs(t, js, cfg.DLQStream); n != 0 {
 			t.Errorf("%d dead letters, want 0", n)
+		}
+	})
+}
+
+// TestJobThatKeepsCrashingIsFailed: a job that crashes its worker every
+// time it runs is poison: failed with SANDBOX_CRASH and dead-lettered on
+// its first delivery, not rerun until its attempts run out.
+func TestJobThatKeepsCrashingIsFailed(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		r.before = func(context.Context, sandbox.Request, int64) (sandbox.Result, bool) {
+			return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "worker exited"}}, true
+		}
+		startExecutor(t, nc, cfg, r)
+		publish(t, js, cfg, cpfJob("poison"))
+		res := results(t, js, cfg, 1, 20*time.Second)["poison"]
+		dead := readAll(t, js, cfg.DLQStream, 1, 10*time.Second)
+		settled(t, js, cfg, 10*time.Second)
+		if res.Status != flowjob.StatusFailed || res.Error == nil || res.Error.Code != flowjob.CodeSandboxCrash || res.Attempt != 1 {
+			t.Errorf("result = %+v, want failed SANDBOX_CRASH on attempt 1", res)
+		}
+		if want := int64(1 + cfg.CrashRetries); r.calls.Load() != want {
+			t.Errorf("the job ran %d times, want %d", r.calls.Load(), want)
+		}
+		if got := dead[0].header.Get(HeaderDLQCode); got != flowjob.CodeSandboxCrash {
+			t.Errorf("dead letter code %q, want SANDBOX_CRASH", got)
 		}
 	})
 }
@@ -196,7 +237,7 @@ func TestUnavailableStoreIsRetried(t *testing.T) {
 			t.Fatal(err)
 		}
 		publish(t, js, cfg, cpfJob("store-down"))
-		waitFor(t, 10*time.Second, "a second delivery", func() bool { return r.calls.Load() >= 2 })
+		waitFor(t, 10*time.Second, "a second delivery", func() bool { return consumerInfo(t, js, cfg).NumRedelivered >= 1 })
 		if n := streamMsgs(t, js, cfg.JobsStream); n != 1 {
 			t.Fatalf("the job left JOBS (%d messages) without a stored result", n)
 		}
@@ -210,45 +251,48 @@ func TestUnavailableStoreIsRetried(t *testing.T) {
 		if res.Status != flowjob.StatusSucceeded || r.calls.Load() < 2 {
 			t.Errorf("result: status %s after %d runs, want succeeded after a retry", res.Status, r.calls.Load())
 		}
+		if n := streamMsgs(t, js, cfg.DLQStream); n != 0 {
+			t.Errorf("%d dead letters, want 0", n)
+		}
 	})
 }
 
 // TestReplyToGetsTheStoredResult: the Reply-To inbox receives the result
-// after it is stored, and a rerun of a finished job sends the first result,
-// not its own.
+// after it is stored; a rerun of a finished job sends the first result,
+// not its own, to a new inbox, and never tells the same inbox twice.
 func TestReplyToGetsTheStoredResult(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		cfg := testConfig(t, url)
 		nc := connect(t, url)
 		js := jetStream(t, nc)
-		inbox := nc.NewInbox()
-		sub, err := nc.SubscribeSync(inbox)
+		root := "replies." + cfg.Consumer
+		first, second := root+".first", root+".second"
+		replies, err := nc.SubscribeSync(root + ".>")
 		if err != nil {
 			t.Fatal(err)
 		}
 		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
-		job := cpfJob("reply-1")
-		data, _ := json.Marshal(job)
-		hdr := nats.Header{flowjob.HeaderReplyTo: []string{inbox}}
-		publishRaw(t, js, cfg, data, "reply-1", hdr)
-		publishRaw(t, js, cfg, data, "reply-1-again", hdr) // runs again, finds the result
-		var attempts []int
-		for range 2 {
-			msg, err := sub.NextMsg(10 * time.Second)
+		data, _ := json.Marshal(cpfJob("reply-1"))
+		publishRaw(t, js, cfg, data, "reply-1", nats.Header{flowjob.HeaderReplyTo: []string{first}})
+		results(t, js, cfg, 1, 10*time.Second)
+		publishRaw(t, js, cfg, data, "reply-1-same-inbox", nats.Header{flowjob.HeaderReplyTo: []string{first}})
+		publishRaw(t, js, cfg, data, "reply-1-new-inbox", nats.Header{flowjob.HeaderReplyTo: []string{second}})
+		settled(t, js, cfg, 10*time.Second)
+		stored := results(t, js, cfg, 1, 5*time.Second)["reply-1"]
+		got := map[string]int{}
+		for {
+			msg, err := replies.NextMsg(time.Second)
 			if err != nil {
-				t.Fatalf("waiting on Reply-To: %v", err)
+				break
 			}
 			var r flowjob.Result
-			if err := json.Unmarshal(msg.Data, &r); err != nil || r.JobID != "reply-1" {
-				t.Fatalf("Reply-To got %q (%v)", msg.Data, err)
+			if err := json.Unmarshal(msg.Data, &r); err != nil || r.JobID != "reply-1" || r.Attempt != stored.Attempt {
+				t.Fatalf("Reply-To got %q (%v), want the stored result", msg.Data, err)
 			}
-			attempts = append(attempts, r.Attempt)
+			got[msg.Subject]++
 		}
-		stored := results(t, js, cfg, 1, 5*time.Second)["reply-1"]
-		for _, a := range attempts {
-			if a != stored.Attempt {
-				t.Errorf("Reply-To got a result of attempt %d, the stored one is of attempt %d", a, stored.Attempt)
-			}
+		if got[first] != 1 || got[second] != 1 || len(got) != 2 {
+			t.Errorf("replies by inbox %v: want one on each of %s and %s", got, first, second)
 		}
 	})
 }
@@ -262,7 +306,7 @@ func TestReplyToCannotWriteResults(t *testing.T) {
 		js := jetStream(t, nc)
 		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
 		data, _ := json.Marshal(cpfJob("sneaky"))
-		publishRaw(t, js, cfg, data, "sneaky", nats.Header{flowjob.HeaderReplyTo: []string{cfg.ResultSubject("victim")}})
+		publishRaw(t, js, cfg, data, "sneaky", nats.Header{flowjob.HeaderReplyTo: []string{cfg.Subjects().Result("victim")}})
 		results(t, js, cfg, 1, 10*time.Second)
 		settled(t, js, cfg, 5*time.Second)
 		if n := streamMsgs(t, js, cfg.ResultsStream); n != 1 {

@@ -240,7 +240,7 @@ func publish(t testing.TB, js jetstream.JetStream, cfg Config, job *flowjob.Job)
 
 func publishRaw(t testing.TB, js jetstream.JetStream, cfg Config, data []byte, msgID string, hdr nats.Header) {
 	t.Helper()
-	msg := nats.NewMsg(cfg.JobsSubject())
+	msg := nats.NewMsg(cfg.Subjects().Jobs())
 	msg.Data = data
 	for k, v := range hdr {
 		msg.Header[k] = v
@@ -345,7 +345,7 @@ func results(t testing.TB, js jetstream.JetStream, cfg Config, want int, d time.
 		if err := json.Unmarshal(m.data, &r); err != nil {
 			t.Fatalf("decoding result on %s: %v", m.subject, err)
 		}
-		if m.subject != cfg.ResultSubject(r.JobID) {
+		if m.subject != cfg.Subjects().Result(r.JobID) {
 			t.Errorf("result of job %s stored on %s", r.JobID, m.subject)
 		}
 		if _, dup := byID[r.JobID]; dup {

@@ -2,10 +2,8 @@ package consumer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
@@ -21,137 +18,157 @@ import (
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
-// delivery is one job message as the handler sees it.
-type delivery struct {
-	msg        jetstream.Msg
-	attempt    int // 1 for the first delivery
-	maxDeliver int
-	streamSeq  uint64
-	// published is when the broker stored the job (zero when unknown): the
-	// start of the job's end-to-end latency.
-	published time.Time
-	// msgID is the job's Nats-Msg-Id header: the job id engines publish.
-	msgID string
-	// base is the executor's logger; log is base with the job id, once known.
-	base, log *slog.Logger
-	// span is the delivery's process span.
-	span telemetry.Span
-}
-
-func newDelivery(msg jetstream.Msg, maxDeliver int, log *slog.Logger) *delivery {
-	d := &delivery{msg: msg, attempt: 1, maxDeliver: maxDeliver, base: log, log: log}
-	if meta, err := msg.Metadata(); err == nil {
-		d.attempt = int(meta.NumDelivered)
-		d.streamSeq = meta.Sequence.Stream
-		d.published = meta.Timestamp
-	}
-	d.msgID = msg.Headers().Get(flowjob.HeaderMsgID)
-	if d.msgID != "" {
-		d.log = log.With(telemetry.LogKeyJobID, d.msgID)
-	}
-	return d
-}
-
-// identify names the delivery's job once decoded, when its id is not the
-// message id the span and the logger already carry.
-func (d *delivery) identify(job *flowjob.Job) {
-	if job == nil || job.ID == "" || job.ID == d.msgID {
-		return
-	}
-	d.log = d.base.With(telemetry.LogKeyJobID, job.ID)
-	d.span.SetMessageID(job.ID)
-}
-
-// last reports whether the broker will not deliver the job again.
-func (d *delivery) last() bool { return d.attempt >= d.maxDeliver }
-
-// jobHandler turns one delivery into an outcome: decode, validate, run,
-// decide, store the result, notify. It never acks: settle does.
+// jobHandler turns one delivery into one outcome, top-down: one report
+// (attempt), one verdict (actions.Policy.Decide), one commit (store the
+// result, notify the Reply-To inbox, dead-letter). It never acks: the
+// executor settles the outcome.
 type jobHandler struct {
 	cfg     Config
 	runner  sandbox.Runner
 	policy  actions.Policy
 	store   *ResultStore
 	dlq     *DeadLetterer
+	budget  *deliveryBudget
 	nc      *nats.Conn
 	metrics *telemetry.Metrics // nil records nothing
 	now     func() time.Time
 }
 
-// process handles d and recovers a panic on the job path, which it logs with
-// the job id and stack and treats as a transient failure (bounded by
-// MaxDeliver like any other). On the last delivery a transient failure
-// becomes a failed result and a dead letter.
-func (h *jobHandler) process(ctx context.Context, d *delivery) outcome {
-	var job *flowjob.Job
-	out := h.guard(ctx, d, func() outcome { return h.handle(ctx, d, &job) })
-	if r, ok := out.(retryLater); ok && d.last() && ctx.Err() == nil {
-		out = h.guard(ctx, d, func() outcome { return h.exhaust(ctx, d, job, r.cause) })
-	}
-	return out
+// attempt is what one delivery came to before the policy decides.
+type attempt struct {
+	job    *flowjob.Job
+	report actions.Report
+	// opts tell the policy how far a bad job can be trusted.
+	opts []actions.Option
+	// found is the result an earlier delivery stored: the job is done.
+	found *StoredResult
+	// transient is a failure that is not the job's (the store was
+	// unreachable, the replica is stopping): another delivery may succeed.
+	transient error
 }
 
-func (h *jobHandler) guard(ctx context.Context, d *delivery, f func() outcome) (out outcome) {
+// errStopping is the transient failure of a job the replica's shutdown cut
+// short.
+var errStopping = errors.New("the replica is stopping")
+
+// process handles d: one report, one verdict, one commit. A panic while
+// committing is logged with the job id and stack and hands the job back
+// (see attempt for one before).
+func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
 			d.log.ErrorContext(ctx, "recovered a panic while handling a job",
-				"stream_seq", d.streamSeq, "attempt", d.attempt,
+				"stream_seq", d.streamSeq, "delivery", d.attempt,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			out = h.retry(d, fmt.Errorf("handling job: panic: %v", p))
+			out = h.failure(ctx, d, "", fmt.Errorf("handling job: panic: %v", p))
 		}
 	}()
-	return f()
+	tries := h.budget.tries(ctx, d)
+	a := h.attempt(ctx, d, tries)
+	switch {
+	case a.found != nil:
+		h.notifyRepeat(ctx, d, *a.found)
+		return stored(a.found.Result, true)
+	case a.transient != nil && ctx.Err() != nil:
+		return h.interrupt(ctx, d)
+	case a.transient != nil && tries < h.cfg.MaxDeliver:
+		return h.retry(d, codeOf(a.transient), a.transient)
+	case a.transient != nil:
+		a.report = h.exhausted(ctx, d, tries, a.transient)
+	}
+	return h.commit(ctx, d, h.policy.Decide(a.job, a.report, a.opts...))
 }
 
-func (h *jobHandler) handle(ctx context.Context, d *delivery, jobp **flowjob.Job) outcome {
+// attempt reads the job and, unless it is bad input, already answered, out
+// of attempts or past its deadline, runs it. tries is this delivery's
+// attempt number (deliveries interrupted at shutdown left out). A panic on
+// the way is logged with the job id and stack and is a transient failure.
+func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a attempt) {
+	var job *flowjob.Job
+	defer func() {
+		if p := recover(); p != nil {
+			d.log.ErrorContext(ctx, "recovered a panic while handling a job",
+				"stream_seq", d.streamSeq, "attempt", tries,
+				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			a = attempt{job: job, transient: fmt.Errorf("handling job: panic: %v", p)}
+		}
+	}()
 	data := d.msg.Data()
 	if len(data) > h.cfg.MaxJobBytes {
-		return h.badInput(ctx, d, lenientJob(data), fmt.Errorf(
+		return h.badInput(d, flowjob.Salvage(data), tries, fmt.Errorf(
 			"the job message is %d bytes, over the MAX_JOB_BYTES limit of %d: shorten the source or the variables",
 			len(data), h.cfg.MaxJobBytes))
 	}
 	job, err := flowjob.Decode(data)
 	if err != nil {
-		if job == nil {
-			job = lenientJob(data)
-		}
-		return h.badInput(ctx, d, job, fmt.Errorf("decoding job: %w", err))
+		return h.badInput(d, job, tries, fmt.Errorf("decoding job: %w", err))
 	}
-	*jobp = job
 	d.identify(job)
-	if job.Deadline != nil && !h.now().Before(*job.Deadline) {
-		run := failedRun(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
-			"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)))
-		return h.finish(ctx, d, h.policy.Decide(job, run, d.attempt))
+	if d.attempt > 1 {
+		// A redelivery: an earlier delivery may have stored the result and
+		// lost its ack. Answer from the store instead of running again.
+		r, err := h.store.Load(ctx, job.ID)
+		switch {
+		case err == nil:
+			return attempt{job: job, found: &r}
+		case !errors.Is(err, ErrNoResult):
+			return attempt{job: job, transient: err}
+		}
 	}
-	run, out := h.run(ctx, d, job)
-	if out != nil {
-		return out
+	switch {
+	case tries > h.cfg.MaxDeliver:
+		// The replica that ran the last attempt died or lost the ack.
+		return attempt{job: job, report: h.exhausted(ctx, d, tries, errors.New("the replica running it stopped before it finished"))}
+	case job.Deadline != nil && !h.now().Before(*job.Deadline):
+		return attempt{job: job, report: actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
+			"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
 	}
-	return h.finish(ctx, d, h.policy.Decide(job, run, d.attempt))
+	return h.run(ctx, d, job, tries)
 }
 
-// run runs the job's script, rerunning it (with backoff, up to CrashRetries
-// times) when the sandbox worker crashed. It returns an outcome instead of a
-// result when the job must be handed back.
-func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job) (sandbox.Result, outcome) {
+// badInput is the report of a job that broke the contract: never run,
+// answered under its id (or its message id) and dead-lettered.
+func (h *jobHandler) badInput(d *delivery, job *flowjob.Job, tries int, cause error) attempt {
+	d.identify(job)
+	return attempt{
+		job:    job,
+		report: actions.Failed(flowjob.CodeInvalidJob, cause.Error(), tries),
+		opts:   []actions.Option{actions.BadInput(cause), actions.FallbackID(d.msgID)},
+	}
+}
+
+// exhausted is the report of a job out of attempts.
+func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, cause error) actions.Report {
+	d.log.ErrorContext(ctx, "a job ran out of attempts", "stream_seq", d.streamSeq,
+		"attempt", tries, "max_deliver", h.cfg.MaxDeliver, "deliveries", d.attempt, "error", cause.Error())
+	return actions.Failed(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
+		"the job could not be run in %d attempts (MAX_DELIVER); last error: %v", h.cfg.MaxDeliver, cause), tries)
+}
+
+// run runs the job's script. A worker crash is the platform's: the script
+// runs again (with backoff, up to CrashRetries times); a job that still
+// crashes its worker is failed with SANDBOX_CRASH and dead-lettered, never
+// run until its attempts run out.
+func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tries int) attempt {
 	req := actions.Request(job, h.cfg.ScriptTimeout)
 	b := backoff.WithContext(backoff.WithMaxRetries(shortBackoff(), uint64(h.cfg.CrashRetries)), ctx)
-	for {
+	for crashes := 0; ; crashes++ {
 		res := h.runScript(ctx, req)
-		if !res.OK() && ctx.Err() != nil {
-			return res, h.interrupted()
-		}
-		if res.OK() || !res.Err.Retryable() {
-			return res, nil
+		switch {
+		case !res.OK() && ctx.Err() != nil:
+			return attempt{job: job, transient: errStopping}
+		case res.OK() || !res.Err.Retryable():
+			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
 		wait := b.NextBackOff()
 		if wait == backoff.Stop {
-			return res, h.retry(d, fmt.Errorf("running job: %w", res.Err))
+			d.log.ErrorContext(ctx, "the job crashed its sandbox worker every time it ran; failing it",
+				"runs", crashes+1, "error", res.Err.Message)
+			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
-		d.log.WarnContext(ctx, "the sandbox crashed; running the job again", "attempt", d.attempt, "error", res.Err.Message, "wait", wait)
+		d.log.WarnContext(ctx, "the sandbox crashed; running the job again", "error", res.Err.Message, "wait", wait.String())
 		if !sleep(ctx, wait) {
-			return res, h.interrupted()
+			return attempt{job: job, transient: errStopping}
 		}
 	}
 }
@@ -175,112 +192,95 @@ func (h *jobHandler) runScript(ctx context.Context, req sandbox.Request) sandbox
 	return res
 }
 
-// finish stores r, notifies the Reply-To inbox and reports the job done.
-func (h *jobHandler) finish(ctx context.Context, d *delivery, r flowjob.Result) outcome {
-	stored, err := h.storeAndNotify(ctx, d, r)
-	if err != nil {
-		return h.failure(ctx, d, err)
+// commit carries out the verdict: the result stored (first writer wins)
+// and sent to the Reply-To inbox, then the dead letter when the verdict
+// asks for one. It is the only place a result is stored.
+func (h *jobHandler) commit(ctx context.Context, d *delivery, v actions.Verdict) outcome {
+	repeat := false
+	if v.Answer {
+		var err error
+		if repeat, err = h.storeResult(ctx, d, v.Result); err != nil {
+			return h.failure(ctx, d, "", err)
+		}
 	}
-	return stored
+	if !v.DeadLetter {
+		return stored(v.Result, repeat)
+	}
+	code, reason := v.Result.Error.Code, v.Result.Error.Message
+	d.log.WarnContext(ctx, "dead-lettering a job", "stream_seq", d.streamSeq, "code", code, "reason", reason)
+	if err := h.deadLetter(ctx, d, v.Result.JobID, code, reason); err != nil {
+		return h.failure(ctx, d, "", err)
+	}
+	return outcome{kind: kindDeadLettered, code: code, cause: errors.New(reason), repeat: repeat}
 }
 
-// badInput publishes a failed result when job names its ids, dead-letters
-// the message and terminates it: bad input is never retried.
-func (h *jobHandler) badInput(ctx context.Context, d *delivery, job *flowjob.Job, cause error) outcome {
-	d.identify(job)
-	d.log.WarnContext(ctx, "dead-lettering a bad job", "stream_seq", d.streamSeq, "reason", cause.Error())
-	if job != nil && flowjob.ValidID(job.ID) {
-		if r, ok := h.policy.InvalidJobResult(job, cause, d.attempt); ok {
-			if _, err := h.storeAndNotify(ctx, d, r); err != nil {
-				return h.failure(ctx, d, err)
+// storeResult encodes r once, stores it (retrying a broker that does not
+// answer) and sends it to the job's Reply-To inbox. A result an earlier run
+// stored first wins: repeat is true, and the stored result goes to the
+// inbox unless that run told the same one (notifyRepeat). The publish is a
+// send span whose context the result message carries.
+func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Result) (repeat bool, err error) {
+	enc, err := Encode(r)
+	if err != nil {
+		return false, err
+	}
+	sctx, span := telemetry.StartSend(ctx, h.cfg.Subjects().Result(r.JobID), r.JobID)
+	err = retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
+		err := h.store.Store(sctx, enc, d.msg.Headers())
+		if errors.Is(err, ErrResultExists) {
+			return backoff.Permanent(err)
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, ErrResultExists):
+		span.End(nil)
+		if d.msg.Headers().Get(flowjob.HeaderReplyTo) != "" {
+			if first, lerr := h.store.Load(ctx, r.JobID); lerr == nil {
+				h.notifyRepeat(sctx, d, first)
+			} else {
+				d.log.WarnContext(ctx, "a result was already stored but could not be read back for Reply-To", "error", lerr)
 			}
 		}
+		return true, nil
+	case err != nil:
+		span.End(err)
+		return false, err
 	}
-	return h.deadLetter(ctx, d, job, flowjob.CodeInvalidJob, cause.Error())
+	span.End(nil)
+	if !d.published.IsZero() {
+		h.metrics.JobLatency(ctx, h.now().Sub(d.published))
+	}
+	h.notify(sctx, d, enc.Data)
+	return false, nil
 }
 
-// exhaust ends a job whose last delivery failed for a transient reason: a
-// failed result (DELIVERY_EXHAUSTED, with the policy's directive) and a dead
-// letter.
-func (h *jobHandler) exhaust(ctx context.Context, d *delivery, job *flowjob.Job, cause error) outcome {
-	reason := fmt.Sprintf("delivery %d of %d failed: %v", d.attempt, d.maxDeliver, cause)
-	d.log.ErrorContext(ctx, "a job ran out of deliveries", "stream_seq", d.streamSeq, "reason", reason)
-	if job != nil && flowjob.ValidID(job.ID) {
-		run := failedRun(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
-			"the job could not be run after %d attempts; last error: %v", d.attempt, cause))
-		if _, err := h.storeAndNotify(ctx, d, h.policy.Decide(job, run, d.attempt)); err != nil {
-			d.log.ErrorContext(ctx, "could not store the failed result of an exhausted job; it stays unacked in the stream",
-				"stream", h.cfg.JobsStream, "stream_seq", d.streamSeq, "error", err)
-			return h.failure(ctx, d, err)
-		}
-	}
-	return h.deadLetter(ctx, d, job, flowjob.CodeDeliveryExhausted, reason)
-}
-
-func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, job *flowjob.Job, code, reason string) outcome {
+func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, jobID, code, reason string) error {
 	dl := DeadLetter{
 		Payload:    d.msg.Data(),
 		Headers:    d.msg.Headers(),
 		Subject:    d.msg.Subject(),
 		StreamSeq:  d.streamSeq,
 		Deliveries: uint64(d.attempt),
-		JobID:      jobID(job),
+		JobID:      jobID,
 		Code:       code,
 		Reason:     reason,
 	}
-	sctx, span := telemetry.StartSend(ctx, h.cfg.DLQSubject(dl.JobID), dl.JobID)
+	sctx, span := telemetry.StartSend(ctx, h.cfg.Subjects().DeadLetter(jobID), jobID)
 	err := retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error { return h.dlq.Publish(sctx, dl) })
 	span.End(err)
-	if err != nil {
-		return h.failure(ctx, d, err)
+	if err == nil {
+		// The code is the reason's label: the reason text names one job.
+		h.metrics.DeadLettered(ctx, code)
 	}
-	// The code is the reason's label: the reason text names one job.
-	h.metrics.DeadLettered(ctx, code)
-	return deadLettered{code: code, reason: reason}
+	return err
 }
 
-// storeAndNotify stores r (retrying a broker that does not answer) and
-// sends the stored result to the job's Reply-To inbox. When a result was
-// already stored, the stored one is what the inbox gets. The publish is a
-// send span whose context the result message carries, and a result stored
-// now ends the job's end-to-end latency.
-func (h *jobHandler) storeAndNotify(ctx context.Context, d *delivery, r flowjob.Result) (resultStored, error) {
-	sctx, span := telemetry.StartSend(ctx, h.cfg.ResultSubject(r.JobID), r.JobID)
-	err := retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
-		err := h.store.Store(sctx, r, d.msg.Headers())
-		if errors.Is(err, ErrResultExists) {
-			return backoff.Permanent(err)
-		}
-		return err
-	})
-	out := resultStored{result: r}
-	switch {
-	case errors.Is(err, ErrResultExists):
-		span.End(nil)
-		out.duplicate = true
-		first, lerr := h.store.Load(ctx, r.JobID)
-		if lerr != nil {
-			d.log.WarnContext(ctx, "a result was already stored but could not be loaded to notify Reply-To", "error", lerr)
-			return out, nil
-		}
-		out.result = first
-	case err != nil:
-		span.End(err)
-		return out, err
-	default:
-		span.End(nil)
-		if !d.published.IsZero() {
-			h.metrics.JobLatency(ctx, h.now().Sub(d.published))
-		}
-	}
-	h.notify(sctx, d, out.result)
-	return out, nil
-}
-
-// notify sends r to the job's Reply-To inbox, if it names one. It is a
-// courtesy: the stored result is the record, so a failed send is logged.
-// The message carries the trace context of ctx (the result's send span).
-func (h *jobHandler) notify(ctx context.Context, d *delivery, r flowjob.Result) {
+// notify sends a stored result to the job's Reply-To inbox, if it names
+// one. It is a courtesy: the stored result is the record, so a failed send
+// is logged. The message carries the trace context of ctx (the result's
+// send span).
+func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
 	inbox := d.msg.Headers().Get(flowjob.HeaderReplyTo)
 	if inbox == "" {
 		return
@@ -289,17 +289,22 @@ func (h *jobHandler) notify(ctx context.Context, d *delivery, r flowjob.Result) 
 		d.log.WarnContext(ctx, "ignoring a Reply-To that is not a plain inbox subject", "reply_to", inbox)
 		return
 	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		d.log.ErrorContext(ctx, "encoding a result for Reply-To", "error", err)
-		return
-	}
 	msg := nats.NewMsg(inbox)
 	msg.Data = data
 	msg.Header.Set(flowjob.HeaderVersion, strconv.Itoa(flowjob.ContractVersion))
 	telemetry.Inject(ctx, msg.Header)
 	if err := h.nc.PublishMsg(msg); err != nil {
 		d.log.WarnContext(ctx, "sending a result to Reply-To", "reply_to", inbox, "error", err)
+	}
+}
+
+// notifyRepeat sends a result an earlier delivery stored to this
+// delivery's Reply-To inbox, unless the earlier one already told that
+// inbox: an engine that re-publishes a job with a new inbox gets its
+// answer, and an inbox is never told twice.
+func (h *jobHandler) notifyRepeat(ctx context.Context, d *delivery, first StoredResult) {
+	if inbox := d.msg.Headers().Get(flowjob.HeaderReplyTo); inbox != "" && inbox != first.ReplyTo {
+		h.notify(ctx, d, first.Data)
 	}
 }
 
@@ -321,52 +326,41 @@ func (h *jobHandler) validInbox(s string) bool {
 	return true
 }
 
-// failure is the outcome of an error on the way to settling: an interrupted
-// job when the replica is stopping, a transient failure otherwise.
-func (h *jobHandler) failure(ctx context.Context, d *delivery, err error) outcome {
+// failure is the outcome of an error on the way to a verdict or while
+// committing it: an interrupted job when the replica is stopping, a
+// transient failure otherwise. A transient failure on the last attempt is
+// handed back too: the next delivery is past MaxDeliver and ends the job
+// (failed result and dead letter), so no failure ever loses it.
+func (h *jobHandler) failure(ctx context.Context, d *delivery, code string, err error) outcome {
 	if ctx.Err() != nil {
-		return h.interrupted()
+		return h.interrupt(ctx, d)
 	}
-	return h.retry(d, err)
+	return h.retry(d, code, err)
 }
 
-func (h *jobHandler) retry(d *delivery, cause error) retryLater {
+func (h *jobHandler) retry(d *delivery, code string, cause error) outcome {
 	delay := h.cfg.RedeliveryDelay
 	for i := 1; i < d.attempt && delay < h.cfg.MaxRedeliveryDelay; i++ {
 		delay *= 2
 	}
-	return retryLater{cause: cause, delay: min(delay, h.cfg.MaxRedeliveryDelay)}
+	return outcome{kind: kindRetry, code: code, cause: cause, delay: min(delay, h.cfg.MaxRedeliveryDelay)}
 }
 
-func (h *jobHandler) interrupted() interrupted {
-	// Long enough for this replica's pending pull requests to expire, so the
-	// job goes to a replica that is not stopping.
-	return interrupted{delay: 2 * h.cfg.PullWait}
+// interrupt hands a job back at shutdown: the interruption is noted so it
+// does not count as an attempt, and the redelivery waits long enough for
+// this replica's pending pull requests to expire, so another replica (or
+// this one after a restart) runs it.
+func (h *jobHandler) interrupt(ctx context.Context, d *delivery) outcome {
+	h.budget.noteInterruption(ctx, d)
+	return outcome{kind: kindInterrupted, delay: 2 * h.cfg.PullWait}
 }
 
-// failedRun is a sandbox result for a failure that is not the script's.
-func failedRun(code, message string) sandbox.Result {
-	return sandbox.Result{Err: &sandbox.Error{Code: sandbox.Code(code), Message: message}}
-}
-
-// lenientJob reads whatever ids a payload that failed strict decoding still
-// carries, so a failed result can be addressed to its session. It returns
-// nil when the payload is not a JSON object.
-func lenientJob(data []byte) *flowjob.Job {
-	var job flowjob.Job
-	err := json.Unmarshal(data, &job)
-	var typeErr *json.UnmarshalTypeError
-	if err != nil && !errors.As(err, &typeErr) {
-		return nil
+// codeOf is the sandbox code in err's chain, "" when none.
+func codeOf(err error) string {
+	if se := sandbox.AsError(err); se != nil {
+		return string(se.Code)
 	}
-	return &job
-}
-
-func jobID(job *flowjob.Job) string {
-	if job == nil {
-		return ""
-	}
-	return job.ID
+	return ""
 }
 
 // retryPublish runs publish until it succeeds, returns a permanent error,

@@ -1,50 +1,50 @@
 package consumer
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
-	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
-// outcome is what handling one delivery came to. settle maps each outcome
-// to exactly one ack action; there is no other place that acks.
-type outcome interface{ isOutcome() }
-
-// resultStored: the job's result is in RESULTS (stored now, or by an earlier
-// run when duplicate is true). Ack.
-type resultStored struct {
-	result    flowjob.Result
-	duplicate bool
-}
-
-// deadLettered: the job is in DLQ and will never run again. Term.
-type deadLettered struct {
-	code   string
-	reason string
-}
-
-// retryLater: a transient failure (the store was unreachable, the sandbox
-// worker crashed); another delivery may succeed. Nak with delay.
-type retryLater struct {
+// outcome is what handling one delivery came to. It is one value that knows
+// its ack action, its log label and its metric labels: settle, the logs and
+// the metrics all read it, and nothing else switches on how a job ended.
+type outcome struct {
+	kind outcomeKind
+	// code is the error code of the job's result, dead letter or transient
+	// failure ("" on success).
+	code string
+	// status is the stored result's status (stored and duplicate kinds).
+	status flowjob.Status
+	// cause is why a job was dead-lettered or handed back.
 	cause error
+	// delay is how long the broker waits before redelivering (retry and
+	// interrupted kinds).
 	delay time.Duration
+	// repeat is true when an earlier delivery (or a concurrent run) stored
+	// the result first: that one was counted, this one is not.
+	repeat bool
 }
 
-// interrupted: the replica is stopping and cut the job short. Nak with a
-// delay long enough for this replica's pending pulls to expire, so another
-// replica (or this one after a restart) runs it.
-type interrupted struct {
-	delay time.Duration
-}
+type outcomeKind int
 
-func (resultStored) isOutcome() {}
-func (deadLettered) isOutcome() {}
-func (retryLater) isOutcome()   {}
-func (interrupted) isOutcome()  {}
+const (
+	// kindStored: the job's result is stored (by this delivery, or by an
+	// earlier one when repeat is true). Ack.
+	kindStored outcomeKind = iota + 1
+	// kindDeadLettered: the job is in the DLQ (with a failed result when it
+	// named an id) and never runs again. Term.
+	kindDeadLettered
+	// kindRetry: a transient failure (the store was unreachable, the sandbox
+	// worker crashed); another attempt may succeed. Nak with delay.
+	kindRetry
+	// kindInterrupted: the replica is stopping and cut the job short. Nak
+	// with a delay long enough for this replica's pending pulls to expire;
+	// the delivery does not count as an attempt (Config.MaxDeliver).
+	kindInterrupted
+)
 
 // ackAction is the one message operation an outcome leads to.
 type ackAction int
@@ -55,22 +55,6 @@ const (
 	actionNakWithDelay
 )
 
-// settlement is the ack action for out and, for a Nak, its delay.
-func settlement(out outcome) (ackAction, time.Duration) {
-	switch o := out.(type) {
-	case resultStored:
-		return actionAck, 0
-	case deadLettered:
-		return actionTerm, 0
-	case retryLater:
-		return actionNakWithDelay, o.delay
-	case interrupted:
-		return actionNakWithDelay, o.delay
-	default:
-		panic(fmt.Sprintf("consumer: outcome %T has no ack action", out))
-	}
-}
-
 func (a ackAction) String() string {
 	switch a {
 	case actionAck:
@@ -79,56 +63,65 @@ func (a ackAction) String() string {
 		return "term"
 	case actionNakWithDelay:
 		return "nak"
-	default:
-		return fmt.Sprintf("ackAction(%d)", int(a))
 	}
+	return fmt.Sprintf("ackAction(%d)", int(a))
 }
 
-// jobOutcome is out as telemetry sees it: the outcome label, the error code
-// ("" on success), the error to record on the process span, and whether it
-// counts as a finished job. A duplicate (the job's result was stored by an
-// earlier run, which counted it) takes the stored result's status on its
-// span but is not counted again.
-func jobOutcome(out outcome) (name, code string, err error, count bool) {
-	switch o := out.(type) {
-	case resultStored:
+// kinds is the table of outcome kinds: their ack action, their label in
+// logs, and their outcome label in metrics ("" takes the stored result's
+// status).
+var outcomeKinds = map[outcomeKind]struct {
+	ack    ackAction
+	label  string
+	metric string
+}{
+	kindStored:       {actionAck, "", ""},
+	kindDeadLettered: {actionTerm, "dead_lettered", telemetry.OutcomeDeadLettered},
+	kindRetry:        {actionNakWithDelay, "retry", telemetry.OutcomeRetried},
+	kindInterrupted:  {actionNakWithDelay, "interrupted", telemetry.OutcomeInterrupted},
+}
+
+func stored(r flowjob.Result, repeat bool) outcome {
+	o := outcome{kind: kindStored, status: r.Status, repeat: repeat}
+	if r.Error != nil {
+		o.code = r.Error.Code
+	}
+	return o
+}
+
+// ack is the outcome's one ack action.
+func (o outcome) ack() ackAction { return outcomeKinds[o.kind].ack }
+
+// label names the outcome in logs.
+func (o outcome) label() string {
+	if o.repeat {
+		return "duplicate"
+	}
+	if l := outcomeKinds[o.kind].label; l != "" {
+		return l
+	}
+	return string(o.status)
+}
+
+// metric is the outcome as the metrics and the process span see it: its
+// outcome label, its error code, and whether it counts as a finished job
+// (a repeat was counted by the delivery that stored the result).
+func (o outcome) metric() (name, code string, count bool) {
+	name = outcomeKinds[o.kind].metric
+	if name == "" {
 		name = telemetry.OutcomeSucceeded
-		if o.result.Status != flowjob.StatusSucceeded {
+		if o.status != flowjob.StatusSucceeded {
 			name = telemetry.OutcomeFailed
 		}
-		if o.result.Error != nil {
-			code = o.result.Error.Code
-		}
-		return name, code, nil, !o.duplicate
-	case deadLettered:
-		return telemetry.OutcomeDeadLettered, o.code, errors.New(o.reason), true
-	case retryLater:
-		if se := sandbox.AsError(o.cause); se != nil {
-			code = string(se.Code)
-		}
-		return telemetry.OutcomeRetried, code, o.cause, true
-	case interrupted:
-		return telemetry.OutcomeInterrupted, "", nil, true
-	default:
-		return fmt.Sprintf("%T", out), "", nil, false
 	}
+	return name, o.code, !o.repeat
 }
 
-// outcomeName is the outcome's label in logs.
-func outcomeName(out outcome) string {
-	switch o := out.(type) {
-	case resultStored:
-		if o.duplicate {
-			return "duplicate"
-		}
-		return string(o.result.Status)
-	case deadLettered:
-		return "dead_lettered"
-	case retryLater:
-		return "retry"
-	case interrupted:
-		return "interrupted"
-	default:
-		return fmt.Sprintf("%T", out)
+// spanError is the error the process span records ("" for a job that got
+// its result, even a failed one: the job was handled).
+func (o outcome) spanError() error {
+	if o.kind == kindDeadLettered || o.kind == kindRetry {
+		return o.cause
 	}
+	return nil
 }

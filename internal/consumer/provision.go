@@ -2,38 +2,190 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Streams are the handles Provision returns.
 type Streams struct {
-	Jobs     jetstream.Stream
-	Results  jetstream.Stream
-	DLQ      jetstream.Stream
-	Consumer jetstream.Consumer
+	Jobs          jetstream.Stream
+	Results       jetstream.Stream
+	DLQ           jetstream.Stream
+	Consumer      jetstream.Consumer
+	Interruptions jetstream.KeyValue
 }
 
-// Provision creates the JOBS, RESULTS and DLQ streams and the shared durable
-// pull consumer, or updates them to cfg when they exist. Every replica calls
-// it at start; calling it again with the same cfg changes nothing.
-func Provision(ctx context.Context, js jetstream.JetStream, cfg Config) (*Streams, error) {
+// ProvisionMode says what Provision may change.
+type ProvisionMode int
+
+const (
+	// ApplyConfig creates what is missing and updates what exists to cfg.
+	// A replica provisions so once, when it starts: in a rollout the newest
+	// replica's settings win, which is what the rollout is for.
+	ApplyConfig ProvisionMode = iota + 1
+	// CreateMissing only creates what is missing and leaves what exists as
+	// it is. A running replica re-provisions so (after its pulls failed:
+	// a stream or the consumer may have been deleted), so that replicas of
+	// an older version still running during a rollout never revert the
+	// newer settings back and forth.
+	CreateMissing
+)
+
+// provisionCallTimeout bounds one JetStream API call of provisioning; a
+// clustered broker in an election may not answer it, and the call is then
+// retried.
+const provisionCallTimeout = 5 * time.Second
+
+// Provision creates the JOBS, RESULTS and DLQ streams, the interruptions
+// bucket and the shared durable pull consumer, and, with ApplyConfig,
+// updates those that exist to cfg. It is idempotent and safe to run from
+// many replicas at once: a stream or consumer another replica created
+// meanwhile is used, not an error. It makes one pass; see
+// ProvisionWithRetry.
+func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode ProvisionMode) (*Streams, error) {
 	var s Streams
 	var err error
-	if s.Jobs, err = js.CreateOrUpdateStream(ctx, JobsStreamConfig(cfg)); err != nil {
-		return nil, fmt.Errorf("provisioning stream %s: %w", cfg.JobsStream, err)
+	for _, st := range []struct {
+		dst  *jetstream.Stream
+		conf jetstream.StreamConfig
+	}{
+		{&s.Jobs, JobsStreamConfig(cfg)},
+		{&s.Results, ResultsStreamConfig(cfg)},
+		{&s.DLQ, DLQStreamConfig(cfg)},
+	} {
+		if *st.dst, err = provisionStream(ctx, js, st.conf, mode); err != nil {
+			return nil, fmt.Errorf("provisioning stream %s: %w", st.conf.Name, err)
+		}
 	}
-	if s.Results, err = js.CreateOrUpdateStream(ctx, ResultsStreamConfig(cfg)); err != nil {
-		return nil, fmt.Errorf("provisioning stream %s: %w", cfg.ResultsStream, err)
+	if s.Interruptions, err = provisionBucket(ctx, js, InterruptionsBucketConfig(cfg), mode); err != nil {
+		return nil, fmt.Errorf("provisioning key-value bucket %s: %w", cfg.InterruptionsBucket(), err)
 	}
-	if s.DLQ, err = js.CreateOrUpdateStream(ctx, DLQStreamConfig(cfg)); err != nil {
-		return nil, fmt.Errorf("provisioning stream %s: %w", cfg.DLQStream, err)
-	}
-	if s.Consumer, err = s.Jobs.CreateOrUpdateConsumer(ctx, ConsumerConfig(cfg)); err != nil {
+	if s.Consumer, err = provisionConsumer(ctx, s.Jobs, ConsumerConfig(cfg), mode); err != nil {
 		return nil, fmt.Errorf("provisioning consumer %s on stream %s: %w", cfg.Consumer, cfg.JobsStream, err)
 	}
 	return &s, nil
+}
+
+// ProvisionWithRetry runs Provision until it succeeds or ctx ends, backing
+// off between passes (a broker that is down, restarting or electing a
+// leader is a state to wait out, not an error to exit on). Each failed pass
+// is logged; the error is ctx's.
+func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config, mode ProvisionMode, log *slog.Logger) (*Streams, error) {
+	b := shortBackoff()
+	b.MaxInterval = 5 * time.Second
+	for pass := 1; ; pass++ {
+		s, err := Provision(ctx, js, cfg, mode)
+		if err == nil {
+			if pass > 1 {
+				log.Info("provisioned the streams and the consumer", "passes", pass)
+			}
+			return s, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("provisioning: %w (last error: %w)", ctx.Err(), err)
+		}
+		wait := b.NextBackOff()
+		if pass == 1 || pass%10 == 0 {
+			log.Warn("provisioning the streams failed; retrying", "error", err, "pass", pass, "retry_in", wait.String())
+		}
+		if !sleep(ctx, wait) {
+			return nil, fmt.Errorf("provisioning: %w (last error: %w)", ctx.Err(), err)
+		}
+	}
+}
+
+func provisionStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, mode ProvisionMode) (jetstream.Stream, error) {
+	for {
+		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+		s, err := js.Stream(cctx, want.Name)
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNotFound):
+			s, err = js.CreateStream(cctx, want)
+			cancel()
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				continue // another replica created it first: read it back
+			}
+			return s, err
+		case err != nil:
+			cancel()
+			return nil, err
+		}
+		defer cancel()
+		if mode == CreateMissing || sameStream(s.CachedInfo().Config, want) {
+			return s, nil
+		}
+		return js.UpdateStream(cctx, want)
+	}
+}
+
+func provisionConsumer(ctx context.Context, stream jetstream.Stream, want jetstream.ConsumerConfig, mode ProvisionMode) (jetstream.Consumer, error) {
+	for {
+		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+		c, err := stream.Consumer(cctx, want.Durable)
+		switch {
+		case errors.Is(err, jetstream.ErrConsumerNotFound):
+			c, err = stream.CreateConsumer(cctx, want)
+			cancel()
+			if errors.Is(err, jetstream.ErrConsumerExists) {
+				continue
+			}
+			return c, err
+		case err != nil:
+			cancel()
+			return nil, err
+		}
+		defer cancel()
+		if mode == CreateMissing || sameConsumer(c.CachedInfo().Config, want) {
+			return c, nil
+		}
+		return stream.UpdateConsumer(cctx, want)
+	}
+}
+
+func provisionBucket(ctx context.Context, js jetstream.JetStream, want jetstream.KeyValueConfig, mode ProvisionMode) (jetstream.KeyValue, error) {
+	cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+	defer cancel()
+	kv, err := js.KeyValue(cctx, want.Bucket)
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
+		kv, err = js.CreateKeyValue(cctx, want)
+		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return js.KeyValue(cctx, want.Bucket)
+		}
+		return kv, err
+	case err != nil || mode == CreateMissing:
+		return kv, err
+	}
+	status, err := kv.Status(cctx)
+	if err != nil {
+		return nil, err
+	}
+	if st, ok := status.(*jetstream.KeyValueBucketStatus); ok && st.TTL() == want.TTL && st.StreamInfo().Config.Replicas == want.Replicas {
+		return kv, nil
+	}
+	return js.UpdateKeyValue(cctx, want)
+}
+
+// sameStream reports whether the settings Provision owns are already what
+// want says (the broker fills in the rest), so that a replica starting
+// against streams as they should be sends no update.
+func sameStream(have, want jetstream.StreamConfig) bool {
+	return have.Description == want.Description && reflect.DeepEqual(have.Subjects, want.Subjects) &&
+		have.Retention == want.Retention && have.Storage == want.Storage && have.Discard == want.Discard &&
+		have.MaxMsgs == want.MaxMsgs && have.MaxBytes == want.MaxBytes && have.MaxAge == want.MaxAge &&
+		have.MaxMsgsPerSubject == want.MaxMsgsPerSubject && have.Duplicates == want.Duplicates &&
+		have.Replicas == want.Replicas
+}
+
+func sameConsumer(have, want jetstream.ConsumerConfig) bool {
+	return have.Description == want.Description && have.AckWait == want.AckWait &&
+		have.MaxDeliver == want.MaxDeliver && have.FilterSubject == want.FilterSubject &&
+		have.MaxAckPending == want.MaxAckPending && have.MaxWaiting == want.MaxWaiting
 }
 
 // JobsStreamConfig is the JOBS stream: a work queue (a job leaves the
@@ -43,7 +195,7 @@ func JobsStreamConfig(cfg Config) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        cfg.JobsStream,
 		Description: "FlowScript executeScript jobs, one message per job (Nats-Msg-Id = job id)",
-		Subjects:    []string{cfg.JobsSubjects()},
+		Subjects:    []string{cfg.Subjects().JobsFilter()},
 		Retention:   jetstream.WorkQueuePolicy,
 		Storage:     jetstream.FileStorage,
 		Discard:     jetstream.DiscardNew,
@@ -56,37 +208,60 @@ func JobsStreamConfig(cfg Config) jetstream.StreamConfig {
 
 // ResultsStreamConfig is the RESULTS stream: one subject per job, one
 // message per subject (the store publishes with an expected last subject
-// sequence of 0, so the first result wins).
+// sequence of 0, so the first result wins), bounded in age, bytes and
+// messages (the oldest results go first).
 func ResultsStreamConfig(cfg Config) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:              cfg.ResultsStream,
 		Description:       "FlowScript result events, one per job id on <prefix>.results.<job id>",
-		Subjects:          []string{cfg.ResultsPrefix() + ".>"},
+		Subjects:          []string{cfg.Subjects().ResultsFilter()},
 		Retention:         jetstream.LimitsPolicy,
 		Storage:           jetstream.FileStorage,
 		Discard:           jetstream.DiscardOld,
 		MaxAge:            cfg.ResultsMaxAge,
+		MaxBytes:          cfg.ResultsMaxBytes,
+		MaxMsgs:           cfg.ResultsMaxMsgs,
 		MaxMsgsPerSubject: 1,
 		Replicas:          cfg.Replicas,
 	}
 }
 
 // DLQStreamConfig is the DLQ stream: jobs that were bad input or ran out of
-// deliveries, with the reason in headers.
+// deliveries, with the reason in headers, deduplicated on the job's stream
+// sequence for longer than AckWait, bounded like RESULTS.
 func DLQStreamConfig(cfg Config) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        cfg.DLQStream,
 		Description: "FlowScript dead letters: the original job payload with the reason in Flowscript-Dlq-* headers",
-		Subjects:    []string{cfg.SubjectPrefix + ".dlq.>"},
+		Subjects:    []string{cfg.Subjects().DeadLettersFilter()},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      cfg.DLQMaxAge,
+		MaxBytes:    cfg.DLQMaxBytes,
+		MaxMsgs:     cfg.DLQMaxMsgs,
+		Duplicates:  cfg.DLQDuplicateWindow(),
 		Replicas:    cfg.Replicas,
 	}
 }
 
-// ConsumerConfig is the durable pull consumer every replica shares.
+// InterruptionsBucketConfig is the bucket where interrupted deliveries are
+// noted, by JOBS stream sequence. A note outlives any redelivery of its
+// job; one that expires only makes an interruption count as an attempt.
+func InterruptionsBucketConfig(cfg Config) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:      cfg.InterruptionsBucket(),
+		Description: "FlowScript: deliveries handed back at a replica's shutdown, by JOBS stream sequence",
+		TTL:         cfg.ResultsMaxAge,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+	}
+}
+
+// ConsumerConfig is the durable pull consumer every replica shares. It
+// redelivers without limit: the executor keeps the delivery budget
+// (Config.MaxDeliver), so that no delivery, however it ends, leaves a job
+// in JOBS that the broker will never deliver again.
 func ConsumerConfig(cfg Config) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       cfg.Consumer,
@@ -94,8 +269,8 @@ func ConsumerConfig(cfg Config) jetstream.ConsumerConfig {
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       cfg.AckWait,
-		MaxDeliver:    cfg.MaxDeliver,
-		FilterSubject: cfg.JobsSubjects(),
+		MaxDeliver:    -1,
+		FilterSubject: cfg.Subjects().JobsFilter(),
 		MaxAckPending: cfg.MaxAckPending,
 		// The broker keeps this many pending pull requests: each idle slot of
 		// each replica holds one.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -19,17 +20,54 @@ import (
 // not a failure: the first result wins and the job is done.
 var ErrResultExists = errors.New("a result for this job is already stored")
 
+// ErrNoResult reports that no result is stored for the job id.
+var ErrNoResult = errors.New("no result is stored for this job")
+
 // ResultStore writes result events to the RESULTS stream, at most one per
-// job id.
+// job id, and reads them back.
 type ResultStore struct {
-	js     jetstream.JetStream
-	stream string
-	cfg    Config
+	js       jetstream.JetStream
+	stream   string
+	subjects flowjob.Subjects
+
+	mu     sync.Mutex
+	handle jetstream.Stream // opened on the first Load
 }
 
 // NewResultStore returns a store on cfg's RESULTS stream.
 func NewResultStore(js jetstream.JetStream, cfg Config) *ResultStore {
-	return &ResultStore{js: js, stream: cfg.ResultsStream, cfg: cfg}
+	return &ResultStore{js: js, stream: cfg.ResultsStream, subjects: cfg.Subjects()}
+}
+
+// EncodedResult is a result event encoded once, for the store and the
+// Reply-To inbox alike.
+type EncodedResult struct {
+	JobID string
+	Data  []byte
+}
+
+// StoredResult is a result read back from the store.
+type StoredResult struct {
+	flowjob.Result
+	// Data is the result as stored, ready to send on.
+	Data []byte
+	// ReplyTo is the inbox the delivery that stored it was to tell ("" for
+	// none).
+	ReplyTo string
+}
+
+// HeaderStoredReplyTo, on a stored result, names the Reply-To inbox of the
+// delivery that stored it: a later delivery of the same job with the same
+// inbox does not tell it twice.
+const HeaderStoredReplyTo = "Flowscript-Reply-To"
+
+// Encode encodes r for Store.
+func Encode(r flowjob.Result) (EncodedResult, error) {
+	data, err := json.Marshal(r)
+	if err != nil {
+		return EncodedResult{}, fmt.Errorf("encoding result of job %s: %w", r.JobID, err)
+	}
+	return EncodedResult{JobID: r.JobID, Data: data}, nil
 }
 
 // Store publishes r on its job's result subject with an expected last
@@ -37,22 +75,21 @@ func NewResultStore(js jetstream.JetStream, cfg Config) *ResultStore {
 // no result yet. It returns ErrResultExists when one is already there.
 // The trace context of headers (the job's) is copied onto the stored
 // message, then replaced by ctx's when ctx holds a span; headers may be nil.
-func (s *ResultStore) Store(ctx context.Context, r flowjob.Result, headers nats.Header) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("encoding result of job %s: %w", r.JobID, err)
-	}
-	msg := nats.NewMsg(s.cfg.ResultSubject(r.JobID))
-	msg.Data = data
+func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.Header) error {
+	msg := nats.NewMsg(s.subjects.Result(r.JobID))
+	msg.Data = r.Data
 	for _, k := range []string{flowjob.HeaderTraceParent, flowjob.HeaderTraceState} {
 		if v := headers.Get(k); v != "" {
 			msg.Header.Set(k, v)
 		}
 	}
+	if inbox := headers.Get(flowjob.HeaderReplyTo); inbox != "" {
+		msg.Header.Set(HeaderStoredReplyTo, inbox)
+	}
 	// The trace context of ctx (the result's send span) replaces the job's.
 	telemetry.Inject(ctx, msg.Header)
 	msg.Header.Set(flowjob.HeaderVersion, strconv.Itoa(flowjob.ContractVersion))
-	_, err = s.js.PublishMsg(ctx, msg,
+	_, err := s.js.PublishMsg(ctx, msg,
 		jetstream.WithExpectStream(s.stream),
 		jetstream.WithExpectLastSequencePerSubject(0),
 	)
@@ -65,22 +102,41 @@ func (s *ResultStore) Store(ctx context.Context, r flowjob.Result, headers nats.
 	return nil
 }
 
-// Load returns the stored result of jobID, or an error wrapping
-// jetstream.ErrMsgNotFound when there is none.
-func (s *ResultStore) Load(ctx context.Context, jobID string) (flowjob.Result, error) {
-	var r flowjob.Result
-	stream, err := s.js.Stream(ctx, s.stream)
+// Load returns the stored result of jobID, or ErrNoResult when there is
+// none.
+func (s *ResultStore) Load(ctx context.Context, jobID string) (StoredResult, error) {
+	var r StoredResult
+	stream, err := s.results(ctx)
 	if err != nil {
 		return r, fmt.Errorf("loading result of job %s: %w", jobID, err)
 	}
-	raw, err := stream.GetLastMsgForSubject(ctx, s.cfg.ResultSubject(jobID))
+	raw, err := stream.GetLastMsgForSubject(ctx, s.subjects.Result(jobID))
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return r, ErrNoResult
+	}
 	if err != nil {
 		return r, fmt.Errorf("loading result of job %s: %w", jobID, err)
 	}
-	if err := json.Unmarshal(raw.Data, &r); err != nil {
+	if err := json.Unmarshal(raw.Data, &r.Result); err != nil {
 		return r, fmt.Errorf("decoding stored result of job %s: %w", jobID, err)
 	}
+	r.Data, r.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
 	return r, nil
+}
+
+// results returns the RESULTS stream's handle, opening it once.
+func (s *ResultStore) results(ctx context.Context) (jetstream.Stream, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.handle != nil {
+		return s.handle, nil
+	}
+	h, err := s.js.Stream(ctx, s.stream)
+	if err != nil {
+		return nil, fmt.Errorf("opening stream %s: %w", s.stream, err)
+	}
+	s.handle = h
+	return h, nil
 }
 
 // isWrongLastSequence reports the broker's "wrong last sequence" answer to

@@ -20,7 +20,7 @@ func TestProvisionIsIdempotent(t *testing.T) {
 		js := jetStream(t, connect(t, url))
 		ctx := testenv.Context(t, 20*time.Second)
 		for i := range 2 {
-			if _, err := Provision(ctx, js, cfg); err != nil {
+			if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
 				t.Fatalf("provisioning (call %d): %v", i+1, err)
 			}
 		}
@@ -31,12 +31,12 @@ func TestProvisionIsIdempotent(t *testing.T) {
 		jobs := s.CachedInfo().Config
 		if jobs.Retention != jetstream.WorkQueuePolicy || jobs.Storage != jetstream.FileStorage ||
 			jobs.Discard != jetstream.DiscardNew || jobs.Duplicates != cfg.DuplicateWindow ||
-			len(jobs.Subjects) != 1 || jobs.Subjects[0] != cfg.JobsSubjects() {
+			len(jobs.Subjects) != 1 || jobs.Subjects[0] != cfg.Subjects().JobsFilter() {
 			t.Errorf("JOBS stream config = %+v", jobs)
 		}
 		info := consumerInfo(t, js, cfg)
 		if info.Config.AckPolicy != jetstream.AckExplicitPolicy || info.Config.AckWait != cfg.AckWait ||
-			info.Config.MaxDeliver != cfg.MaxDeliver || info.Config.Durable != cfg.Consumer {
+			info.Config.MaxDeliver != -1 || info.Config.Durable != cfg.Consumer {
 			t.Errorf("consumer config = %+v", info.Config)
 		}
 		rs, err := js.Stream(ctx, cfg.ResultsStream)
@@ -49,6 +49,73 @@ func TestProvisionIsIdempotent(t *testing.T) {
 	})
 }
 
+// TestProvisionOwnsTheConfig: a replica applies its settings when it
+// starts (ApplyConfig) and, re-provisioning later, only creates what is
+// missing (CreateMissing), so an older replica still running in a rollout
+// never reverts a newer one's settings.
+func TestProvisionOwnsTheConfig(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		old := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 20*time.Second)
+		newer := old
+		newer.AckWait, newer.JobsMaxMsgs = 2*old.AckWait, old.JobsMaxMsgs/2
+		if _, err := Provision(ctx, js, newer, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Provision(ctx, js, old, CreateMissing); err != nil {
+			t.Fatal(err)
+		}
+		check := func(when string, want Config) {
+			t.Helper()
+			if got := consumerInfo(t, js, want).Config.AckWait; got != want.AckWait {
+				t.Errorf("%s: consumer AckWait %s, want %s", when, got, want.AckWait)
+			}
+			s, err := js.Stream(ctx, want.JobsStream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.CachedInfo().Config.MaxMsgs; got != want.JobsMaxMsgs {
+				t.Errorf("%s: JOBS MaxMsgs %d, want %d", when, got, want.JobsMaxMsgs)
+			}
+		}
+		check("an older replica re-provisioning", newer)
+		if err := js.DeleteConsumer(ctx, old.JobsStream, old.Consumer); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Provision(ctx, js, old, CreateMissing); err != nil {
+			t.Fatal(err)
+		}
+		check("a deleted consumer recreated by an older replica", Config{JobsStream: newer.JobsStream, Consumer: newer.Consumer,
+			AckWait: old.AckWait, JobsMaxMsgs: newer.JobsMaxMsgs})
+		if _, err := Provision(ctx, js, old, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		check("a replica starting with the old settings", old)
+	})
+}
+
+// TestProvisionRacesAreHarmless: replicas starting together provision at
+// once; every one of them succeeds.
+func TestProvisionRacesAreHarmless(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 30*time.Second)
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { _, errs[i] = Provision(ctx, js, cfg, ApplyConfig) })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("replica %d: %v", i, err)
+			}
+		}
+	})
+}
+
 // TestResultStoreFirstWins pins the broker behaviour the executor relies on:
 // an expected last subject sequence of 0 stores only the first result of a
 // job id, on NATS 2.9 and on the current server, also under a race.
@@ -57,7 +124,7 @@ func TestResultStoreFirstWins(t *testing.T) {
 		cfg := testConfig(t, url)
 		js := jetStream(t, connect(t, url))
 		ctx := testenv.Context(t, 20*time.Second)
-		if _, err := Provision(ctx, js, cfg); err != nil {
+		if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
 			t.Fatal(err)
 		}
 		store := NewResultStore(js, cfg)
@@ -65,10 +132,10 @@ func TestResultStoreFirstWins(t *testing.T) {
 		first := flowjob.Result{Version: 1, JobID: "job-1", Status: flowjob.StatusSucceeded, Attempt: 1}
 		second := first
 		second.Status, second.Attempt = flowjob.StatusFailed, 2
-		if err := store.Store(ctx, first, nil); err != nil {
+		if err := store.Store(ctx, encode(t, first), nil); err != nil {
 			t.Fatalf("storing the first result: %v", err)
 		}
-		if err := store.Store(ctx, second, nil); !errors.Is(err, ErrResultExists) {
+		if err := store.Store(ctx, encode(t, second), nil); !errors.Is(err, ErrResultExists) {
 			t.Fatalf("storing a second result: got %v, want ErrResultExists", err)
 		}
 		got, err := store.Load(ctx, "job-1")
@@ -78,8 +145,8 @@ func TestResultStoreFirstWins(t *testing.T) {
 		if got.Status != flowjob.StatusSucceeded || got.Attempt != 1 {
 			t.Errorf("stored result = %+v, want the first one", got)
 		}
-		if _, err := store.Load(ctx, "job-none"); !errors.Is(err, jetstream.ErrMsgNotFound) {
-			t.Errorf("loading a missing result: got %v, want ErrMsgNotFound", err)
+		if _, err := store.Load(ctx, "job-none"); !errors.Is(err, ErrNoResult) {
+			t.Errorf("loading a missing result: got %v, want ErrNoResult", err)
 		}
 
 		// Ten writers race on each of ten job ids: one wins per id.
@@ -90,7 +157,7 @@ func TestResultStoreFirstWins(t *testing.T) {
 			for writer := range 10 {
 				wg.Go(func() {
 					r := flowjob.Result{Version: 1, JobID: fmt.Sprintf("race-%d", job), Attempt: writer + 1}
-					err := store.Store(context.Background(), r, nil)
+					err := store.Store(context.Background(), encode(t, r), nil)
 					switch {
 					case err == nil:
 						mu.Lock()
@@ -112,4 +179,13 @@ func TestResultStoreFirstWins(t *testing.T) {
 			t.Errorf("RESULTS holds %d messages, want 11", n)
 		}
 	})
+}
+
+func encode(t testing.TB, r flowjob.Result) EncodedResult {
+	t.Helper()
+	enc, err := Encode(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return enc
 }

@@ -7,11 +7,45 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 )
 
-// readiness says whether the executor takes jobs, and why not.
-type readiness func() (ready bool, reason string)
+// readyFunc says whether the executor takes jobs, and why not.
+type readyFunc func() (ready bool, reason string)
+
+// readiness is what /readyz reports as the executor starts: a phase that
+// is not ready yet ("connecting to NATS", "provisioning ..."), then the
+// running executor's own answer.
+type readiness struct {
+	mu    sync.Mutex
+	phase string
+	ready readyFunc
+}
+
+// set reports a start-up phase: not ready, because of it.
+func (r *readiness) set(phase string) {
+	r.mu.Lock()
+	r.phase, r.ready = phase, nil
+	r.mu.Unlock()
+}
+
+// follow makes ready the answer from now on.
+func (r *readiness) follow(ready readyFunc) {
+	r.mu.Lock()
+	r.ready = ready
+	r.mu.Unlock()
+}
+
+func (r *readiness) get() (bool, string) {
+	r.mu.Lock()
+	phase, ready := r.phase, r.ready
+	r.mu.Unlock()
+	if ready == nil {
+		return false, phase
+	}
+	return ready()
+}
 
 // adminServer serves /healthz (the process is alive), /readyz (it pulls
 // jobs over a live connection) and /metrics (Prometheus text, the names of
@@ -21,7 +55,7 @@ type adminServer struct {
 	ln  net.Listener
 }
 
-func newAdminHandler(metrics http.Handler, ready readiness) http.Handler {
+func newAdminHandler(metrics http.Handler, ready readyFunc) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", metrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -41,7 +75,7 @@ func newAdminHandler(metrics http.Handler, ready readiness) http.Handler {
 	return mux
 }
 
-func startAdmin(ctx context.Context, addr string, metrics http.Handler, ready readiness, log *slog.Logger) (*adminServer, error) {
+func startAdmin(ctx context.Context, addr string, metrics http.Handler, ready readyFunc, log *slog.Logger) (*adminServer, error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on ADMIN_ADDR %s: %w (choose a free port, e.g. ADMIN_ADDR=:9091)", addr, err)

@@ -23,8 +23,19 @@ import (
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
-// RunnerFactory builds the sandbox runner; close releases it.
-type RunnerFactory func(ctx context.Context, opts RunnerOptions) (r sandbox.Runner, close func() error, err error)
+// RunnerFactory builds the sandbox the executor runs scripts in.
+type RunnerFactory func(ctx context.Context, opts RunnerOptions) (Sandbox, error)
+
+// Sandbox is a sandbox runner with its life cycle: the worker pool in
+// production.
+type Sandbox interface {
+	sandbox.Runner
+	// StopRespawning stops replacing dead workers: the replica is stopping
+	// and will start no new job.
+	StopRespawning()
+	// Close stops the sandbox.
+	Close() error
+}
 
 // RunnerOptions is what a RunnerFactory builds the runner with.
 type RunnerOptions struct {
@@ -142,6 +153,20 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 			log.Info("embedded NATS server stopped")
 		}()
 	}
+
+	// The admin port answers from the start: /readyz says 503, and why,
+	// until the executor is connected, provisioned and pulling.
+	var state readiness
+	state.set("connecting to NATS")
+	admin, err := startAdmin(ctx, cfg.AdminAddr, tel.Handler(), state.get, log)
+	if err != nil {
+		return err
+	}
+	defer admin.shutdown()
+	if d.OnAdmin != nil {
+		d.OnAdmin(admin.Addr())
+	}
+
 	nc, err := connect(cfg, srv, log)
 	if err != nil {
 		return err
@@ -152,7 +177,7 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 	if newRunner == nil {
 		newRunner = inProcessRunner
 	}
-	runner, closeRunner, err := newRunner(ctx, RunnerOptions{
+	runner, err := newRunner(ctx, RunnerOptions{
 		Limits: cfg.Limits,
 		Logger: log,
 		OnWorkerRestart: func(reason string) {
@@ -163,18 +188,24 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 		return fmt.Errorf("starting the sandbox: %w", err)
 	}
 	defer func() {
-		if cerr := closeRunner(); cerr != nil {
+		if cerr := runner.Close(); cerr != nil {
 			log.Warn("stopping the sandbox", "error", cerr)
 		}
 	}()
 
+	state.set("provisioning the streams and the consumer")
 	exec, err := consumer.New(ctx, nc, cfg.Consumer(), consumer.Options{
-		Runner:  runner,
-		Policy:  actions.Policy{},
-		Logger:  log,
-		Metrics: metrics,
+		Runner:     runner,
+		Policy:     actions.Policy{},
+		Logger:     log,
+		Metrics:    metrics,
+		OnStopping: runner.StopRespawning,
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			log.Info("stopped before the executor was provisioned")
+			return nil
+		}
 		return err
 	}
 	pending, err := metrics.ObservePending(exec.Pending, telemetry.DefaultPendingMaxAge)
@@ -186,22 +217,7 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 			log.Warn("stopping the pending-jobs metric", "error", uerr)
 		}
 	}()
-	admin, err := startAdmin(ctx, cfg.AdminAddr, tel.Handler(), func() (bool, string) {
-		switch {
-		case !nc.IsConnected():
-			return false, "not connected to NATS (" + nc.Status().String() + ")"
-		case !exec.Ready():
-			return false, "not pulling jobs"
-		}
-		return true, ""
-	}, log)
-	if err != nil {
-		return err
-	}
-	defer admin.shutdown()
-	if d.OnAdmin != nil {
-		d.OnAdmin(admin.Addr())
-	}
+	state.follow(exec.Ready)
 
 	runCtx, stopRun := context.WithCancel(ctx)
 	defer stopRun()
@@ -250,7 +266,13 @@ func drain(nc *nats.Conn, timeout time.Duration) error {
 	}
 }
 
-func inProcessRunner(_ context.Context, opts RunnerOptions) (sandbox.Runner, func() error, error) {
+func inProcessRunner(_ context.Context, opts RunnerOptions) (Sandbox, error) {
 	opts.Logger.Warn("running scripts in process: safe for trusted scripts only; production uses the worker pool")
-	return sandbox.NewInProcess(opts.Limits), func() error { return nil }, nil
+	return inProcess{sandbox.NewInProcess(opts.Limits)}, nil
 }
+
+// inProcess is the in-process runner as a Sandbox: it has no workers.
+type inProcess struct{ *sandbox.InProcess }
+
+func (inProcess) StopRespawning() {}
+func (inProcess) Close() error    { return nil }

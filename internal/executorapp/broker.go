@@ -57,20 +57,33 @@ func startEmbedded(cfg Config, log *slog.Logger) (*server.Server, error) {
 	return srv, nil
 }
 
-// connect opens the executor's connection: it reconnects forever, so a
-// broker restart pauses the executor instead of ending it.
+// Connection liveness: the client pings the broker every pingInterval and
+// drops a connection that left maxPingsOut pings unanswered (a half-open
+// TCP connection, a stopped broker process), then reconnects.
+const (
+	pingInterval = 5 * time.Second
+	maxPingsOut  = 2
+)
+
+// connect opens the executor's connection. It never fails for a broker
+// that is down: the connection retries in the background (forever, also
+// after a later loss), so a replica started during a broker restart waits
+// for it instead of exiting, and a broker restart only pauses the executor.
 func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name("flowscript-executor"),
 		nats.MaxReconnects(-1),
+		nats.RetryOnFailedConnect(true),
 		nats.ReconnectWait(250 * time.Millisecond),
+		nats.PingInterval(pingInterval),
+		nats.MaxPingsOutstanding(maxPingsOut),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil { // nil: we closed it
 				log.Warn("disconnected from NATS; reconnecting", "error", err)
 			}
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
-			log.Info("reconnected to NATS", "server", nc.ConnectedUrlRedacted())
+			log.Info("connected to NATS", "server", nc.ConnectedUrlRedacted())
 		}),
 		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
 			subject := ""

@@ -50,7 +50,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		{"NATS_URL", cfg.NATSURL, "nats://nats:4222"}, {"NATS_CREDS", cfg.NATSCreds, "/secrets/exec.creds"},
 		{"EXECUTOR_DATA_DIR", cfg.DataDir, "/var/lib/x"}, {"EMBEDDED_NATS_ADDR", cfg.EmbeddedNATSAddr, "127.0.0.1:4333"},
 		{"JOBS_STREAM", cc.JobsStream, "J"}, {"RESULTS_STREAM", cc.ResultsStream, "R"}, {"DLQ_STREAM", cc.DLQStream, "D"},
-		{"CONSUMER_NAME", cc.Consumer, "C"}, {"SUBJECT_PREFIX", cc.JobsSubjects(), "acme.flow.jobs.>"},
+		{"CONSUMER_NAME", cc.Consumer, "C"}, {"SUBJECT_PREFIX", cc.Subjects().JobsFilter(), "acme.flow.jobs.>"},
 		{"MAX_DELIVER", cc.MaxDeliver, 7}, {"ACK_WAIT", cc.AckWait, 2 * time.Minute},
 		{"DUPLICATE_WINDOW", cc.DuplicateWindow, 10 * time.Minute}, {"JOBS_MAX_MSGS", cc.JobsMaxMsgs, int64(500)},
 		{"JOBS_MAX_BYTES", cc.JobsMaxBytes, int64(-1)}, {"RESULTS_MAX_AGE", cc.ResultsMaxAge, 48 * time.Hour},

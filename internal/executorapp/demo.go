@@ -39,8 +39,8 @@ func runDemo(ctx context.Context, nc *nats.Conn, cfg consumer.Config, jobs fs.FS
 	}
 	slices.Sort(names)
 	client, err := flowjob.NewClient(nc,
-		flowjob.WithJobsSubject(cfg.JobsSubject()),
-		flowjob.WithResultsSubjectPrefix(cfg.ResultsPrefix()),
+		flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
+		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()),
 		flowjob.WithResultsStream(cfg.ResultsStream),
 		flowjob.WithResultPolling(100*time.Millisecond, time.Second),
 		flowjob.WithPublishHook(telemetry.ClientHook),
@@ -97,7 +97,7 @@ func demoJob(ctx context.Context, client *flowjob.Client, js jetstream.JetStream
 	if job, derr := flowjob.Decode(raw); derr == nil {
 		res, err = client.Run(ctx, job)
 	} else {
-		msg := nats.NewMsg(cfg.JobsSubject())
+		msg := nats.NewMsg(cfg.Subjects().Jobs())
 		msg.Data = raw
 		msg.Header.Set(flowjob.HeaderMsgID, id)
 		if _, err = js.PublishMsg(ctx, msg); err != nil {

@@ -234,8 +234,8 @@ func slowJob(id string, ms int) *flowjob.Job {
 
 func newClient(t *testing.T, nc *nats.Conn, cfg consumer.Config) *flowjob.Client {
 	t.Helper()
-	c, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.JobsSubject()),
-		flowjob.WithResultsSubjectPrefix(cfg.ResultsPrefix()), flowjob.WithResultsStream(cfg.ResultsStream))
+	c, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
+		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream))
 	if err != nil {
 		t.Fatal(err)
 	}

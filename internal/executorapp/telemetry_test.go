@@ -30,8 +30,8 @@ import (
 	"github.com/flowscript/flowscript/internal/testenv"
 )
 
-// inProcess is Main running in this process.
-type inProcess struct {
+// mainRun is Main running in this process.
+type mainRun struct {
 	admin  string
 	stderr *syncBuffer
 	cancel context.CancelFunc
@@ -40,9 +40,9 @@ type inProcess struct {
 }
 
 // startMain runs Main with env (no demo) until the test ends.
-func startMain(t *testing.T, env map[string]string, d Deps) *inProcess {
+func startMain(t *testing.T, env map[string]string, d Deps) *mainRun {
 	t.Helper()
-	m := &inProcess{stderr: &syncBuffer{}, exit: make(chan int, 1)}
+	m := &mainRun{stderr: &syncBuffer{}, exit: make(chan int, 1)}
 	admin := make(chan string, 1)
 	d.Args, d.Getenv, d.Stdout, d.Stderr = []string{"-demo=off"}, envOf(env), io.Discard, m.stderr
 	d.OnAdmin = func(addr string) { admin <- addr }
@@ -62,11 +62,21 @@ func startMain(t *testing.T, env map[string]string, d Deps) *inProcess {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the admin server did not start within 30s")
 	}
+	// The admin port answers before the executor is provisioned: wait
+	// until it says ready.
+	waitFor(t, 60*time.Second, "/readyz to answer 200", func() bool {
+		resp, err := http.Get("http://" + m.admin + "/readyz")
+		if err != nil {
+			return false
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 	return m
 }
 
 // stop cancels Main and waits for it to return 0.
-func (m *inProcess) stop(t *testing.T) {
+func (m *mainRun) stop(t *testing.T) {
 	t.Helper()
 	m.once.Do(func() {
 		m.cancel()
@@ -135,10 +145,10 @@ func badJobPayload(t *testing.T, id string) []byte {
 // telemetry.ClientHook would (the client refuses invalid jobs).
 func publishTraced(t *testing.T, js jetstream.JetStream, cfg consumer.Config, id string, data []byte) {
 	t.Helper()
-	msg := nats.NewMsg(cfg.JobsSubject())
+	msg := nats.NewMsg(cfg.Subjects().Jobs())
 	msg.Data = data
 	msg.Header.Set(flowjob.HeaderMsgID, id)
-	ctx, done := telemetry.ClientHook(context.Background(), cfg.JobsSubject(), id, msg.Header)
+	ctx, done := telemetry.ClientHook(context.Background(), cfg.Subjects().Jobs(), id, msg.Header)
 	_, err := js.PublishMsg(ctx, msg)
 	done(err)
 	if err != nil {
@@ -156,7 +166,7 @@ func storedResult(t *testing.T, js jetstream.JetStream, cfg consumer.Config, job
 	}
 	var raw *jetstream.RawStreamMsg
 	waitFor(t, 10*time.Second, "the result of "+jobID, func() bool {
-		raw, err = s.GetLastMsgForSubject(ctx, cfg.ResultSubject(jobID))
+		raw, err = s.GetLastMsgForSubject(ctx, cfg.Subjects().Result(jobID))
 		return err == nil
 	})
 	return raw
@@ -280,8 +290,8 @@ func TestOneTracePerJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.JobsSubject()),
-			flowjob.WithResultsSubjectPrefix(cfg.ResultsPrefix()), flowjob.WithResultsStream(cfg.ResultsStream),
+		client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
+			flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream),
 			flowjob.WithPublishHook(telemetry.ClientHook))
 		if err != nil {
 			t.Fatal(err)
@@ -296,13 +306,13 @@ func TestOneTracePerJob(t *testing.T) {
 		}
 		publishTraced(t, js, cfg, badID, badJobPayload(t, badID))
 
-		resultsSend := "send " + cfg.ResultsPrefix() + ".{job_id}"
+		resultsSend := "send " + cfg.Subjects().Results() + ".{job_id}"
 		dlqSend := "send " + cfg.SubjectPrefix + ".dlq.{job_id}"
-		process := "process " + cfg.JobsSubject()
-		send := "send " + cfg.JobsSubject()
+		process := "process " + cfg.Subjects().Jobs()
+		send := "send " + cfg.Subjects().Jobs()
 
 		t.Run("succeeded", func(t *testing.T) {
-			tr := traceOf(t, exp, cfg.JobsSubject(), okID, 4)
+			tr := traceOf(t, exp, cfg.Subjects().Jobs(), okID, 4)
 			c, p, sb, r := span(t, tr, send), span(t, tr, process), span(t, tr, telemetry.SpanSandbox), span(t, tr, resultsSend)
 			if c.Parent.IsValid() {
 				t.Errorf("the client's send span has a parent %s; it starts the trace here", c.Parent.SpanID())
@@ -316,13 +326,13 @@ func TestOneTracePerJob(t *testing.T) {
 					t.Errorf("span %q is %s, want %s", s.Name, s.SpanKind, kind)
 				}
 			}
-			wantAttrs(t, c, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.JobsSubject(),
+			wantAttrs(t, c, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.Subjects().Jobs(),
 				"messaging.message.id": okID, "messaging.operation.type": "send"})
-			wantAttrs(t, p, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.JobsSubject(),
+			wantAttrs(t, p, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.Subjects().Jobs(),
 				"messaging.message.id": okID, "messaging.consumer.group.name": cfg.Consumer,
 				telemetry.AttrDeliveryCount: 1, telemetry.AttrJobOutcome: telemetry.OutcomeSucceeded,
 				"messaging.operation.type": "process"})
-			wantAttrs(t, r, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.ResultSubject(okID),
+			wantAttrs(t, r, map[string]any{"messaging.system": "nats", "messaging.destination.name": cfg.Subjects().Result(okID),
 				"messaging.message.id": okID})
 			if _, ok := attrs(p)["error.type"]; ok || p.Status.Code == codes.Error {
 				t.Errorf("the good job's process span is an error: %v %v", p.Status, p.Attributes)
@@ -346,7 +356,7 @@ func TestOneTracePerJob(t *testing.T) {
 		})
 
 		t.Run("failed", func(t *testing.T) {
-			tr := traceOf(t, exp, cfg.JobsSubject(), failID, 4)
+			tr := traceOf(t, exp, cfg.Subjects().Jobs(), failID, 4)
 			p, sb := span(t, tr, process), span(t, tr, telemetry.SpanSandbox)
 			childOf(t, p, span(t, tr, send))
 			childOf(t, span(t, tr, resultsSend), p)
@@ -359,7 +369,7 @@ func TestOneTracePerJob(t *testing.T) {
 		})
 
 		t.Run("dead letter", func(t *testing.T) {
-			tr := traceOf(t, exp, cfg.JobsSubject(), badID, 4)
+			tr := traceOf(t, exp, cfg.Subjects().Jobs(), badID, 4)
 			p := span(t, tr, process)
 			childOf(t, p, span(t, tr, send))
 			childOf(t, span(t, tr, resultsSend), p)
@@ -367,7 +377,7 @@ func TestOneTracePerJob(t *testing.T) {
 			childOf(t, d, p)
 			wantAttrs(t, p, map[string]any{"error.type": flowjob.CodeInvalidJob, telemetry.AttrJobOutcome: telemetry.OutcomeDeadLettered,
 				"messaging.message.id": badID})
-			wantAttrs(t, d, map[string]any{"messaging.destination.name": cfg.DLQSubject(badID), "messaging.message.id": badID})
+			wantAttrs(t, d, map[string]any{"messaging.destination.name": cfg.Subjects().DeadLetter(badID), "messaging.message.id": badID})
 			if _, ran := tr[telemetry.SpanSandbox]; ran {
 				t.Error("a bad job reached the sandbox")
 			}
@@ -395,8 +405,8 @@ func TestNothingIsExportedWithoutOTELVariables(t *testing.T) {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	const engine = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.JobsSubject()),
-		flowjob.WithResultsSubjectPrefix(cfg.ResultsPrefix()), flowjob.WithResultsStream(cfg.ResultsStream),
+	client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
+		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream),
 		flowjob.WithPublishHook(telemetry.ClientHook), // no-op: it must not break the engine's context
 		flowjob.WithHeaderInjector(func(_ context.Context, h nats.Header) { h.Set(flowjob.HeaderTraceParent, engine) }))
 	if err != nil {

@@ -30,6 +30,8 @@ type Metrics struct {
 	inFlight    metric.Int64UpDownCounter
 	restarts    metric.Int64Counter
 	deadLetters metric.Int64Counter
+	pullErrors  metric.Int64Counter
+	leftovers   metric.Int64Counter
 	pending     metric.Int64ObservableGauge
 }
 
@@ -71,6 +73,22 @@ func NewMetrics(mp metric.MeterProvider) (*Metrics, error) {
 		metric.WithUnit("{job}")); err != nil {
 		return nil, instrumentError(MetricDeadLetters, err)
 	}
+	if m.pullErrors, err = m.meter.Int64Counter(MetricPullErrors,
+		metric.WithDescription("Pulls that failed (not the empty pulls of an idle queue), by reason."),
+		metric.WithUnit("{pull}")); err != nil {
+		return nil, instrumentError(MetricPullErrors, err)
+	}
+	if m.leftovers, err = m.meter.Int64Counter(MetricLeftoversRemoved,
+		metric.WithDescription("Answered jobs removed from JOBS below the consumer's ack floor."),
+		metric.WithUnit("{job}")); err != nil {
+		return nil, instrumentError(MetricLeftoversRemoved, err)
+	}
+	// Both counters start at zero with their known labels, so a dashboard
+	// shows 0, not "no data", until something fails.
+	for _, reason := range PullErrorReasons {
+		m.pullErrors.Add(context.Background(), 0, metric.WithAttributes(attribute.String(LabelReason, reason)))
+	}
+	m.leftovers.Add(context.Background(), 0)
 	if m.pending, err = m.meter.Int64ObservableGauge(MetricConsumerPending,
 		metric.WithDescription("Jobs the consumer has not delivered yet: the lag autoscaling reads."),
 		metric.WithUnit("{job}")); err != nil {
@@ -133,4 +151,21 @@ func (m *Metrics) DeadLettered(ctx context.Context, reason string) {
 		return
 	}
 	m.deadLetters.Add(ctx, 1, metric.WithAttributes(attribute.String(LabelReason, reason)))
+}
+
+// PullFailed counts one pull that failed, by reason.
+func (m *Metrics) PullFailed(ctx context.Context, reason string) {
+	if m == nil {
+		return
+	}
+	m.pullErrors.Add(ctx, 1, metric.WithAttributes(attribute.String(LabelReason, reason)))
+}
+
+// LeftoversRemoved counts n answered jobs removed from JOBS below the
+// consumer's ack floor.
+func (m *Metrics) LeftoversRemoved(ctx context.Context, n int64) {
+	if m == nil {
+		return
+	}
+	m.leftovers.Add(ctx, n)
 }

@@ -21,12 +21,19 @@ const (
 	MetricConsumerPending = "flowscript_consumer_pending"
 	// MetricDeadLetters counts jobs dead-lettered, by reason.
 	MetricDeadLetters = "flowscript_dead_letters_total"
+	// MetricPullErrors counts pulls that failed (not the empty pulls of an
+	// idle queue), by reason.
+	MetricPullErrors = "flowscript_pull_errors_total"
+	// MetricLeftoversRemoved counts answered jobs removed from JOBS below
+	// the consumer's ack floor (left there by a nats-server 2.9 crash).
+	MetricLeftoversRemoved = "flowscript_leftover_jobs_removed_total"
 )
 
 // MetricNames lists every metric the executor exports.
 var MetricNames = []string{
 	MetricJobs, MetricSandboxDuration, MetricJobLatency, MetricInFlight,
 	MetricWorkerRestarts, MetricConsumerPending, MetricDeadLetters,
+	MetricPullErrors, MetricLeftoversRemoved,
 }
 
 // Metric label keys. Prometheus shows them as they are written here.
@@ -36,9 +43,13 @@ const (
 	LabelOutcome = "outcome"
 	// LabelCode is the error code of a failed job or script ("" on success).
 	LabelCode = "code"
-	// LabelReason says why a worker was restarted or a job dead-lettered.
+	// LabelReason says why a worker was restarted, a job dead-lettered or
+	// a pull failed.
 	LabelReason = "reason"
 )
+
+// PullErrorReasons are the values of LabelReason on MetricPullErrors.
+var PullErrorReasons = []string{"disconnected", "consumer_missing", "no_responders", "other"}
 
 // Outcomes of a job, the values of LabelOutcome and of the span attribute
 // AttrJobOutcome.
@@ -47,8 +58,8 @@ const (
 	OutcomeFailed       = "failed"
 	OutcomeDeadLettered = "dead_lettered"
 	OutcomeRetried      = "retried"
-	// OutcomeInterrupted: the replica stopped and handed the job back; it
-	// burns no attempt.
+	// OutcomeInterrupted: the replica stopped and handed the job back; the
+	// delivery does not count as one of the job's attempts.
 	OutcomeInterrupted = "interrupted"
 )
 

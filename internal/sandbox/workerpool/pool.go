@@ -101,7 +101,9 @@ type Pool struct {
 
 	mu     sync.Mutex
 	closed bool
-	live   map[*process]struct{}
+	// quiesced: dead workers are no longer replaced (StopRespawning).
+	quiesced bool
+	live     map[*process]struct{}
 
 	restarts  atomic.Uint64
 	closeOnce sync.Once
@@ -304,7 +306,7 @@ func (p *Pool) replace(proc *process, reason string) {
 	proc.closePipes()
 	p.mu.Lock()
 	delete(p.live, proc)
-	closed := p.closed
+	closed := p.closed || p.quiesced
 	if !closed {
 		p.wg.Add(1)
 	}
@@ -357,6 +359,17 @@ func (p *Pool) backoff(failures int32) time.Duration {
 		d *= 2
 	}
 	return min(d, p.cfg.RestartBackoffMax)
+}
+
+// StopRespawning stops replacing workers that die from now on: the caller
+// is shutting down and starts no new job, so a replacement would only be
+// started to be stopped. Jobs still running finish on their workers; a job
+// that then waits for a worker waits until its context ends. Close still
+// stops the pool.
+func (p *Pool) StopRespawning() {
+	p.mu.Lock()
+	p.quiesced = true
+	p.mu.Unlock()
 }
 
 func (p *Pool) isClosed() bool {

@@ -16,7 +16,7 @@ const wire = `{"id":"job-9","sessionId":"session-9","flowId":"flow-9","blockId":
 "outputVariable":"out","errorVariable":"erro","onError":"blocking","errorMessage":"Falhou para {{nome}}"},
 "variables":{"nome":"Ana"}}`
 
-func TestInvalidJobResult(t *testing.T) {
+func TestBadInput(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		edits     []string // old, new, old, new...
@@ -73,9 +73,9 @@ func TestInvalidJobResult(t *testing.T) {
 			if err == nil {
 				t.Fatal("the edited job must be invalid")
 			}
-			got, ok := testPolicy().InvalidJobResult(job, err, 1)
+			got, ok := decideBadInput(testPolicy(), job, err, 1)
 			if !ok {
-				t.Fatal("InvalidJobResult refused a job with an id and a session id")
+				t.Fatal("Decide refused a bad job with an id and a session id")
 			}
 			if got.Status != flowjob.StatusFailed || got.Error == nil || got.Error.Code != flowjob.CodeInvalidJob || got.Error.Message != err.Error() {
 				t.Fatalf("status %q, error %+v: want failed, INVALID_JOB, %q", got.Status, got.Error, err)
@@ -103,31 +103,78 @@ func TestInvalidJobResult(t *testing.T) {
 	}
 }
 
-func TestInvalidJobResultNeedsSomeoneToAnswer(t *testing.T) {
+func TestBadInputNeedsAnIDToAnswer(t *testing.T) {
 	p := testPolicy()
 	for _, in := range []string{
 		`[]`,
 		`{"sessionId":"s"}`,
-		`{"id":"j"}`,
 		`{"id":"a.b","sessionId":"s"}`,
-		`{"id":"j","sessionId":7}`,
 		`{"id":"` + strings.Repeat("j", flowjob.MaxIDBytes+1) + `","sessionId":"s"}`,
-		`{"id":"j","sessionId":"` + strings.Repeat("s", flowjob.MaxRefBytes+1) + `"}`,
 	} {
 		job, err := flowjob.Decode([]byte(in))
-		if _, ok := p.InvalidJobResult(job, err, 1); ok {
-			t.Errorf("%.60s: InvalidJobResult answered a job it cannot address", in)
+		if _, ok := decideBadInput(p, job, err, 1); ok {
+			t.Errorf("%.60s: Decide answered a job it cannot address", in)
 		}
 	}
-	if _, ok := p.InvalidJobResult(nil, errors.New("x"), 1); ok {
+	if _, ok := decideBadInput(p, nil, errors.New("x"), 1); ok {
 		t.Error("nil job answered")
 	}
 }
 
-func TestInvalidJobResultWithAPlainError(t *testing.T) {
+func TestBadInputIsAnsweredUnderItsID(t *testing.T) {
+	for _, in := range []string{
+		`{"id":"j"}`,
+		`{"id":"j","sessionId":7}`,
+		`{"id":"j","sessionId":"` + strings.Repeat("s", flowjob.MaxRefBytes+1) + `"}`,
+	} {
+		job, err := flowjob.Decode([]byte(in))
+		got, ok := decideBadInput(testPolicy(), job, err, 1)
+		if !ok || got.JobID != "j" || got.SessionID != "" || got.Error.Code != flowjob.CodeInvalidJob {
+			t.Errorf("%.60s: answered %v, result %+v: want job j, no session id, INVALID_JOB", in, ok, got)
+		}
+	}
+}
+
+func TestBadInputFallsBackToTheMessageID(t *testing.T) {
+	cause := errors.New("not valid JSON")
+	v := testPolicy().Decide(nil, Failed(flowjob.CodeInvalidJob, cause.Error(), 1), BadInput(cause), FallbackID("from-header"))
+	if !v.Answer || !v.DeadLetter || v.Result.JobID != "from-header" || v.Result.Directive.Type != flowjob.DirectiveFreezeHandoff {
+		t.Fatalf("verdict %+v: want an answer under from-header, dead-lettered, freeze_handoff", v)
+	}
+	job := &flowjob.Job{ID: "from-body", SessionID: "s"}
+	v = testPolicy().Decide(job, Failed(flowjob.CodeInvalidJob, "x", 1), BadInput(cause), FallbackID("from-header"))
+	if v.Result.JobID != "from-body" {
+		t.Fatalf("job id %q: the body's usable id wins over the header's", v.Result.JobID)
+	}
+	if v := testPolicy().Decide(nil, Failed(flowjob.CodeInvalidJob, "x", 1), FallbackID("a.b")); v.Answer {
+		t.Fatal("answered under an id that cannot name a subject")
+	}
+}
+
+func TestBadInputWithAPlainError(t *testing.T) {
 	job := &flowjob.Job{ID: "j", SessionID: "s", Context: flowjob.ContextTool}
-	got, ok := testPolicy().InvalidJobResult(job, errors.New("inputs over this executor's cap"), 2)
+	got, ok := decideBadInput(testPolicy(), job, errors.New("inputs over this executor's cap"), 2)
 	if !ok || got.Error.Message != "inputs over this executor's cap" || got.Directive.Type != flowjob.DirectiveThrow {
 		t.Fatalf("ok %v, result %+v", ok, got)
 	}
+}
+
+func TestDeadLetterCodes(t *testing.T) {
+	for code, want := range map[string]bool{
+		flowjob.CodeInvalidJob: true, flowjob.CodeDeliveryExhausted: true, flowjob.CodeSandboxCrash: true,
+		flowjob.CodeScriptError: false, flowjob.CodeTimeout: false, flowjob.CodeDeadlineExceeded: false,
+	} {
+		if got := testPolicy().Decide(baseJob(), Failed(code, "x", 1)).DeadLetter; got != want {
+			t.Errorf("%s: DeadLetter = %v, want %v", code, got, want)
+		}
+	}
+	if testPolicy().Decide(baseJob(), Report{Output: "ok", Attempt: 1}).DeadLetter {
+		t.Error("a success is dead-lettered")
+	}
+}
+
+// decideBadInput is Decide for a job that broke the contract with err.
+func decideBadInput(p Policy, job *flowjob.Job, err error, attempt int) (flowjob.Result, bool) {
+	v := p.Decide(job, Failed(flowjob.CodeInvalidJob, err.Error(), attempt), BadInput(err))
+	return v.Result, v.Answer
 }

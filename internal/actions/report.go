@@ -1,0 +1,47 @@
+package actions
+
+import (
+	"time"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+// Report is what one delivery of a job came to, whatever the branch that
+// ended it (bad input, a passed deadline, the sandbox's run, deliveries
+// exhausted): the script's output, or a failure with its code, message and
+// position. Decide turns it into the job's result event.
+type Report struct {
+	// Output is the script's serialized result when Err is nil.
+	Output string
+	// Err is why the job failed; nil when the script succeeded.
+	Err *flowjob.Error
+	// Duration is how long the script ran; 0 when it did not run.
+	Duration time.Duration
+	// Attempt is the delivery that produced the report (1 for the first).
+	Attempt int
+}
+
+// Ran is the report of a sandbox run. A sandbox refusal of the request
+// itself (INVALID_SCRIPT_INPUT: a source or inputs over this executor's
+// caps) is reported as INVALID_JOB: the job broke the contract.
+func Ran(res sandbox.Result, attempt int) Report {
+	r := Report{Output: res.Output, Duration: res.Duration, Attempt: attempt}
+	if e := res.Err; e != nil {
+		code := string(e.Code)
+		if e.Code == sandbox.CodeInvalidInput {
+			code = flowjob.CodeInvalidJob
+		}
+		r.Output = ""
+		r.Err = &flowjob.Error{Code: code, Message: e.Message, Line: e.Line, Column: e.Column}
+	}
+	return r
+}
+
+// Failed is the report of a job that failed for a reason that is not its
+// script's: bad input (flowjob.CodeInvalidJob), a passed deadline
+// (flowjob.CodeDeadlineExceeded), deliveries exhausted
+// (flowjob.CodeDeliveryExhausted).
+func Failed(code, message string, attempt int) Report {
+	return Report{Err: &flowjob.Error{Code: code, Message: message}, Attempt: attempt}
+}

@@ -1,0 +1,80 @@
+package consumer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// deliveryBudget counts a job's attempts: the broker's deliveries minus
+// those a replica's shutdown interrupted, which it notes in a key-value
+// bucket keyed by the job's JOBS stream sequence. The broker counts every
+// delivery and cannot be told otherwise; this is how "an interruption at
+// shutdown does not burn an attempt" holds anyway.
+//
+// At most max interruptions are left out, so a job that is interrupted on
+// every delivery (replicas stopped one after the other while it runs) still
+// ends. A note that cannot be written or read only makes an interruption
+// count as an attempt: the safe direction.
+type deliveryBudget struct {
+	kv  jetstream.KeyValue
+	max int
+	log *slog.Logger
+}
+
+// noteTimeout bounds noting one interruption: it runs while the replica
+// stops, after the jobs' context ended.
+const noteTimeout = 2 * time.Second
+
+// tries is d's attempt number: its delivery count, less the interruptions
+// noted for it. A first delivery costs no lookup.
+func (b *deliveryBudget) tries(ctx context.Context, d *delivery) int {
+	if d.attempt <= 1 || b == nil || b.kv == nil || d.streamSeq == 0 {
+		return d.attempt
+	}
+	e, err := b.kv.Get(ctx, key(d.streamSeq))
+	if err != nil {
+		if !errors.Is(err, jetstream.ErrKeyNotFound) {
+			d.log.DebugContext(ctx, "reading the job's interrupted deliveries", "error", err)
+		}
+		return d.attempt
+	}
+	n, err := strconv.Atoi(string(e.Value()))
+	if err != nil || n < 0 {
+		return d.attempt
+	}
+	return max(d.attempt-min(n, b.max), 1)
+}
+
+// noteInterruption adds one to d's interrupted deliveries.
+func (b *deliveryBudget) noteInterruption(ctx context.Context, d *delivery) {
+	if b == nil || b.kv == nil || d.streamSeq == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noteTimeout)
+	defer cancel()
+	k := key(d.streamSeq)
+	var err error
+	for range 3 {
+		var e jetstream.KeyValueEntry
+		e, err = b.kv.Get(ctx, k)
+		switch {
+		case errors.Is(err, jetstream.ErrKeyNotFound):
+			_, err = b.kv.Create(ctx, k, []byte("1"))
+		case err == nil:
+			n, _ := strconv.Atoi(string(e.Value())) // a garbled note restarts from 1
+			_, err = b.kv.Update(ctx, k, []byte(strconv.Itoa(n+1)), e.Revision())
+		}
+		if err == nil {
+			return
+		}
+	}
+	d.log.WarnContext(ctx, "could not note an interrupted delivery; it will count as one of the job's attempts",
+		"stream_seq", d.streamSeq, "error", err)
+}
+
+func key(seq uint64) string { return strconv.FormatUint(seq, 10) }

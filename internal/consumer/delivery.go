@@ -1,0 +1,51 @@
+package consumer
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// delivery is one job message as the handler sees it.
+type delivery struct {
+	msg       jetstream.Msg
+	attempt   int // the broker's delivery count: 1 for the first delivery
+	streamSeq uint64
+	// published is when the broker stored the job (zero when unknown): the
+	// start of the job's end-to-end latency.
+	published time.Time
+	// msgID is the job's Nats-Msg-Id header: the job id engines publish.
+	msgID string
+	// base is the executor's logger; log is base with the job id, once known.
+	base, log *slog.Logger
+	// span is the delivery's process span.
+	span telemetry.Span
+}
+
+func newDelivery(msg jetstream.Msg, log *slog.Logger) *delivery {
+	d := &delivery{msg: msg, attempt: 1, base: log, log: log}
+	if meta, err := msg.Metadata(); err == nil {
+		d.attempt = int(meta.NumDelivered)
+		d.streamSeq = meta.Sequence.Stream
+		d.published = meta.Timestamp
+	}
+	d.msgID = msg.Headers().Get(flowjob.HeaderMsgID)
+	if d.msgID != "" {
+		d.log = log.With(telemetry.LogKeyJobID, d.msgID)
+	}
+	return d
+}
+
+// identify names the delivery's job once decoded, when its id is not the
+// message id the span and the logger already carry.
+func (d *delivery) identify(job *flowjob.Job) {
+	if job == nil || !flowjob.ValidID(job.ID) || job.ID == d.msgID {
+		return
+	}
+	d.log = d.base.With(telemetry.LogKeyJobID, job.ID)
+	d.span.SetMessageID(job.ID)
+}

@@ -1,0 +1,74 @@
+package consumer
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// health is what the replica last heard from the broker about its
+// consumer. A pull that times out looks the same whether the queue is idle
+// or the connection is half-open (the broker process stopped, a network
+// partition), and in a cluster a stream or consumer without a leader
+// answers no pull either: so readiness asks the broker directly, every
+// HealthInterval, and trusts only an answer.
+type health struct {
+	mu      sync.Mutex
+	last    time.Time // the last answer
+	lastErr error     // the last failure since then
+}
+
+func (h *health) ok(now time.Time) {
+	h.mu.Lock()
+	h.last, h.lastErr = now, nil
+	h.mu.Unlock()
+}
+
+func (h *health) fail(err error) {
+	h.mu.Lock()
+	h.lastErr = err
+	h.mu.Unlock()
+}
+
+// ready reports whether the last answer is younger than maxAge.
+func (h *health) ready(maxAge time.Duration) (bool, string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if age := time.Since(h.last); age > maxAge {
+		why := fmt.Sprintf("the broker has not answered about the consumer for %s", age.Round(time.Second))
+		if h.lastErr != nil {
+			why += " (last error: " + h.lastErr.Error() + ")"
+		}
+		return false, why
+	}
+	return true, ""
+}
+
+// watch asks the broker about the consumer every HealthInterval, and
+// sweeps leftover jobs every LeftoverSweepInterval, until ctx ends.
+func (e *Executor) watch(ctx context.Context) {
+	t := time.NewTicker(e.cfg.HealthInterval)
+	defer t.Stop()
+	nextSweep := time.Now().Add(e.cfg.HealthInterval)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, e.cfg.HealthInterval)
+		_, err := (*e.consumer.Load()).Info(cctx)
+		cancel()
+		switch {
+		case err == nil:
+			e.health.ok(time.Now())
+		case ctx.Err() == nil:
+			e.health.fail(err)
+		}
+		if err == nil && time.Now().After(nextSweep) {
+			nextSweep = time.Now().Add(e.cfg.LeftoverSweepInterval)
+			e.sweepLeftovers(ctx)
+		}
+	}
+}
