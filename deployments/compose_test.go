@@ -153,7 +153,7 @@ func TestComposeFlowScriptServicesMatchTheCode(t *testing.T) {
 				t.Fatalf("%s: stop_grace_period %q: %v", where, cs.StopGracePeriod, err)
 			}
 			if stop <= eff.stopBudget {
-				t.Errorf("%s: stop_grace_period %s must exceed %s (script timeout plus shutdown grace)", where, stop, eff.stopBudget)
+				t.Errorf("%s: stop_grace_period %s must exceed %s (the longest clean stop: shutdown grace plus the last acks, drain and telemetry flush)", where, stop, eff.stopBudget)
 			}
 			if endpoint, ok := env["OTEL_EXPORTER_OTLP_ENDPOINT"]; ok {
 				host, p := hostPort(t, where, endpoint)

@@ -458,7 +458,7 @@ func TestKustomizeDeploymentsMatchTheCode(t *testing.T) {
 			if spec.TerminationGracePeriodSeconds == nil {
 				t.Errorf("%s: no terminationGracePeriodSeconds", where)
 			} else if got := time.Duration(*spec.TerminationGracePeriodSeconds) * time.Second; got <= d.eff.stopBudget {
-				t.Errorf("%s: terminationGracePeriodSeconds %s must exceed %s (script timeout %s plus shutdown grace)", where, got, d.eff.stopBudget, d.eff.timeout)
+				t.Errorf("%s: terminationGracePeriodSeconds %s must exceed %s (the longest clean stop: shutdown grace plus the last acks, drain and telemetry flush)", where, got, d.eff.stopBudget)
 			}
 
 			// Memory for SANDBOX_MAX_PARALLEL workers.

@@ -82,7 +82,7 @@ var services = []service{
 			return effective{
 				addr: c.AdminAddr, defaultAddr: def.AdminAddr,
 				parallel: c.Limits.MaxParallel, memoryMB: c.Limits.MemoryMB, timeout: c.Limits.Timeout,
-				stopBudget: c.Limits.Timeout + cc.ShutdownGrace,
+				stopBudget: cc.ShutdownGrace + executorapp.StopOverhead,
 				jobsStream: cc.JobsStream, consumer: cc.Consumer,
 			}, nil
 		},

@@ -1,7 +1,9 @@
 // Package actions holds the executeScript rules an executor applies around
 // the sandbox: it interpolates a job's inputs into a sandbox request
-// (Request, Interpolate) and turns the job and the sandbox's outcome into the
-// one result event the engine acts on (Policy.Decide, Policy.InvalidJobResult).
+// (Request, Interpolate) and turns the job and what its delivery came to
+// (a Report: the sandbox's run, or a failure that is not the script's)
+// into the one Verdict per delivery (Policy.Decide): the result event the
+// engine acts on, and whether the job is dead-lettered.
 // Engines only apply the directive; the rules of DESIGN.md §4 live here.
 //
 // It must never know about transport (NATS, HTTP), never run a script, and
@@ -48,15 +50,24 @@
 //
 // # Bad input
 //
-// A job that breaks the contract gets, through Policy.InvalidJobResult, a
-// failed result with code INVALID_JOB when it carries a usable job id and
-// session id (otherwise there is no one to answer). The directive follows
-// the same policy as far as the fields it reads are valid: a continue job
-// with a valid outputVariable still continues; a flow job redirects only
-// when errorHandoff is false and defaultExceptionBlockId is valid. When the
-// action is unusable for its mode (unknown onError, a broken outputVariable
-// in continue, an unknown context) the safe directive is throw in a Tool and
-// freeze_handoff otherwise: a human looks at the session, and nothing is
-// guessed. A broken errorMessage gives way to the default message; a broken
-// errorVariable is not written.
+// A job that breaks the contract (Decide with BadInput) gets a failed
+// result with code INVALID_JOB when it carries a usable job id — or, with
+// FallbackID, when the message's Nats-Msg-Id is one — so that no engine
+// waits out its own timeout; the session id is included when it is usable.
+// The directive follows the same policy as far as the fields it reads are
+// valid: a continue job with a valid outputVariable still continues; a flow
+// job redirects only when errorHandoff is false and
+// defaultExceptionBlockId is valid. When the action is unusable for its
+// mode (unknown onError, a broken outputVariable in continue, an unknown
+// context) the safe directive is throw in a Tool and freeze_handoff
+// otherwise: a human looks at the session, and nothing is guessed. A broken
+// errorMessage gives way to the default message; a broken errorVariable is
+// not written.
+//
+// # Dead letters
+//
+// The verdict asks for a dead letter when the job must never run again:
+// INVALID_JOB (bad input, including a source or inputs over this
+// executor's caps), DELIVERY_EXHAUSTED (out of attempts) and SANDBOX_CRASH
+// (a job that crashed its sandbox worker every time it ran).
 package actions

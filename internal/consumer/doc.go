@@ -5,6 +5,13 @@
 // sandbox.Runner, stores exactly one result event per job id, and settles the
 // message with exactly one ack action per outcome.
 //
+// A delivery's walk reads top-down (job_handler.go): one report
+// (jobHandler.attempt: bad input, already answered, out of attempts, past
+// its deadline, or the sandbox's run), one verdict
+// (actions.Policy.Decide), one commit (jobHandler.commit: the result
+// stored and sent to Reply-To, the dead letter), one outcome that gives
+// the ack action, the log label and the metric labels (outcome.go).
+//
 // The guarantees it keeps (DESIGN.md §5):
 //
 //   - In flight per replica never exceeds Config.Parallel: each slot issues
@@ -13,16 +20,44 @@
 //     redelivered or runs twice at once: results are published with an
 //     expected last sequence of 0 on the job's result subject, so the broker
 //     refuses a second one ("wrong last sequence"), which the handler treats
-//     as "already done" and acks.
-//   - A good job is acked only after its result is stored; a bad one is
+//     as "already done". A redelivered job whose result is stored is
+//     answered from the store without running again, and its Reply-To inbox
+//     is told only when the stored result has not told that inbox already.
+//   - A good job is acked only after its result is stored; a bad one (not
+//     JSON, too large, breaking the contract) is answered with INVALID_JOB
+//     under its id — or its Nats-Msg-Id when the body names none — and
 //     dead-lettered (original payload, reason, delivery count, original
-//     headers) before it is terminated, and gets a failed result when it names
-//     its job and session ids.
-//   - Transient failures (the result store is unreachable, a sandbox worker
-//     crashed) are retried with exponential backoff, bounded; the last
-//     delivery turns them into a failed result plus a dead letter.
+//     headers) before it is terminated. Acks and terms after a stored result
+//     or dead letter are confirmed by the broker and retried across leader
+//     changes; the DLQ deduplicates a dead letter written twice on the
+//     job's stream sequence for longer than AckWait.
+//   - The executor owns the delivery budget: the consumer redelivers
+//     without limit, and a job past MaxDeliver attempts — or whose last
+//     attempt failed for a transient reason — is failed with
+//     DELIVERY_EXHAUSTED and dead-lettered. Whatever happens to a delivery
+//     (a shutdown, a worker crash, kill -9 of the replica, a lost ack, a
+//     broker restart, a store that fails on the last attempt) the job is
+//     delivered again until it has a stored result or a dead letter.
 //   - Stopping never burns an attempt on a job it interrupts: the job is
-//     negatively acknowledged for redelivery, never terminated.
+//     handed back and the interruption noted in a key-value bucket
+//     (Config.InterruptionsBucket) that the attempt count leaves out, up to
+//     MaxDeliver interruptions.
+//   - A sandbox worker crash reruns the job once at once; a job that crashes
+//     its worker again is poison: failed with SANDBOX_CRASH and
+//     dead-lettered, not rerun until its attempts run out.
+//   - Streams and the consumer are provisioned with retries (a broker that
+//     is down or electing a leader is waited for), idempotently, by many
+//     replicas at once. A replica applies its settings when it starts
+//     (ApplyConfig: in a rollout the newest replica's win); re-provisioning
+//     later only recreates what is missing (CreateMissing), so replicas of
+//     two versions never overwrite each other's settings back and forth.
+//   - Readiness asks the broker about the consumer every HealthInterval: a
+//     pull that times out looks the same on an idle queue and on a dead
+//     connection; an answer does not. Failed pulls are counted
+//     (flowscript_pull_errors_total), empty ones are not.
+//   - Jobs a nats-server before 2.10 leaves in JOBS below the ack floor
+//     after a crash are removed when their result is stored, reported
+//     otherwise (leftovers.go).
 //
 // Every delivery is a "process" span, a child of the engine's traceparent
 // in the job headers, with the sandbox run and the result (and dead

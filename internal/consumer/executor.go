@@ -319,12 +319,16 @@ func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
 // confirmTimeout bounds one confirmation round trip.
 const confirmTimeout = 2 * time.Second
 
+// MaxConfirmWait bounds the retries of one ack's confirmation, and so how
+// long a stopping executor waits for its last acks.
+const MaxConfirmWait = 10 * time.Second
+
 // confirm sends an ack or a term and waits for the broker to confirm it,
-// retrying with backoff until half of AckWait passed: past that, the
-// redelivery is coming anyway.
+// retrying with backoff for up to half of AckWait (past that the
+// redelivery is coming anyway) and MaxConfirmWait.
 func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) error {
 	b := shortBackoff()
-	b.MaxElapsedTime = e.cfg.AckWait / 2
+	b.MaxElapsedTime = min(e.cfg.AckWait/2, MaxConfirmWait)
 	return backoff.Retry(func() error {
 		cctx, cancel := context.WithTimeout(ctx, confirmTimeout)
 		defer cancel()

@@ -71,8 +71,16 @@ type Deps struct {
 // (OTEL_SERVICE_NAME overrides it).
 const ServiceName = "flowscript-executor"
 
-// telemetryShutdownTimeout bounds the last flush of spans and metrics.
-const telemetryShutdownTimeout = 5 * time.Second
+// After the jobs in flight (SHUTDOWN_GRACE), stopping takes at most: the
+// last acks confirmed (consumer), the connection drained, the telemetry
+// flushed.
+const (
+	drainTimeout             = 10 * time.Second
+	telemetryShutdownTimeout = 5 * time.Second
+	// StopOverhead is how long a stop may take beyond SHUTDOWN_GRACE: an
+	// orchestrator's grace period must exceed SHUTDOWN_GRACE + StopOverhead.
+	StopOverhead = consumer.MaxConfirmWait + drainTimeout + telemetryShutdownTimeout
+)
 
 // Exit codes of Main.
 const (
@@ -240,7 +248,7 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 	if err := <-done; err != nil {
 		return err
 	}
-	if err := drain(nc, 10*time.Second); err != nil {
+	if err := drain(nc, drainTimeout); err != nil {
 		log.Warn("draining the NATS connection", "error", err)
 	}
 	log.Info("executor shut down")

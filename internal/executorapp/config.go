@@ -35,7 +35,11 @@ type Config struct {
 	JobsMaxMsgs      int64         `env:"JOBS_MAX_MSGS"`
 	JobsMaxBytes     int64         `env:"JOBS_MAX_BYTES"`
 	ResultsMaxAge    time.Duration `env:"RESULTS_MAX_AGE"`
+	ResultsMaxBytes  int64         `env:"RESULTS_MAX_BYTES"`
+	ResultsMaxMsgs   int64         `env:"RESULTS_MAX_MSGS"`
 	DLQMaxAge        time.Duration `env:"DLQ_MAX_AGE"`
+	DLQMaxBytes      int64         `env:"DLQ_MAX_BYTES"`
+	DLQMaxMsgs       int64         `env:"DLQ_MAX_MSGS"`
 	StreamReplicas   int           `env:"STREAM_REPLICAS"`
 	MaxJobBytes      int           `env:"MAX_JOB_BYTES"`
 	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
@@ -178,7 +182,11 @@ func (c Config) Consumer() consumer.Config {
 		JobsMaxMsgs:     c.JobsMaxMsgs,
 		JobsMaxBytes:    c.JobsMaxBytes,
 		ResultsMaxAge:   c.ResultsMaxAge,
+		ResultsMaxBytes: c.ResultsMaxBytes,
+		ResultsMaxMsgs:  c.ResultsMaxMsgs,
 		DLQMaxAge:       c.DLQMaxAge,
+		DLQMaxBytes:     c.DLQMaxBytes,
+		DLQMaxMsgs:      c.DLQMaxMsgs,
 		Replicas:        c.StreamReplicas,
 		MaxJobBytes:     c.MaxJobBytes,
 		ShutdownGrace:   c.ShutdownGrace,
@@ -207,7 +215,11 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("jobs_max_msgs", cc.JobsMaxMsgs),
 		slog.Int64("jobs_max_bytes", cc.JobsMaxBytes),
 		slog.String("results_max_age", cc.ResultsMaxAge.String()),
+		slog.Int64("results_max_bytes", cc.ResultsMaxBytes),
+		slog.Int64("results_max_msgs", cc.ResultsMaxMsgs),
 		slog.String("dlq_max_age", cc.DLQMaxAge.String()),
+		slog.Int64("dlq_max_bytes", cc.DLQMaxBytes),
+		slog.Int64("dlq_max_msgs", cc.DLQMaxMsgs),
 		slog.Int("stream_replicas", cc.Replicas),
 		slog.Int("max_job_bytes", cc.MaxJobBytes),
 		slog.String("shutdown_grace", cc.ShutdownGrace.String()),

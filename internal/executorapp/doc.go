@@ -4,8 +4,20 @@
 // consumer, sets up telemetry (spans, the metrics served on the admin
 // port's /metrics, trace-stamped JSON logs), serves /healthz and /readyz,
 // runs the demo, and shuts down in order on SIGTERM or SIGINT: stop
-// pulling, finish the jobs in flight within SHUTDOWN_GRACE, drain the
-// connection, stop the embedded server, flush the telemetry.
+// pulling (and stop replacing sandbox workers), finish the jobs in flight
+// within SHUTDOWN_GRACE, drain the connection (at most 10 s), stop the
+// embedded server, flush the telemetry (at most 5 s).
+//
+// It starts without a broker: the admin port answers first, /readyz says
+// 503 and why ("connecting to NATS", "provisioning ...") while the
+// connection retries in the background and provisioning retries with
+// backoff, and the executor takes jobs once both are done. A rollout
+// during a broker restart waits instead of crash-looping. The connection
+// pings the broker every 5 s and drops one that left two pings unanswered;
+// /readyz also asks the broker about the consumer every 2 s and says 503
+// when no answer came for 6 s, so a half-open connection (a stopped broker
+// process, a partition, a stream without a leader) turns it 503 within
+// 10 s, where an idle queue keeps it 200.
 //
 // It must never hold the executor's logic (internal/consumer does), never
 // print a secret (NATS_URL's password is redacted), and never read the
@@ -28,8 +40,12 @@
 //	CONSUMER_NAME       durable pull consumer shared by all replicas (default executor).
 //	SUBJECT_PREFIX      root of the subjects: <p>.jobs.>, <p>.results.<id>,
 //	                    <p>.dlq.<id> (default flowscript).
-//	MAX_DELIVER         deliveries of one job before it is failed and
-//	                    dead-lettered (default 5).
+//	MAX_DELIVER         attempts of one job before it is failed
+//	                    (DELIVERY_EXHAUSTED) and dead-lettered (default 5). The
+//	                    executor keeps this budget, not the broker: deliveries
+//	                    cut short by a replica's shutdown do not count (up to
+//	                    MAX_DELIVER of them), and no delivery, however it ends,
+//	                    leaves a job in JOBS that is never delivered again.
 //	ACK_WAIT            redelivery timeout of an unacked job (default 3 ×
 //	                    SANDBOX_TIMEOUT_MS, at least 30s).
 //	DUPLICATE_WINDOW    JOBS deduplication window on the job id (default 5m).
@@ -38,7 +54,11 @@
 //	JOBS_MAX_BYTES      bytes the JOBS stream holds before refusing new jobs
 //	                    (default 1 GiB; -1 no limit).
 //	RESULTS_MAX_AGE     how long results are kept (default 24h).
+//	RESULTS_MAX_BYTES   bytes RESULTS keeps, oldest dropped first (default 2 GiB; -1 no limit).
+//	RESULTS_MAX_MSGS    results RESULTS keeps (default 5000000; -1 no limit).
 //	DLQ_MAX_AGE         how long dead letters are kept (default 336h).
+//	DLQ_MAX_BYTES       bytes DLQ keeps, oldest dropped first (default 512 MiB; -1 no limit).
+//	DLQ_MAX_MSGS        dead letters DLQ keeps (default 100000; -1 no limit).
 //	STREAM_REPLICAS     stream replicas in a clustered broker (default 1).
 //	MAX_JOB_BYTES       largest job message run; larger ones are dead-lettered
 //	                    (default and maximum 1048576).

@@ -1,0 +1,156 @@
+package consumer
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// TestStoreFailureOnTheLastAttempt: a job whose result cannot be stored on
+// its last attempt is not lost: it is handed back, ended as
+// DELIVERY_EXHAUSTED by the next delivery, and kept in JOBS until that
+// result and its dead letter are stored.
+func TestStoreFailureOnTheLastAttempt(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.MaxDeliver = 2
+		cfg.StoreRetryMaxElapsed = 200 * time.Millisecond
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		ctx := testenv.Context(t, 60*time.Second)
+		if err := js.DeleteStream(ctx, cfg.ResultsStream); err != nil {
+			t.Fatal(err)
+		}
+		publish(t, js, cfg, cpfJob("last-store"))
+		waitFor(t, 20*time.Second, "deliveries past the budget", func() bool {
+			return consumerInfo(t, js, cfg).NumRedelivered >= 1 && consumerInfo(t, js, cfg).Delivered.Consumer > uint64(cfg.MaxDeliver)
+		})
+		if n := streamMsgs(t, js, cfg.JobsStream); n != 1 {
+			t.Fatalf("the job left JOBS (%d messages) without a stored result", n)
+		}
+		if _, err := js.CreateStream(ctx, ResultsStreamConfig(cfg)); err != nil {
+			t.Fatal(err)
+		}
+		res := results(t, js, cfg, 1, 30*time.Second)["last-store"]
+		readAll(t, js, cfg.DLQStream, 1, 10*time.Second)
+		settled(t, js, cfg, 10*time.Second)
+		if res.Status != flowjob.StatusFailed || res.Error == nil || res.Error.Code != flowjob.CodeDeliveryExhausted {
+			t.Errorf("result %+v, want failed DELIVERY_EXHAUSTED", res)
+		}
+		if runs := r.calls.Load(); runs != 1 {
+			t.Errorf("the job ran %d times, want 1 (later deliveries could not look its result up)", runs)
+		}
+	})
+}
+
+// TestInterruptionsDoNotCountAsAttempts: deliveries noted as interrupted
+// are left out of a job's attempts, up to MaxDeliver of them.
+func TestInterruptionsDoNotCountAsAttempts(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 20*time.Second)
+		s, err := Provision(ctx, js, cfg, ApplyConfig)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &deliveryBudget{kv: s.Interruptions, max: 2, log: testLogger(t)}
+		d := &delivery{attempt: 1, streamSeq: 7, log: testLogger(t)}
+		for _, want := range []int{1, 1, 1, 2, 3} {
+			if got := b.tries(ctx, d); got != want {
+				t.Fatalf("delivery %d: tries %d, want %d", d.attempt, got, want)
+			}
+			b.noteInterruption(ctx, d)
+			d.attempt++
+		}
+		other := &delivery{attempt: 3, streamSeq: 8, log: testLogger(t)}
+		if got := b.tries(ctx, other); got != 3 {
+			t.Errorf("a job without notes: tries %d, want its 3 deliveries", got)
+		}
+		if got := (*deliveryBudget)(nil).tries(ctx, other); got != 3 {
+			t.Errorf("no budget: tries %d, want 3", got)
+		}
+	})
+}
+
+// TestLeftoversWithAResultAreSwept: jobs the broker left below the
+// consumer's ack floor (as nats-server 2.9 does after a crash) are removed
+// when their result is stored and reported otherwise. A limits stream
+// stands in for the crashed work queue: it keeps acked messages too.
+func TestLeftoversWithAResultAreSwept(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 30*time.Second)
+		if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		leftCfg := JobsStreamConfig(cfg)
+		leftCfg.Name, leftCfg.Retention = cfg.JobsStream+"_LEFT", jetstream.LimitsPolicy
+		leftCfg.Subjects = []string{"left." + cfg.Consumer + ".>"}
+		jobs, err := js.CreateStream(ctx, leftCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testenv.DeleteStreamsAtCleanup(t, url, leftCfg.Name)
+		store := NewResultStore(js, cfg)
+		for i, id := range []string{"left-1", "left-2", "left-3", "pending"} {
+			data, _ := json.Marshal(cpfJob(id))
+			if _, err := js.Publish(ctx, "left."+cfg.Consumer+".x", data); err != nil {
+				t.Fatal(err)
+			}
+			if i < 2 {
+				if err := store.Store(ctx, encode(t, flowjob.Result{Version: 1, JobID: id, Status: flowjob.StatusSucceeded}), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cons, err := jobs.CreateConsumer(ctx, jetstream.ConsumerConfig{Durable: "left", AckPolicy: jetstream.AckExplicitPolicy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		batch, err := cons.Fetch(4, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for m := range batch.Messages() {
+			if seq := m.Headers(); seq != nil || true {
+				if meta, _ := m.Metadata(); meta.Sequence.Stream <= 3 {
+					if err := m.DoubleAck(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		filter := "left." + cfg.Consumer + ".>"
+		sw, err := sweepLeftovers(ctx, jobs, cons, store, filter, 0, maxSweep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sw.removed != 2 || len(sw.kept) != 1 || sw.kept[0] != 3 {
+			t.Fatalf("sweep removed %d and kept %v, want 2 removed and sequence 3 kept", sw.removed, sw.kept)
+		}
+		info, err := jobs.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State.Msgs != 2 {
+			t.Errorf("%d messages left, want 2 (the unanswered leftover and the pending job)", info.State.Msgs)
+		}
+		again, err := sweepLeftovers(ctx, jobs, cons, store, filter, sw.lastKept, maxSweep)
+		if err != nil || again.removed != 0 || len(again.kept) != 0 {
+			t.Errorf("second sweep: %+v, %v: want nothing new", again, err)
+		}
+		if _, err := jobs.GetMsg(context.Background(), 4); err != nil {
+			t.Errorf("the pending job above the ack floor was touched: %v", err)
+		}
+	})
+}
