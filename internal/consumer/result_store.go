@@ -56,9 +56,9 @@ type StoredResult struct {
 	ReplyTo string
 }
 
-// HeaderStoredReplyTo, on a stored result, names the Reply-To inbox of the
-// delivery that stored it: a later delivery of the same job with the same
-// inbox does not tell it twice.
+// HeaderStoredReplyTo is the header of a stored result that names the
+// Reply-To inbox of the delivery that stored it: a later delivery of the
+// same job with the same inbox does not tell it twice.
 const HeaderStoredReplyTo = "Flowscript-Reply-To"
 
 // Encode encodes r for Store.

@@ -123,7 +123,7 @@ func (p *NATSProcess) Start() {
 	p.mu.Unlock()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		conn, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", p.Port), time.Second)
+		conn, err := (&net.Dialer{Timeout: time.Second}).DialContext(context.Background(), "tcp", fmt.Sprintf("127.0.0.1:%d", p.Port))
 		if err == nil {
 			_ = conn.Close()
 			return
@@ -180,7 +180,7 @@ func (p *NATSProcess) signal(sig syscall.Signal, wait bool) {
 // FreePort returns a loopback TCP port nothing listens on now.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("finding a free port: %v", err)
 	}
