@@ -35,6 +35,8 @@ export interface Executor {
   url: string;
   /** Everything the executor wrote on stderr (JSON logs). */
   logs(): string;
+  /** Resolves when the logs match re; rejects after 10 s. */
+  waitForLog(re: RegExp): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -98,6 +100,9 @@ export async function startExecutor(): Promise<Executor> {
       nc,
       url,
       logs: () => stderr,
+      async waitForLog(re: RegExp) {
+        await waitFor(() => (re.test(stderr) ? true : undefined), exited, () => stderr, `a log line matching ${re}`, 10_000);
+      },
       async stop() {
         await nc.drain().catch(() => {});
         await terminate(child, exited);
