@@ -174,7 +174,13 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         add(at, patternMessage(at, e.data));
         break;
       case "not":
-        add(at, `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`);
+        if (generic(at) === "action.inputVariables[].name") {
+          add(at, `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`);
+        } else if (at === "" && isObject(e.data) && "error" in e.data) {
+          add("error", "only a failed result carries an error");
+        } else {
+          add(at, `must not match ${JSON.stringify(e.schema)}`);
+        }
         break;
       case "minLength": {
         // minLength 1 is how the schema says "required, not empty".

@@ -162,6 +162,7 @@ describe("the Go golden files through the TypeScript validator", () => {
     const { error: _, ...noError } = golden;
     assert.deepEqual(validateResult(noError), [{ field: "error", message: "required" }], "a failed result carries its error");
     assert.deepEqual(validateResult({ ...golden, directive: { type: "redirect" } }), [{ field: "directive.blockId", message: "required" }]);
+    assert.deepEqual(validateResult({ ...golden, status: "succeeded" }), [{ field: "error", message: "only a failed result carries an error" }]);
   });
 });
 
