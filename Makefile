@@ -4,7 +4,7 @@ GO ?= go
 BUILD_FLAGS ?= -trimpath -ldflags "-s -w"
 export CGO_ENABLED ?= 0
 
-.PHONY: help build test test-race lint bench run fmt
+.PHONY: help build test test-race test-ts lint bench run fmt
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -17,6 +17,9 @@ test: ## run the tests (the README's test command)
 
 test-race: ## run the tests with the race detector, services required (what CI runs)
 	CGO_ENABLED=1 FLOWSCRIPT_REQUIRE_SERVICES=1 $(GO) test -race ./...
+
+test-ts: ## the TypeScript client's tests against a real executor (clients/typescript, as CI runs them)
+	cd clients/typescript && npm ci --no-audit --no-fund && npm run build && npm test
 
 lint: ## gofmt, go vet and golangci-lint (.golangci.yml)
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)

@@ -1,0 +1,48 @@
+import { randomUUID } from "node:crypto";
+
+import { CONTRACT_VERSION } from "./contract.js";
+import { ACTION_TYPE_EXECUTE_SCRIPT, FIELDS, type ExecuteScriptAction, type Job } from "./types.js";
+
+/** A new job id: a UUID (letters, digits and '-', as the contract wants). */
+export function newJobId(): string {
+  return randomUUID();
+}
+
+/** What buildJob needs; the rest has defaults. */
+export type JobInit = Omit<Job, "id" | "version" | "action"> & {
+  /** Default: newJobId(). */
+  id?: string;
+  action: Omit<ExecuteScriptAction, "type" | "inputVariables"> & {
+    inputVariables?: ExecuteScriptAction["inputVariables"];
+  };
+};
+
+/**
+ * A job with the contract's defaults filled in: version, a new id,
+ * action.type "executeScript", action.inputVariables [] and variables {}.
+ * Members come in the contract's order (as the Go package writes them).
+ * It does not validate: publishJob does, and validateJob tells why.
+ */
+export function buildJob(init: JobInit): Job {
+  const action = ordered(
+    { type: ACTION_TYPE_EXECUTE_SCRIPT, ...init.action, inputVariables: init.action.inputVariables ?? [] },
+    FIELDS.action,
+  );
+  return ordered(
+    { version: CONTRACT_VERSION, ...init, id: init.id ?? newJobId(), action, variables: init.variables ?? {} },
+    FIELDS.job,
+  ) as Job;
+}
+
+// ordered copies v with the members of order first, in that order, and
+// leaves out the undefined ones (JSON has no undefined).
+function ordered<T extends object>(v: T, order: readonly string[]): T {
+  const out: Record<string, unknown> = {};
+  const src = v as Record<string, unknown>;
+  for (const k of [...order, ...Object.keys(src)]) {
+    if (!(k in out) && src[k] !== undefined) {
+      out[k] = src[k];
+    }
+  }
+  return out as T;
+}

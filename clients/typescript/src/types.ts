@@ -1,0 +1,146 @@
+// The job and the result event (flowjob/job.go, flowjob/result.go), field
+// for field. The JSON Schemas in flowjob/schema are the contract; the
+// tests check these types' fields and enums against them.
+
+/** What a failed script does to the session. */
+export const ON_ERROR = ["blocking", "continue"] as const;
+export type OnError = (typeof ON_ERROR)[number];
+
+/** Where the action runs: a flow block, or a step of a Tool. */
+export const CONTEXTS = ["flow", "tool"] as const;
+export type JobContext = (typeof CONTEXTS)[number];
+
+export const ACTION_TYPE_EXECUTE_SCRIPT = "executeScript";
+
+/** A script parameter: name in the script's scope, value a `{{...}}` template. */
+export interface InputVariable {
+  name: string;
+  value: string;
+}
+
+/** The executeScript action, field for field as the flow platform defines it. */
+export interface ExecuteScriptAction {
+  type: typeof ACTION_TYPE_EXECUTE_SCRIPT;
+  /** A whole file that declares `function execute(...)`, or the body of execute. */
+  source: string;
+  /** The script's parameters, in order; `[]` when it takes none. */
+  inputVariables: InputVariable[] | null;
+  /** The session variable the script's result is written to. */
+  outputVariable: string;
+  /** The session variable the error message is written to on failure. */
+  errorVariable?: string | null;
+  onError: OnError;
+  /** Template of the message sent to the contact on a blocking failure. */
+  errorMessage?: string | null;
+  /** Blocking, in a flow: absent/true freezes and hands off; false redirects to defaultExceptionBlockId. */
+  errorHandoff?: boolean | null;
+}
+
+/** One executeScript step to run for one session. */
+export interface Job {
+  /** Contract version; absent means 1. */
+  version?: number | null;
+  /** Unique: 1 to 128 ASCII letters, digits, '-' or '_' (a UUID will do). */
+  id: string;
+  sessionId: string;
+  flowId: string;
+  blockId: string;
+  context: JobContext;
+  action: ExecuteScriptAction;
+  /** The session's variables by name (dotted names are plain keys). */
+  variables?: Record<string, string> | null;
+  /** Required in a flow when onError is blocking and errorHandoff is false. */
+  defaultExceptionBlockId?: string | null;
+  /** Shortens the executor's script time limit; never raises it. */
+  timeoutMs?: number | null;
+  /** RFC 3339 instant after which the job fails without running (JOB_DEADLINE_EXCEEDED). */
+  deadline?: string | null;
+}
+
+export const STATUSES = ["succeeded", "failed"] as const;
+export type ResultStatus = (typeof STATUSES)[number];
+
+/** What the engine does with the session next. */
+export const DIRECTIVE_TYPES = ["continue", "freeze_handoff", "redirect", "throw"] as const;
+export type DirectiveType = (typeof DIRECTIVE_TYPES)[number];
+
+/** The error codes a result can carry (DESIGN.md §3, flowjob/result.go). */
+export const ERROR_CODES = [
+  "SCRIPT_ERROR",
+  "SCRIPT_SYNTAX_ERROR",
+  "SCRIPT_TIMEOUT",
+  "SCRIPT_MEMORY_LIMIT",
+  "SCRIPT_ASYNC_UNSUPPORTED",
+  "SANDBOX_BUSY",
+  "OUTPUT_TOO_LARGE",
+  "INVALID_JOB",
+  "SANDBOX_CRASH",
+  "JOB_DEADLINE_EXCEEDED",
+  "DELIVERY_EXHAUSTED",
+] as const;
+/** A known code, or one added by a newer executor. */
+export type ErrorCode = (typeof ERROR_CODES)[number] | (string & {});
+
+/** The executor's decision for the session. */
+export interface Directive {
+  /** continue: set the variables and go on; freeze_handoff: freeze and hand off to a human with message; redirect: send message and go to blockId; throw: rethrow message to the Tool's caller. */
+  type: DirectiveType;
+  blockId?: string;
+  message?: string;
+}
+
+/** Why a job failed; line and column are 1-based in the author's source. */
+export interface ResultError {
+  code: ErrorCode;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** The one event an executor publishes per job. */
+export interface Result {
+  version: number;
+  jobId: string;
+  sessionId: string;
+  flowId: string;
+  blockId: string;
+  /** "" when the job's context was invalid. */
+  context: JobContext | "";
+  status: ResultStatus;
+  /** The session (or Tool) variables to set. */
+  variables: Record<string, string>;
+  /** Present when status is failed. */
+  error?: ResultError;
+  directive: Directive;
+  durationMs: number;
+  /** The delivery that produced this result (1 for the first). */
+  attempt: number;
+  /** RFC 3339. */
+  completedAt: string;
+}
+
+// Every field of every type, listed so that a test can compare them with
+// the JSON Schemas; the checks below make the compiler refuse a list that
+// misses a field of its type.
+type Exhaustive<T, L extends readonly (keyof T)[]> = Exclude<keyof T, L[number]> extends never ? L : never;
+function fields<T>() {
+  return <const L extends readonly (keyof T)[]>(list: Exhaustive<T, L>) => list;
+}
+
+/** The JSON members of each contract type, for tools and tests. */
+export const FIELDS = {
+  job: fields<Job>()([
+    "version", "id", "sessionId", "flowId", "blockId", "context", "action", "variables",
+    "defaultExceptionBlockId", "timeoutMs", "deadline",
+  ]),
+  action: fields<ExecuteScriptAction>()([
+    "type", "source", "inputVariables", "outputVariable", "errorVariable", "onError", "errorMessage", "errorHandoff",
+  ]),
+  inputVariable: fields<InputVariable>()(["name", "value"]),
+  result: fields<Result>()([
+    "version", "jobId", "sessionId", "flowId", "blockId", "context", "status", "variables", "error",
+    "directive", "durationMs", "attempt", "completedAt",
+  ]),
+  directive: fields<Directive>()(["type", "blockId", "message"]),
+  error: fields<ResultError>()(["code", "message", "line", "column"]),
+} as const;

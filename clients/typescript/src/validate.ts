@@ -1,0 +1,364 @@
+// Validation of jobs (before publishing) and results, from the contract's
+// JSON Schemas (flowjob/schema, copied in at build time) with Ajv, plus the
+// few rules a schema cannot say (bytes of UTF-8, unique input names, the
+// size of the whole job). Errors name the field the way the Go package and
+// the executor's INVALID_JOB messages do: `action.inputVariables[1].name`,
+// `variables["contact.name"]`.
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+
+import { LIMITS } from "./contract.js";
+import { jobSchema, resultSchema } from "./generated/schemas.js";
+import type { Job, Result } from "./types.js";
+
+/** One broken rule: the JSON path of the field ("" for the whole document) and what is wrong. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** How many problems one validation lists (flowjob.MaxFieldErrors). */
+export const MAX_FIELD_ERRORS = 50;
+
+/** A job that breaks the contract: every problem found, not only the first. */
+export class JobValidationError extends Error {
+  override readonly name = "JobValidationError";
+  readonly errors: FieldError[];
+  constructor(errors: FieldError[]) {
+    super("invalid job: " + errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; "));
+    this.errors = errors;
+  }
+  /** Whether field, or a field inside it, broke a rule. */
+  has(field: string): boolean {
+    return this.errors.some((e) => e.field === "" || within(e.field, field));
+  }
+}
+
+let compiled: { job: ValidateFunction; result: ValidateFunction } | undefined;
+
+function validators() {
+  if (!compiled) {
+    const ajv = new Ajv2020({
+      allErrors: true,
+      verbose: true,
+      // Strict, except that a "required" inside if/then/not may name a
+      // member defined beside them (strictRequired wants it in the same object).
+      strict: true,
+      strictRequired: false,
+      allowUnionTypes: true,
+      // The schemas spell date-times out with a pattern; "format" is the annotation.
+      formats: { "date-time": true },
+    });
+    compiled = { job: ajv.compile(jobSchema), result: ajv.compile(resultSchema) };
+  }
+  return compiled;
+}
+
+/**
+ * Checks value against the job contract and returns every problem (an
+ * empty array when it is a valid job). The executor may still refuse a job
+ * this accepts only for the size of its interpolated inputs (1 MiB).
+ */
+export function validateJob(value: unknown): FieldError[] {
+  const { job } = validators();
+  const list = job(value) ? [] : fromAjv(job.errors ?? [], value);
+  if (isObject(value)) {
+    checkBytes(value, list);
+  }
+  return capped(list);
+}
+
+/** Whether value is a valid job. */
+export function isJob(value: unknown): value is Job {
+  return validateJob(value).length === 0;
+}
+
+/** Throws a JobValidationError listing every problem when value is not a valid job. */
+export function assertValidJob(value: unknown): asserts value is Job {
+  const errors = validateJob(value);
+  if (errors.length > 0) {
+    throw new JobValidationError(errors);
+  }
+}
+
+/**
+ * Checks value against the result schema. Results come from the executor:
+ * awaitResult does not reject one that fails this (a newer executor may
+ * add codes); engines and tests that want the check call it.
+ */
+export function validateResult(value: unknown): FieldError[] {
+  const { result } = validators();
+  return result(value) ? [] : capped(fromAjv(result.errors ?? [], value));
+}
+
+/** Whether value is a valid result. */
+export function isResult(value: unknown): value is Result {
+  return validateResult(value).length === 0;
+}
+
+function capped(list: FieldError[]): FieldError[] {
+  if (list.length <= MAX_FIELD_ERRORS) {
+    return list;
+  }
+  const more = list.length - MAX_FIELD_ERRORS;
+  return [...list.slice(0, MAX_FIELD_ERRORS), { field: "", message: `${more} more problems not listed` }];
+}
+
+// ---- Ajv errors → field errors ----
+
+// Hints after "required", by field (indices written as []).
+const REQUIRED_HINTS: Record<string, string> = {
+  id: "a unique id such as a UUID",
+  context: '"flow" or "tool"',
+  action: "the executeScript action to run",
+  "action.type": '"executeScript"',
+  "action.source": "write a function execute(...) or a body that returns a value",
+  "action.inputVariables": "use [] when the script takes no inputs",
+  "action.outputVariable": "the session variable to write",
+  "action.onError": '"blocking" or "continue"',
+  "action.inputVariables[].value": 'it may be ""',
+  defaultExceptionBlockId:
+    'when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there',
+};
+
+function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
+  const out: FieldError[] = [];
+  const seen = new Set<string>();
+  // One problem per field, the first Ajv found (as flowjob reports a
+  // field once): a number that is neither whole nor positive is "must be
+  // a whole number", not that and "must be 0 or more".
+  const add = (field: string, message: string) => {
+    if (!seen.has(field)) {
+      seen.add(field);
+      out.push({ field, message });
+    }
+  };
+  for (const e of errors) {
+    const at = pathOf(e.instancePath, root);
+    if (e.propertyName !== undefined) {
+      // A rule on a member's name (propertyNames).
+      const field = keyPath(at, e.propertyName);
+      if (e.keyword === "minLength") add(field, "a name must not be empty");
+      else if (e.keyword === "maxLength") add(field, `name is over the ${e.params.limit}-character limit`);
+      else add(field, `name ${e.message ?? "is invalid"}`);
+      continue;
+    }
+    switch (e.keyword) {
+      case "if":
+      case "propertyNames":
+        break; // reported by the rule inside
+      case "required": {
+        const field = keyPath(at, e.params.missingProperty as string);
+        const hint = REQUIRED_HINTS[generic(field)];
+        add(field, hint ? `required: ${hint}` : "required");
+        break;
+      }
+      case "additionalProperties": {
+        const name = e.params.additionalProperty as string;
+        const known = Object.keys((e.parentSchema?.properties as Record<string, unknown> | undefined) ?? {});
+        const near = known.find((k) => k.toLowerCase() === name.toLowerCase());
+        add(keyPath(at, name), near ? `unknown field (did you mean "${near}"?)` : "unknown field");
+        break;
+      }
+      case "type":
+        add(at, `must be ${typeWords(e.params.type as string | string[])}, got ${kindOf(e.data)}`);
+        break;
+      case "enum": {
+        const allowed = (e.schema as unknown[]).map((v) => JSON.stringify(v));
+        add(at, `must be ${orList(allowed)}, got ${quoted(e.data)}`);
+        break;
+      }
+      case "const":
+        add(at, `must be ${JSON.stringify(e.params.allowedValue)}, got ${quoted(e.data)}`);
+        break;
+      case "pattern":
+        add(at, patternMessage(at, e.data));
+        break;
+      case "not":
+        if (generic(at) === "action.inputVariables[].name") {
+          add(at, `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`);
+        } else if (at === "" && isObject(e.data) && "error" in e.data) {
+          add("error", "only a failed result carries an error");
+        } else {
+          add(at, `must not match ${JSON.stringify(e.schema)}`);
+        }
+        break;
+      case "minLength": {
+        // minLength 1 is how the schema says "required, not empty".
+        const hint = REQUIRED_HINTS[generic(at)];
+        add(at, e.params.limit !== 1 ? `must be at least ${e.params.limit} characters` : hint ? `required: ${hint}` : "required");
+        break;
+      }
+      case "maxLength":
+        add(at, `is ${[...String(e.data)].length} characters, over the ${e.params.limit}-byte limit`);
+        break;
+      case "maxItems":
+        add(at, `has ${(e.data as unknown[]).length} items, over the limit of ${e.params.limit}`);
+        break;
+      case "maxProperties":
+        add(at, `has ${Object.keys(e.data as object).length} members, over the limit of ${e.params.limit}`);
+        break;
+      case "maximum":
+        if (at === "version") {
+          add(at, `contract version ${String(e.data)} is newer than this one (${e.params.limit}): upgrade the executor before sending such jobs`);
+        } else {
+          add(at, `must be at most ${e.params.limit}, got ${String(e.data)}`);
+        }
+        break;
+      case "minimum":
+        add(at, `must be ${e.params.limit} or more, got ${String(e.data)}`);
+        break;
+      default:
+        add(at, e.message ?? `breaks the rule ${e.keyword}`);
+    }
+  }
+  return out;
+}
+
+function patternMessage(at: string, data: unknown): string {
+  switch (generic(at)) {
+    case "id":
+    case "jobId":
+      return `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got ${quoted(data)}`;
+    case "action.source":
+      return "required: write a function execute(...) or a body that returns a value";
+    case "action.inputVariables[].name":
+      return `${quoted(data)} is not a JavaScript identifier: start with a letter, '_' or '$', then letters, digits, '_' or '$'`;
+    case "deadline":
+    case "completedAt":
+      return `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${quoted(data)}`;
+    default:
+      return `does not have the required form, got ${quoted(data)}`;
+  }
+}
+
+// ---- the rules a schema cannot say ----
+
+const utf8 = new TextEncoder();
+const bytes = (s: string) => utf8.encode(s).length;
+
+function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
+  const add = (field: string, message: string) => {
+    if (!list.some((e) => e.field !== "" && (within(e.field, field) || within(field, e.field)))) {
+      list.push({ field, message });
+    }
+  };
+  const cap = (field: string, v: unknown, max: number) => {
+    if (typeof v === "string" && bytes(v) > max) {
+      add(field, `is ${bytes(v)} bytes, over the ${max}-byte limit`);
+    }
+  };
+  for (const f of ["sessionId", "flowId", "blockId", "defaultExceptionBlockId"]) {
+    cap(f, job[f], LIMITS.maxRefBytes);
+  }
+  const action = job["action"];
+  if (isObject(action)) {
+    cap("action.source", action["source"], LIMITS.maxSourceBytes);
+    cap("action.outputVariable", action["outputVariable"], LIMITS.maxNameBytes);
+    cap("action.errorVariable", action["errorVariable"], LIMITS.maxNameBytes);
+    cap("action.errorMessage", action["errorMessage"], LIMITS.maxErrorMessageBytes);
+    const inputs = action["inputVariables"];
+    if (Array.isArray(inputs)) {
+      const first = new Map<string, number>();
+      inputs.forEach((input: unknown, i) => {
+        if (!isObject(input) || typeof input["name"] !== "string") return;
+        const name = input["name"];
+        const field = `action.inputVariables[${i}].name`;
+        cap(field, name, LIMITS.maxInputNameBytes);
+        const earlier = first.get(name);
+        if (earlier === undefined) {
+          first.set(name, i);
+        } else {
+          add(field, `${JSON.stringify(name)} is already the name of action.inputVariables[${earlier}]; each input needs its own name`);
+        }
+      });
+    }
+  }
+  const vars = job["variables"];
+  if (isObject(vars)) {
+    let total = 0;
+    for (const [k, v] of Object.entries(vars)) {
+      total += bytes(k) + (typeof v === "string" ? bytes(v) : 0);
+      if (bytes(k) > LIMITS.maxNameBytes) {
+        add(keyPath("variables", k), `name is ${bytes(k)} bytes, over the ${LIMITS.maxNameBytes}-byte limit`);
+      }
+    }
+    if (total > LIMITS.maxVariablesBytes) {
+      add("variables", `total ${total} bytes, over the ${LIMITS.maxVariablesBytes}-byte limit: send only the ones the action uses`);
+    }
+  }
+  const size = bytes(JSON.stringify(job));
+  if (size > LIMITS.maxJobBytes) {
+    list.push({ field: "", message: `job is ${size} bytes, over the ${LIMITS.maxJobBytes}-byte limit: move large data out of the job` });
+  }
+}
+
+// ---- paths and words ----
+
+/** The Go-style path of a JSON pointer into root: a.b[0]["odd key"]. */
+function pathOf(pointer: string, root: unknown): string {
+  if (pointer === "") return "";
+  let path = "";
+  let cur: unknown = root;
+  for (const raw of pointer.slice(1).split("/")) {
+    const tok = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(cur)) {
+      path += `[${tok}]`;
+      cur = cur[Number(tok)];
+    } else {
+      path = keyPath(path, tok);
+      cur = isObject(cur) ? cur[tok] : undefined;
+    }
+  }
+  return path;
+}
+
+/** parent.key for a plain key, parent["odd key"] otherwise (as flowjob writes it). */
+function keyPath(parent: string, key: string): string {
+  if (/^[A-Za-z0-9_$]{1,64}$/.test(key)) {
+    return parent === "" ? key : `${parent}.${key}`;
+  }
+  return `${parent}[${JSON.stringify(key)}]`;
+}
+
+function within(path: string, field: string): boolean {
+  if (!path.startsWith(field)) return false;
+  const rest = path.slice(field.length);
+  return rest === "" || rest[0] === "." || rest[0] === "[";
+}
+
+const generic = (path: string) => path.replace(/\[\d+\]/g, "[]");
+
+function typeWords(types: string | string[]): string {
+  const words: Record<string, string> = {
+    string: "a string",
+    integer: "a whole number",
+    number: "a number",
+    boolean: "true or false",
+    object: "an object",
+    array: "an array",
+    null: "null",
+  };
+  const list = (Array.isArray(types) ? types : types.split(",")).filter((t) => t !== "null");
+  return orList(list.map((t) => words[t] ?? t));
+}
+
+function orList(items: string[]): string {
+  if (items.length <= 1) return items[0] ?? "";
+  return `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  if (typeof v === "number") return Number.isInteger(v) ? "number" : String(v);
+  return typeof v;
+}
+
+function quoted(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 42 ? s.slice(0, 41) + "…" : s;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,357 @@
+// The client against a real executor (built from this repository and
+// started by the tests): every directive, INVALID_JOB, a lost and a
+// refused reply that fall back to the RESULTS stream, a duplicate publish,
+// a timeout, and a trace that continues from the engine's span.
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+
+import { context, propagation, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { W3CTraceContextPropagator } from "@opentelemetry/core";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { createInbox, headers } from "nats";
+
+import {
+  awaitResult,
+  buildJob,
+  getResult,
+  JobValidationError,
+  publishJob,
+  ResultTimeoutError,
+  submit,
+  validateJob,
+  validateResult,
+  type Job,
+  type JobInit,
+  type ReceivedResult,
+} from "@flowscript/client";
+
+import { CONTRACT, repoRoot, startExecutor, type Executor } from "./executor.js";
+
+let exec: Executor;
+let seq = 0;
+
+before(async () => {
+  exec = await startExecutor();
+});
+
+after(async () => {
+  await exec?.stop();
+});
+
+/** A job with a fresh id, a flow block by default. */
+function job(action: JobInit["action"], rest: Partial<JobInit> = {}): Job {
+  seq++;
+  return buildJob({
+    id: `ts-${process.pid}-${Date.now()}-${seq}`,
+    sessionId: `session-${seq}`,
+    flowId: "flow-ts",
+    blockId: `block-${seq}`,
+    context: "flow",
+    ...rest,
+    action,
+  });
+}
+
+/** Checks the result event against the contract's schema and the job. */
+function contractTrue(got: ReceivedResult, j: Job) {
+  assert.deepEqual(validateResult(got.result), [], "the result follows result.schema.json");
+  assert.equal(got.result.jobId, j.id);
+  assert.equal(got.result.sessionId, j.sessionId);
+  assert.equal(got.result.attempt, 1);
+}
+
+const opts = { ...CONTRACT, timeoutMs: 30_000 };
+// For the tests that say the result came by the inbox: no stream lookup
+// races it, however slow the machine.
+const byInbox = { ...opts, pollFirstMs: 25_000, pollMaxMs: 25_000 };
+
+describe("submit against the executor", () => {
+  test("success: the output goes to outputVariable and the flow continues", async () => {
+    const j = job(
+      {
+        source: "function execute(nome) { return nome.trim().toUpperCase() }",
+        inputVariables: [{ name: "nome", value: "{{contact.name}}" }],
+        outputVariable: "nomeMaiusculo",
+        onError: "continue",
+      },
+      { variables: { "contact.name": "  maria " } },
+    );
+    const got = await submit(exec.nc, j, byInbox);
+    contractTrue(got, j);
+    assert.equal(got.source, "inbox");
+    assert.equal(got.result.status, "succeeded");
+    assert.deepEqual(got.result.directive, { type: "continue" });
+    assert.deepEqual(got.result.variables, { nomeMaiusculo: "MARIA" });
+    assert.equal(got.result.error, undefined);
+  });
+
+  test("continue on error: output \"\", the message in errorVariable, directive continue", async () => {
+    const j = job({
+      source: "throw new Error('sem CPF')",
+      outputVariable: "cpf",
+      errorVariable: "erroCpf",
+      onError: "continue",
+    });
+    const got = await submit(exec.nc, j, opts);
+    contractTrue(got, j);
+    assert.equal(got.result.status, "failed");
+    assert.equal(got.result.error?.code, "SCRIPT_ERROR");
+    assert.match(got.result.error?.message ?? "", /sem CPF/);
+    assert.deepEqual(got.result.directive, { type: "continue" });
+    assert.equal(got.result.variables["cpf"], "");
+    assert.match(got.result.variables["erroCpf"] ?? "", /sem CPF/);
+  });
+
+  test("freeze_handoff: a blocking failure freezes the session with the interpolated message", async () => {
+    const j = job(
+      {
+        source: "return undefinedThing.x",
+        outputVariable: "o",
+        errorVariable: "erro",
+        onError: "blocking",
+        errorMessage: "Falhou para {{contact.name}}: {{erro}}",
+      },
+      { variables: { "contact.name": "Ana" } },
+    );
+    const got = await submit(exec.nc, j, opts);
+    contractTrue(got, j);
+    assert.equal(got.result.status, "failed");
+    assert.equal(got.result.directive.type, "freeze_handoff");
+    assert.match(got.result.directive.message ?? "", /^Falhou para Ana: .*undefinedThing/);
+    assert.equal(got.result.error?.line, 1);
+  });
+
+  test("redirect: errorHandoff false sends the message and redirects to defaultExceptionBlockId", async () => {
+    const j = job(
+      {
+        source: "function execute() {\n  return )\n}",
+        outputVariable: "o",
+        onError: "blocking",
+        errorMessage: "Vamos tentar de outro jeito.",
+        errorHandoff: false,
+      },
+      { defaultExceptionBlockId: "block-exception" },
+    );
+    const got = await submit(exec.nc, j, opts);
+    contractTrue(got, j);
+    assert.equal(got.result.error?.code, "SCRIPT_SYNTAX_ERROR");
+    assert.deepEqual(got.result.directive, {
+      type: "redirect",
+      blockId: "block-exception",
+      message: "Vamos tentar de outro jeito.",
+    });
+  });
+
+  test("throw: a blocking failure inside a Tool is rethrown to its caller", async () => {
+    const j = job(
+      { source: "throw new Error('tool quebrou')", outputVariable: "o", onError: "blocking" },
+      { context: "tool" },
+    );
+    const got = await submit(exec.nc, j, opts);
+    contractTrue(got, j);
+    assert.equal(got.result.context, "tool");
+    assert.equal(got.result.directive.type, "throw");
+    assert.match(got.result.directive.message ?? "", /tool quebrou/);
+    assert.deepEqual(got.result.variables, {});
+  });
+});
+
+describe("INVALID_JOB", () => {
+  const broken = () => ({
+    ...job({ source: "return 1", outputVariable: "o", onError: "blocking" }),
+    action: { type: "executeScript", source: "return 1", inputVariables: [], outputVariable: "o", onError: "later" },
+  });
+
+  test("the client refuses the job before sending it, naming the field", async () => {
+    const bad = broken();
+    await assert.rejects(
+      publishJob(exec.nc, bad as unknown as Job, opts),
+      (err: unknown) => err instanceof JobValidationError && err.has("action.onError") && /later/.test(err.message),
+    );
+    assert.equal(await getResult(exec.nc, bad.id, CONTRACT), null, "nothing was published");
+  });
+
+  test("the executor answers a job published around the client with INVALID_JOB naming the same field", async () => {
+    const bad = broken();
+    const fields = validateJob(bad).map((e) => e.field);
+    assert.deepEqual(fields, ["action.onError"]);
+
+    const inbox = createInbox();
+    const waiting = awaitResult(exec.nc, bad.id, { ...byInbox, inbox });
+    const h = headers();
+    h.set("Reply-To", inbox);
+    await exec.nc.jetstream().publish(`${CONTRACT.subjectPrefix}.jobs.execute`, new TextEncoder().encode(JSON.stringify(bad)), {
+      msgID: bad.id,
+      headers: h,
+    });
+    const got = await waiting;
+    assert.equal(got.source, "inbox");
+    assert.deepEqual(validateResult(got.result), []);
+    assert.equal(got.result.status, "failed");
+    assert.equal(got.result.error?.code, "INVALID_JOB");
+    assert.match(got.result.error?.message ?? "", /action\.onError/);
+    assert.equal(got.result.directive.type, "freeze_handoff", "an unusable onError gets the safe directive");
+  });
+});
+
+describe("the RESULTS stream fallback", () => {
+  const quick = { ...opts, pollFirstMs: 100, pollMaxMs: 400 };
+
+  test("a reply sent to an inbox nobody reads: awaitResult reads the stored result", async () => {
+    const j = job({ source: "return 'ok'", outputVariable: "o", onError: "continue" });
+    await publishJob(exec.nc, j, { ...CONTRACT, replyTo: createInbox() });
+    const got = await awaitResult(exec.nc, j.id, { ...quick, inbox: createInbox() });
+    assert.equal(got.source, "stream");
+    contractTrue(got, j);
+    assert.equal(got.result.variables["o"], "ok");
+  });
+
+  test("a Reply-To the executor refuses (a subject of its own): the stored result still arrives", async () => {
+    const j = job({ source: "return 'refused reply'", outputVariable: "o", onError: "continue" });
+    const refused = `${CONTRACT.subjectPrefix}.not-an-inbox.${j.id}`;
+    const waiting = awaitResult(exec.nc, j.id, { ...quick, inbox: refused });
+    await publishJob(exec.nc, j, { ...CONTRACT, replyTo: refused });
+    const got = await waiting;
+    assert.equal(got.source, "stream");
+    assert.equal(got.result.variables["o"], "refused reply");
+    // The executor stores the result, then refuses the reply: its log line may come a moment later.
+    await exec.waitForLog(new RegExp(`ignoring a Reply-To that is not a plain inbox subject.*${refused}`));
+  });
+
+  test("awaitResult without an inbox reads the stream at once", async () => {
+    const j = job({ source: "return 'stored'", outputVariable: "o", onError: "continue" });
+    await submit(exec.nc, j, opts);
+    const got = await awaitResult(exec.nc, j.id, CONTRACT);
+    assert.equal(got.source, "stream");
+    assert.equal(got.result.variables["o"], "stored");
+  });
+
+  test("a duplicate publish is dropped by the broker and submit gets the stored result", async () => {
+    const j = job({ source: "return 'once'", outputVariable: "o", onError: "continue" });
+    const first = await submit(exec.nc, j, opts);
+    const again = await publishJob(exec.nc, j, CONTRACT);
+    assert.equal(again.duplicate, true);
+    const second = await submit(exec.nc, j, opts);
+    assert.equal(second.source, "stream");
+    assert.deepEqual(second.result, first.result);
+  });
+
+  test("no result in time: ResultTimeoutError", async () => {
+    const started = Date.now();
+    await assert.rejects(awaitResult(exec.nc, "never-published-job", { ...quick, timeoutMs: 700 }), (err: unknown) => {
+      // "no message found" is the normal "not yet", not a failed lookup.
+      return err instanceof ResultTimeoutError && err.jobId === "never-published-job" && err.timeoutMs === 700 && err.lastError === undefined;
+    });
+    assert.ok(Date.now() - started >= 690, "it waited for the timeout");
+  });
+
+  test("a results stream that does not exist: the timeout says why", async () => {
+    await assert.rejects(
+      awaitResult(exec.nc, "any-job", { ...quick, resultsStream: "NO_SUCH_STREAM", timeoutMs: 500 }),
+      (err: unknown) => err instanceof ResultTimeoutError && /NO_SUCH_STREAM/.test(err.message),
+    );
+  });
+
+  test("an aborted wait rejects with the signal's reason", async () => {
+    const ac = new AbortController();
+    const waiting = awaitResult(exec.nc, "aborted-job", { ...quick, inbox: createInbox(), signal: ac.signal });
+    ac.abort(new Error("engine shutting down"));
+    await assert.rejects(waiting, /engine shutting down/);
+  });
+});
+
+describe("trace context", () => {
+  test("the executor's result continues the engine's trace, through the producer span", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const contextManager = new AsyncLocalStorageContextManager().enable();
+    context.setGlobalContextManager(contextManager);
+    trace.setGlobalTracerProvider(provider);
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    try {
+      const tracer = trace.getTracer("engine");
+      const j = job({ source: "return 'traced'", outputVariable: "o", onError: "continue" });
+      const { got, engineTraceId, engineSpanId } = await tracer.startActiveSpan("engine step", async (span) => {
+        try {
+          const got = await submit(exec.nc, j, byInbox);
+          return { got, engineTraceId: span.spanContext().traceId, engineSpanId: span.spanContext().spanId };
+        } finally {
+          span.end();
+        }
+      });
+      assert.equal(got.source, "inbox");
+      const [, traceId] = /^00-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(got.traceparent ?? "") ?? [];
+      assert.equal(traceId, engineTraceId, `the result's traceparent ${got.traceparent} continues the engine's trace`);
+
+      const producer = exporter.getFinishedSpans().find((s) => s.name === `send ${CONTRACT.subjectPrefix}.jobs.execute`);
+      assert.ok(producer, "the client recorded a producer span");
+      assert.equal(producer.spanContext().traceId, engineTraceId);
+      assert.equal(producer.parentSpanContext?.spanId, engineSpanId);
+      assert.equal(producer.attributes["messaging.message.id"], j.id);
+
+      const stored = await getResult(exec.nc, j.id, CONTRACT);
+      assert.equal(stored?.traceparent?.split("-")[1], engineTraceId, "the stored result carries the trace too");
+    } finally {
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      contextManager.disable();
+    }
+  });
+
+  test("without an active span no trace headers are sent, and it still works", async () => {
+    const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+    const got = await submit(exec.nc, j, opts);
+    assert.equal(got.result.status, "succeeded");
+  });
+});
+
+describe("shared goldens", () => {
+  // A job built by this client, written where the Go tests read it
+  // (flowjob/testdata/jobs/valid_*.json must decode and validate in Go).
+  const file = join(repoRoot(), "flowjob", "testdata", "jobs", "valid_from_typescript.json");
+
+  function goldenJob(): Job {
+    return buildJob({
+      id: "job-from-typescript-1",
+      sessionId: "session-ts",
+      flowId: "flow-ts",
+      blockId: "block-saudacao",
+      context: "flow",
+      action: {
+        source: "function execute(nome, hora) {\n  const h = Number(hora)\n  return (h < 12 ? 'Bom dia' : 'Boa tarde') + ', ' + nome.trim() + '!'\n}\n",
+        inputVariables: [
+          { name: "nome", value: "{{ contact.name }}" },
+          { name: "hora", value: "{{hora}}" },
+        ],
+        outputVariable: "saudacao",
+        errorVariable: "erroSaudacao",
+        onError: "blocking",
+        errorMessage: "Não consegui montar a saudação: {{erroSaudacao}}",
+        errorHandoff: false,
+      },
+      variables: { "contact.name": " Ana ", hora: "9" },
+      defaultExceptionBlockId: "block-exception",
+      timeoutMs: 1500,
+    });
+  }
+
+  test("the job the client builds is the committed valid_from_typescript.json (UPDATE_GOLDEN=1 rewrites it)", () => {
+    const want = JSON.stringify(goldenJob(), null, 2) + "\n";
+    assert.deepEqual(validateJob(JSON.parse(want)), []);
+    if (process.env["UPDATE_GOLDEN"] === "1") {
+      writeFileSync(file, want);
+    }
+    assert.equal(readFileSync(file, "utf8"), want, `${file} is stale: run UPDATE_GOLDEN=1 npm test and commit it`);
+  });
+
+  test("the executor runs it", async () => {
+    const j = { ...goldenJob(), id: `from-ts-${process.pid}-${Date.now()}` };
+    const got = await submit(exec.nc, j, opts);
+    assert.equal(got.result.status, "succeeded");
+    assert.equal(got.result.variables["saudacao"], "Bom dia, Ana!");
+  });
+});

@@ -1,0 +1,260 @@
+// The TypeScript contract against the JSON Schemas and the Go package,
+// without an executor: field lists and enums against the schemas, defaults
+// and caps against flowjob's Go source, the Go golden files through the
+// TypeScript validator, and the validator's messages.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+
+import {
+  ACTION_TYPE_EXECUTE_SCRIPT,
+  assertValidJob,
+  buildJob,
+  CONTEXTS,
+  CONTRACT_VERSION,
+  DEFAULT_RESULTS_STREAM,
+  DEFAULT_SUBJECT_PREFIX,
+  DIRECTIVE_TYPES,
+  ERROR_CODES,
+  FIELDS,
+  HEADER_MSG_ID,
+  HEADER_REPLY_TO,
+  HEADER_TRACEPARENT,
+  HEADER_TRACESTATE,
+  HEADER_VERSION,
+  isJob,
+  jobSchema,
+  jobsSubject,
+  JobValidationError,
+  LIMITS,
+  newJobId,
+  ON_ERROR,
+  resultSchema,
+  resultsSubjectPrefix,
+  STATUSES,
+  validateJob,
+  validateResult,
+  type Job,
+} from "@flowscript/client";
+
+import { repoRoot } from "./executor.js";
+
+const flowjob = join(repoRoot(), "flowjob");
+const readJSON = (path: string): unknown => JSON.parse(readFileSync(path, "utf8"));
+
+type Node = { properties?: Record<string, Node>; $ref?: string; $defs?: Record<string, Node>; items?: Node; enum?: unknown[]; const?: unknown };
+
+function node(root: Node, ...path: string[]): Node {
+  const deref = (n: Node): Node => (n.$ref ? deref(root.$defs![n.$ref.replace("#/$defs/", "")]!) : n);
+  let cur = deref(root);
+  for (const step of path) {
+    cur = deref(step === "items" ? cur.items! : cur.properties![step]!);
+  }
+  return cur;
+}
+
+const sorted = (xs: readonly unknown[]) => [...xs].map(String).sort();
+
+describe("the types follow the JSON Schemas", () => {
+  const job = jobSchema as Node;
+  const result = resultSchema as Node;
+
+  test("every member of every type, and no other", () => {
+    const cases: [string, readonly string[], Node][] = [
+      ["job", FIELDS.job, node(job)],
+      ["action", FIELDS.action, node(job, "action")],
+      ["inputVariable", FIELDS.inputVariable, node(job, "action", "inputVariables", "items")],
+      ["result", FIELDS.result, node(result)],
+      ["directive", FIELDS.directive, node(result, "directive")],
+      ["error", FIELDS.error, node(result, "error")],
+    ];
+    for (const [name, fields, n] of cases) {
+      assert.deepEqual(sorted(fields), sorted(Object.keys(n.properties ?? {})), `${name}: FIELDS.${name} vs the schema`);
+    }
+  });
+
+  test("every enum", () => {
+    assert.deepEqual(sorted(ON_ERROR), sorted(node(job, "action", "onError").enum!));
+    assert.deepEqual(sorted(CONTEXTS), sorted(node(job, "context").enum!));
+    assert.deepEqual(sorted([...CONTEXTS, ""]), sorted(node(result, "context").enum!));
+    assert.deepEqual(sorted(STATUSES), sorted(node(result, "status").enum!));
+    assert.deepEqual(sorted(DIRECTIVE_TYPES), sorted(node(result, "directive", "type").enum!));
+    assert.deepEqual(sorted(ERROR_CODES), sorted(node(result, "error", "code").enum!));
+    assert.equal(node(job, "action", "type").const, ACTION_TYPE_EXECUTE_SCRIPT);
+  });
+});
+
+describe("the constants follow the Go package", () => {
+  const goSource = readdirSync(flowjob)
+    .filter((f) => f.endsWith(".go") && !f.endsWith("_test.go"))
+    .map((f) => readFileSync(join(flowjob, f), "utf8"))
+    .join("\n");
+  // The value of a Go constant declared as `Name = "text"` or `Name = 123`.
+  const goConst = (name: string): string => {
+    const m = new RegExp(`\\b${name}\\s*=\\s*(.+)`).exec(goSource);
+    assert.ok(m, `flowjob declares ${name}`);
+    return m[1]!.trim().replace(/\s*\/\/.*$/, "");
+  };
+  const goString = (name: string) => JSON.parse(goConst(name)) as string;
+
+  test("subjects, streams, headers and version", () => {
+    assert.equal(jobsSubject(), `${goString("JobsSubjectPrefix")}.execute`);
+    assert.equal(goConst("JobsSubject"), 'JobsSubjectPrefix + ".execute"');
+    assert.equal(resultsSubjectPrefix(), goString("ResultsSubjectPrefix"));
+    assert.equal(`${DEFAULT_SUBJECT_PREFIX}.jobs`, goString("JobsSubjectPrefix"));
+    assert.equal(DEFAULT_RESULTS_STREAM, goString("DefaultResultsStream"));
+    assert.equal(HEADER_MSG_ID, goString("HeaderMsgID"));
+    assert.equal(HEADER_REPLY_TO, goString("HeaderReplyTo"));
+    assert.equal(HEADER_VERSION, goString("HeaderVersion"));
+    assert.equal(HEADER_TRACEPARENT, goString("HeaderTraceParent"));
+    assert.equal(HEADER_TRACESTATE, goString("HeaderTraceState"));
+    assert.equal(String(CONTRACT_VERSION), goConst("ContractVersion"));
+  });
+
+  test("the byte caps the schema cannot say", () => {
+    // Go writes them as expressions such as 256 << 10 or jsident.MaxLen.
+    const value = (expr: string): number => {
+      const e = expr.replace("jsident.MaxLen", "128").replace("MaxJobBytes", String(LIMITS.maxJobBytes));
+      assert.match(e, /^[\d\s<()+*]+$/, `a plain expression: ${expr}`);
+      return Function(`"use strict"; return (${e})`)() as number;
+    };
+    const pairs: [keyof typeof LIMITS, string][] = [
+      ["maxJobBytes", "MaxJobBytes"],
+      ["maxIdBytes", "MaxIDBytes"],
+      ["maxRefBytes", "MaxRefBytes"],
+      ["maxSourceBytes", "MaxSourceBytes"],
+      ["maxInputVariables", "MaxInputVariables"],
+      ["maxInputNameBytes", "MaxInputNameBytes"],
+      ["maxNameBytes", "MaxNameBytes"],
+      ["maxErrorMessageBytes", "MaxErrorMessageBytes"],
+      ["maxVariables", "MaxVariables"],
+      ["maxVariablesBytes", "MaxVariablesBytes"],
+    ];
+    for (const [ts, go] of pairs) {
+      assert.equal(LIMITS[ts], value(goConst(go)), `LIMITS.${ts} vs flowjob.${go}`);
+    }
+  });
+});
+
+describe("the Go golden files through the TypeScript validator", () => {
+  test("job.golden.json and every valid_*.json are valid jobs", () => {
+    const files = readdirSync(join(flowjob, "testdata", "jobs")).filter((f) => f.startsWith("valid_"));
+    assert.ok(files.length >= 4);
+    for (const f of ["../job.golden.json", ...files]) {
+      const doc = readJSON(join(flowjob, "testdata", "jobs", f));
+      assert.deepEqual(validateJob(doc), [], f);
+      assert.ok(isJob(doc));
+    }
+  });
+
+  test("every invalid_*.json is refused", () => {
+    const files = readdirSync(join(flowjob, "testdata", "jobs")).filter((f) => f.startsWith("invalid_"));
+    assert.ok(files.length >= 3);
+    for (const f of files) {
+      assert.notDeepEqual(validateJob(readJSON(join(flowjob, "testdata", "jobs", f))), [], f);
+    }
+  });
+
+  test("result.golden.json is a valid result, and a broken one is not", () => {
+    const golden = readJSON(join(flowjob, "testdata", "result.golden.json")) as Record<string, unknown>;
+    assert.deepEqual(validateResult(golden), []);
+    const { error: _, ...noError } = golden;
+    assert.deepEqual(validateResult(noError), [{ field: "error", message: "required" }], "a failed result carries its error");
+    assert.deepEqual(validateResult({ ...golden, directive: { type: "redirect" } }), [{ field: "directive.blockId", message: "required" }]);
+    assert.deepEqual(validateResult({ ...golden, status: "succeeded" }), [{ field: "error", message: "only a failed result carries an error" }]);
+  });
+});
+
+describe("validation messages name the field", () => {
+  const valid = (): Job =>
+    buildJob({
+      id: "job-1",
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "flow",
+      action: { source: "return x", inputVariables: [{ name: "x", value: "{{x}}" }], outputVariable: "o", onError: "continue" },
+    });
+  const errors = (mutate: (j: Record<string, any>) => void) => {
+    const j = structuredClone(valid()) as Record<string, any>;
+    mutate(j);
+    return validateJob(j);
+  };
+
+  test("a valid job has none", () => {
+    assert.deepEqual(validateJob(valid()), []);
+  });
+
+  const cases: [string, (j: Record<string, any>) => void, { field: string; message: RegExp }[]][] = [
+    ["a missing id", (j) => delete j["id"], [{ field: "id", message: /^required: a unique id/ }]],
+    ["an id with a dot", (j) => (j["id"] = "a.b"), [{ field: "id", message: /letters A-Z a-z, digits, '-' and '_'.*"a\.b"/ }]],
+    ["a wrong type", (j) => (j["sessionId"] = 7), [{ field: "sessionId", message: /^must be a string, got number$/ }]],
+    ["an unknown member, misspelt", (j) => (j["action"]["OnError"] = "x"), [{ field: "action.OnError", message: /unknown field \(did you mean "onError"\?\)/ }]],
+    ["an enum", (j) => (j["context"] = "bot"), [{ field: "context", message: /^must be "flow" or "tool", got "bot"$/ }]],
+    ["a reserved input name", (j) => (j["action"]["inputVariables"][0]["name"] = "class"), [{ field: "action.inputVariables[0].name", message: /"class" is a reserved word/ }]],
+    ["a non-identifier input name", (j) => (j["action"]["inputVariables"][0]["name"] = "2x"), [{ field: "action.inputVariables[0].name", message: /"2x" is not a JavaScript identifier/ }]],
+    ["duplicate input names", (j) => j["action"]["inputVariables"].push({ name: "x", value: "" }), [{ field: "action.inputVariables[1].name", message: /already the name of action\.inputVariables\[0\]/ }]],
+    ["a dotted variable name", (j) => (j["variables"] = { "contact.name": 3 }), [{ field: 'variables["contact.name"]', message: /must be a string, got number/ }]],
+    ["an empty variable name", (j) => (j["variables"] = { "": "x" }), [{ field: 'variables[""]', message: /must not be empty/ }]],
+    ["a blank source", (j) => (j["action"]["source"] = " \n\t"), [{ field: "action.source", message: /^required: write a function execute/ }]],
+    ["a source under the cap in characters, over it in bytes", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes / 2 + 1)), [{ field: "action.source", message: /is 262146 bytes, over the 262144-byte limit/ }]],
+    ["a redirect without its block", (j) => { j["action"]["onError"] = "blocking"; j["action"]["errorHandoff"] = false; }, [{ field: "defaultExceptionBlockId", message: /^required: when context is "flow"/ }]],
+    ["a newer contract", (j) => (j["version"] = 2), [{ field: "version", message: /contract version 2 is newer than this one \(1\)/ }]],
+    ["a fraction", (j) => (j["timeoutMs"] = -1.5), [{ field: "timeoutMs", message: /^must be a whole number, got -1\.5$/ }]],
+    ["a bad deadline", (j) => (j["deadline"] = "2026-02-30 10:00"), [{ field: "deadline", message: /RFC 3339/ }]],
+  ];
+  for (const [name, mutate, want] of cases) {
+    test(name, () => {
+      const got = errors(mutate);
+      assert.equal(got.length, want.length, JSON.stringify(got));
+      want.forEach((w, i) => {
+        assert.equal(got[i]!.field, w.field, JSON.stringify(got));
+        assert.match(got[i]!.message, w.message);
+      });
+    });
+  }
+
+  test("everything wrong at once is listed, up to the cap", () => {
+    assert.deepEqual(validateJob(null), [{ field: "", message: "must be an object, got null" }]);
+    const got = validateJob({});
+    assert.deepEqual(
+      got.map((e) => e.field),
+      ["id", "sessionId", "flowId", "blockId", "context", "action"],
+    );
+    const many = validateJob({ ...valid(), variables: Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`v${i}`, i])) });
+    assert.equal(many.length, 51);
+    assert.deepEqual(many[50], { field: "", message: "30 more problems not listed" });
+  });
+
+  test("assertValidJob throws a JobValidationError that knows its fields", () => {
+    assert.throws(
+      () => assertValidJob({ ...valid(), context: "bot", action: { ...valid().action, onError: "x" } }),
+      (err: unknown) =>
+        err instanceof JobValidationError &&
+        err.has("context") &&
+        err.has("action") &&
+        !err.has("id") &&
+        err.message === 'invalid job: context: must be "flow" or "tool", got "bot"; action.onError: must be "blocking" or "continue", got "x"',
+    );
+  });
+});
+
+describe("buildJob", () => {
+  test("fills in the contract's defaults, in the contract's order", () => {
+    const j = buildJob({
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "tool",
+      action: { source: "return 1", outputVariable: "o", onError: "blocking" },
+    });
+    assert.match(j.id, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(Object.keys(j), ["version", "id", "sessionId", "flowId", "blockId", "context", "action", "variables"]);
+    assert.deepEqual(j.action, { type: "executeScript", source: "return 1", inputVariables: [], outputVariable: "o", onError: "blocking" });
+    assert.deepEqual(j.variables, {});
+    assert.equal(j.version, CONTRACT_VERSION);
+    assert.deepEqual(validateJob(j), []);
+    assert.notEqual(newJobId(), newJobId());
+  });
+});
