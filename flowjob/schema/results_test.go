@@ -48,7 +48,7 @@ func TestPolicyResultsValidate(t *testing.T) {
 				}
 				for _, out := range outcomes {
 					n++
-					r := policy.Decide(&job, out, 1)
+					r := policy.Decide(&job, actions.Ran(out, 1)).Result
 					checkResult(t, result, name+" as "+string(ctx)+"/"+string(onError), r)
 				}
 			}
@@ -66,10 +66,11 @@ func TestPolicyResultsValidate(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%s: Decode accepts it", name)
 		}
-		r, ok := policy.InvalidJobResult(job, err, 2)
-		if !ok {
+		v := policy.Decide(job, actions.Failed(flowjob.CodeInvalidJob, err.Error(), 2), actions.BadInput(err))
+		if !v.Answer {
 			continue
 		}
+		r := v.Result
 		answered++
 		checkResult(t, result, name+" (INVALID_JOB)", r)
 	}

@@ -96,7 +96,14 @@ describe("the constants follow the Go package", () => {
     assert.ok(m, `flowjob declares ${name}`);
     return m[1]!.trim().replace(/\s*\/\/.*$/, "");
   };
-  const goString = (name: string) => JSON.parse(goConst(name)) as string;
+  // A Go string constant: a literal, or literals and other constants joined
+  // with "+".
+  const goString = (name: string): string =>
+    goConst(name)
+      .split("+")
+      .map((part) => part.trim())
+      .map((part) => (part.startsWith('"') ? (JSON.parse(part) as string) : goString(part)))
+      .join("");
 
   test("subjects, streams, headers and version", () => {
     assert.equal(jobsSubject(), `${goString("JobsSubjectPrefix")}.execute`);
