@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/examples"
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -283,7 +284,7 @@ func setExampleInputs(job *flowjob.Job, example string, inputs []flowjob.InputVa
 // benchTarget connects to the broker (or starts the embedded one and its
 // executor) and returns the client, the executor's worker count when
 // known (0 otherwise) and what stops it all.
-func benchTarget(ctx context.Context, env Env, opts benchOptions) (*flowjob.Client, int, func(), error) {
+func benchTarget(ctx context.Context, env Env, opts benchOptions) (*flowclient.Client, int, func(), error) {
 	if opts.embedded {
 		e, err := startEmbeddedExecutor(ctx, env, opts.broker)
 		if err != nil {
@@ -353,7 +354,7 @@ func (st *benchStats) record(run context.Context, res *flowjob.Result, err error
 
 // runBench publishes opts.jobs copies of tmpl and waits for their results,
 // and returns the time from the first publish to the last result.
-func runBench(ctx context.Context, client *flowjob.Client, tmpl flowjob.Job, opts benchOptions, runID string, st *benchStats) time.Duration {
+func runBench(ctx context.Context, client *flowclient.Client, tmpl flowjob.Job, opts benchOptions, runID string, st *benchStats) time.Duration {
 	run, abort := context.WithCancel(ctx)
 	defer abort()
 	next := make(chan int)

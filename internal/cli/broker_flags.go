@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/natsurl"
@@ -75,13 +76,12 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 }
 
 // client returns a flowjob client for the flags' subjects and streams.
-func (b brokerFlags) client(nc *nats.Conn) (*flowjob.Client, error) {
+func (b brokerFlags) client(nc *nats.Conn) (*flowclient.Client, error) {
 	names := b.names()
-	return flowjob.NewClient(nc,
-		flowjob.WithJobsSubject(names.Subjects().Jobs()),
-		flowjob.WithResultsSubjectPrefix(names.Subjects().Results()),
-		flowjob.WithResultsStream(names.ResultsStream),
-		flowjob.WithResultPolling(250*time.Millisecond, 2*time.Second),
+	return flowclient.NewClient(nc,
+		flowclient.WithSubjectPrefix(names.SubjectPrefix),
+		flowclient.WithResultsStream(names.ResultsStream),
+		flowclient.WithResultPolling(250*time.Millisecond, 2*time.Second),
 	)
 }
 

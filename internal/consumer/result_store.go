@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -21,7 +22,7 @@ import (
 var ErrResultExists = errors.New("a result for this job is already stored")
 
 // ErrNoResult reports that no result is stored for the job id.
-var ErrNoResult = errors.New("no result is stored for this job")
+var ErrNoResult = flowclient.ErrNoResult
 
 // ResultStore writes result events to the RESULTS stream, at most one per
 // job id, and reads them back.
@@ -47,19 +48,7 @@ type EncodedResult struct {
 }
 
 // StoredResult is a result read back from the store.
-type StoredResult struct {
-	flowjob.Result
-	// Data is the result as stored, ready to send on.
-	Data []byte
-	// ReplyTo is the inbox the delivery that stored it was to tell ("" for
-	// none).
-	ReplyTo string
-}
-
-// HeaderStoredReplyTo is the header of a stored result that names the
-// Reply-To inbox of the delivery that stored it: a later delivery of the
-// same job with the same inbox does not tell it twice.
-const HeaderStoredReplyTo = "Flowscript-Reply-To"
+type StoredResult = flowclient.StoredResult
 
 // Encode encodes r for Store.
 func Encode(r flowjob.Result) (EncodedResult, error) {
@@ -84,7 +73,7 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 		}
 	}
 	if inbox := headers.Get(flowjob.HeaderReplyTo); inbox != "" {
-		msg.Header.Set(HeaderStoredReplyTo, inbox)
+		msg.Header.Set(flowclient.HeaderStoredReplyTo, inbox)
 	}
 	// The trace context of ctx (the result's send span) replaces the job's.
 	telemetry.Inject(ctx, msg.Header)
@@ -105,23 +94,11 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 // Load returns the stored result of jobID, or ErrNoResult when there is
 // none.
 func (s *ResultStore) Load(ctx context.Context, jobID string) (StoredResult, error) {
-	var r StoredResult
 	stream, err := s.results(ctx)
 	if err != nil {
-		return r, fmt.Errorf("loading result of job %s: %w", jobID, err)
+		return StoredResult{}, fmt.Errorf("loading result of job %s: %w", jobID, err)
 	}
-	raw, err := stream.GetLastMsgForSubject(ctx, s.subjects.Result(jobID))
-	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return r, ErrNoResult
-	}
-	if err != nil {
-		return r, fmt.Errorf("loading result of job %s: %w", jobID, err)
-	}
-	if err := json.Unmarshal(raw.Data, &r.Result); err != nil {
-		return r, fmt.Errorf("decoding stored result of job %s: %w", jobID, err)
-	}
-	r.Data, r.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
-	return r, nil
+	return flowclient.LookupResult(ctx, stream, s.subjects, jobID)
 }
 
 // results returns the RESULTS stream's handle, opening it once.

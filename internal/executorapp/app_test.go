@@ -12,6 +12,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/testenv"
 )
@@ -66,7 +67,7 @@ func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	c, err := flowjob.NewClient(nc)
+	c, err := flowclient.NewClient(nc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -38,12 +39,11 @@ func runDemo(ctx context.Context, nc *nats.Conn, cfg consumer.Config, jobs fs.FS
 		return errors.New("listing the sample jobs: found no *.json file")
 	}
 	slices.Sort(names)
-	client, err := flowjob.NewClient(nc,
-		flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
-		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()),
-		flowjob.WithResultsStream(cfg.ResultsStream),
-		flowjob.WithResultPolling(100*time.Millisecond, time.Second),
-		flowjob.WithPublishHook(telemetry.ClientHook),
+	client, err := flowclient.NewClient(nc,
+		flowclient.WithSubjectPrefix(cfg.SubjectPrefix),
+		flowclient.WithResultsStream(cfg.ResultsStream),
+		flowclient.WithResultPolling(100*time.Millisecond, time.Second),
+		flowclient.WithPublishHook(telemetry.ClientHook),
 	)
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func runDemo(ctx context.Context, nc *nats.Conn, cfg consumer.Config, jobs fs.FS
 // demoJob publishes one sample and returns its result event. A sample that
 // breaks the contract cannot go through the client (it validates), so it is
 // published as raw bytes, as a faulty engine would.
-func demoJob(ctx context.Context, client *flowjob.Client, js jetstream.JetStream, cfg consumer.Config, jobs fs.FS, name, run string) ([]byte, error) {
+func demoJob(ctx context.Context, client *flowclient.Client, js jetstream.JetStream, cfg consumer.Config, jobs fs.FS, name, run string) ([]byte, error) {
 	raw, err := fs.ReadFile(jobs, name)
 	if err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/testenv"
@@ -232,10 +233,9 @@ func slowJob(id string, ms int) *flowjob.Job {
 	}
 }
 
-func newClient(t *testing.T, nc *nats.Conn, cfg consumer.Config) *flowjob.Client {
+func newClient(t *testing.T, nc *nats.Conn, cfg consumer.Config) *flowclient.Client {
 	t.Helper()
-	c, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
-		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream))
+	c, err := flowclient.NewClient(nc, flowclient.WithSubjectPrefix(cfg.SubjectPrefix), flowclient.WithResultsStream(cfg.ResultsStream))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -290,9 +291,8 @@ func TestOneTracePerJob(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
-			flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream),
-			flowjob.WithPublishHook(telemetry.ClientHook))
+		client, err := flowclient.NewClient(nc, flowclient.WithSubjectPrefix(cfg.SubjectPrefix), flowclient.WithResultsStream(cfg.ResultsStream),
+			flowclient.WithPublishHook(telemetry.ClientHook))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -405,10 +405,9 @@ func TestNothingIsExportedWithoutOTELVariables(t *testing.T) {
 	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	const engine = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	client, err := flowjob.NewClient(nc, flowjob.WithJobsSubject(cfg.Subjects().Jobs()),
-		flowjob.WithResultsSubjectPrefix(cfg.Subjects().Results()), flowjob.WithResultsStream(cfg.ResultsStream),
-		flowjob.WithPublishHook(telemetry.ClientHook), // no-op: it must not break the engine's context
-		flowjob.WithHeaderInjector(func(_ context.Context, h nats.Header) { h.Set(flowjob.HeaderTraceParent, engine) }))
+	client, err := flowclient.NewClient(nc, flowclient.WithSubjectPrefix(cfg.SubjectPrefix), flowclient.WithResultsStream(cfg.ResultsStream),
+		flowclient.WithPublishHook(telemetry.ClientHook), // no-op: it must not break the engine's context
+		flowclient.WithHeaderInjector(func(_ context.Context, h nats.Header) { h.Set(flowjob.HeaderTraceParent, engine) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func (c HeaderCarrier) Keys() []string {
 
 // Inject writes the trace context of ctx (traceparent, tracestate, baggage)
 // into h. It does nothing when h is nil (nats.NewMsg makes a non-nil one)
-// or ctx carries no span. Its signature is flowjob.HeaderInjector's.
+// or ctx carries no span. Its signature is flowclient.HeaderInjector's.
 func Inject(ctx context.Context, h nats.Header) {
 	if h == nil {
 		return

@@ -5,13 +5,13 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/flowclient"
 )
 
-var _ flowjob.PublishHook = ClientHook
+var _ flowclient.PublishHook = ClientHook
 
-// ClientHook is the flowjob.PublishHook engines and the CLI pass to
-// flowjob.WithPublishHook: it starts the producer span "send <subject>"
+// ClientHook is the flowclient.PublishHook engines and the CLI pass to
+// flowclient.WithPublishHook: it starts the producer span "send <subject>"
 // (a child of ctx's span), writes its traceparent into the job's headers so
 // the executor's process span is its child, and ends the span when the
 // broker answered, recording a failed publish.

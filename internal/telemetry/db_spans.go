@@ -4,41 +4,29 @@ import (
 	"context"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// PgxTracer traces every Query, QueryRow and Exec of a pgx connection with
-// a client span named after the SQL operation (SELECT, INSERT ...), with
-// db.system.name=postgresql and the query text (never the arguments). Set
-// it as pgxpool.Config.ConnConfig.Tracer.
-type PgxTracer struct{}
-
-var _ pgx.QueryTracer = PgxTracer{}
-
-// TraceQueryStart starts the span.
-func (PgxTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
-	op := sqlOperation(data.SQL)
+// StartDBQuery starts a client span for one query of an SQL database:
+// named after its operation (SELECT, INSERT ...), with db.system.name =
+// system, the operation and the query text (never its arguments). End it
+// with EndSpan. The templates store's pgx tracer calls it.
+func StartDBQuery(ctx context.Context, system, query string) (context.Context, trace.Span) {
+	op := sqlOperation(query)
 	name := op
 	if name == "" {
-		name = "postgresql"
+		name = system
 	}
 	t, _ := tracer()
-	ctx, _ = t.Start(ctx, name,
+	return t.Start(ctx, name,
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(
-			semconv.DBSystemNamePostgreSQL,
+			semconv.DBSystemNameKey.String(system),
 			semconv.DBOperationName(op),
-			semconv.DBQueryText(data.SQL),
+			semconv.DBQueryText(query),
 		))
-	return ctx
-}
-
-// TraceQueryEnd ends the span, recording the error if the query failed.
-func (PgxTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
-	EndSpan(trace.SpanFromContext(ctx), data.Err)
 }
 
 // StartDB starts a client span for one call to a store that is not pgx

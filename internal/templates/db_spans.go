@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 
+	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // The embedded store's spans: "<operation> script_templates" with
-// db.system.name=bbolt. (PostgreSQL's come from pgx through
-// telemetry.PgxTracer.)
+// db.system.name=bbolt. PostgreSQL's come from pgx through pgxTracer.
 const (
 	dbSystemEmbedded = "bbolt"
 	dbCollection     = "script_templates"
@@ -32,4 +32,23 @@ func endDB(span trace.Span, err error) {
 		err = nil
 	}
 	telemetry.EndSpan(span, err)
+}
+
+// pgxTracer traces every Query, QueryRow and Exec of the PostgreSQL store
+// with a client span named after the SQL operation (SELECT, INSERT ...),
+// with db.system.name=postgresql and the query text (never the
+// arguments).
+type pgxTracer struct{}
+
+var _ pgx.QueryTracer = pgxTracer{}
+
+// TraceQueryStart starts the span.
+func (pgxTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	ctx, _ = telemetry.StartDBQuery(ctx, "postgresql", data.SQL)
+	return ctx
+}
+
+// TraceQueryEnd ends the span, recording the error if the query failed.
+func (pgxTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryEndData) {
+	telemetry.EndSpan(trace.SpanFromContext(ctx), data.Err)
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // Postgres is the PostgreSQL store. Its pool reconnects on its own: when
@@ -44,7 +43,7 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	// Every query is a client span (never with its arguments).
-	cfg.ConnConfig.Tracer = telemetry.PgxTracer{}
+	cfg.ConnConfig.Tracer = pgxTracer{}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("creating the PostgreSQL pool: %w", err)

@@ -1,4 +1,4 @@
-package flowjob_test
+package flowclient_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/consumer"
@@ -79,15 +80,14 @@ func startExecutor(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
 	})
 }
 
-func (e env) client(t *testing.T, opts ...flowjob.ClientOption) *flowjob.Client {
+func (e env) client(t *testing.T, opts ...flowclient.ClientOption) *flowclient.Client {
 	t.Helper()
-	opts = append([]flowjob.ClientOption{
-		flowjob.WithJobsSubject(e.cfg.Subjects().Jobs()),
-		flowjob.WithResultsSubjectPrefix(e.cfg.Subjects().Results()),
-		flowjob.WithResultsStream(e.cfg.ResultsStream),
-		flowjob.WithResultPolling(50*time.Millisecond, 200*time.Millisecond),
+	opts = append([]flowclient.ClientOption{
+		flowclient.WithSubjectPrefix(e.cfg.SubjectPrefix),
+		flowclient.WithResultsStream(e.cfg.ResultsStream),
+		flowclient.WithResultPolling(50*time.Millisecond, 200*time.Millisecond),
 	}, opts...)
-	c, err := flowjob.NewClient(e.nc, opts...)
+	c, err := flowclient.NewClient(e.nc, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestClientRunSendsTheContractHeaders(t *testing.T) {
 			t.Fatal(err)
 		}
 		const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-		c := e.client(t, flowjob.WithHeaderInjector(func(_ context.Context, h nats.Header) {
+		c := e.client(t, flowclient.WithHeaderInjector(func(_ context.Context, h nats.Header) {
 			h.Set(flowjob.HeaderTraceParent, traceparent)
 		}))
 		res, err := c.Run(testenv.Context(t, 20*time.Second), cpfJob("client-run-1", "123.456.789-09"))
@@ -207,7 +207,7 @@ func TestClientErrors(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		e := newEnv(t, url, false)
 		c := e.client(t)
-		if _, err := c.Result(context.Background(), "never-published"); !errors.Is(err, flowjob.ErrNoResult) {
+		if _, err := c.Result(context.Background(), "never-published"); !errors.Is(err, flowclient.ErrNoResult) {
 			t.Errorf("Result of an unknown job: %v, want ErrNoResult", err)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
@@ -220,7 +220,7 @@ func TestClientErrors(t *testing.T) {
 		if _, err := c.Publish(context.Background(), bad, ""); err == nil || !strings.Contains(err.Error(), "action.onError") {
 			t.Errorf("publishing an invalid job: %v, want an error naming action.onError", err)
 		}
-		if _, err := flowjob.NewClient(nil); err == nil {
+		if _, err := flowclient.NewClient(nil); err == nil {
 			t.Error("NewClient(nil) succeeded")
 		}
 	})
@@ -247,7 +247,7 @@ func TestClientPublishHookWrapsThePublish(t *testing.T) {
 		inject := func(ctx context.Context, h nats.Header) {
 			calls = append(calls, "inject "+fmt.Sprint(ctx.Value(ctxKey{})))
 		}
-		c := e.client(t, flowjob.WithPublishHook(hook), flowjob.WithHeaderInjector(inject))
+		c := e.client(t, flowclient.WithPublishHook(hook), flowclient.WithHeaderInjector(inject))
 		ctx := testenv.Context(t, 10*time.Second)
 		pub, err := c.Publish(ctx, cpfJob("hooked-1", "123.456.789-09"), "")
 		if err != nil {
@@ -272,7 +272,7 @@ func TestClientPublishHookWrapsThePublish(t *testing.T) {
 
 		// A publish the broker refuses (no stream takes the subject).
 		calls, doneErrs = nil, nil
-		bad := e.client(t, flowjob.WithPublishHook(hook), flowjob.WithJobsSubject("fstest.nostream.jobs"))
+		bad := e.client(t, flowclient.WithPublishHook(hook), flowclient.WithSubjectPrefix("fstest.nostream"))
 		if _, err := bad.Publish(ctx, cpfJob("hooked-2", "123.456.789-09"), ""); err == nil {
 			t.Fatal("publishing on a subject no stream takes succeeded")
 		}

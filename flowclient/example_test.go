@@ -1,4 +1,4 @@
-package flowjob_test
+package flowclient_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/consumer"
@@ -43,7 +44,7 @@ func ExampleClient_Run() {
 	defer func() { stop(); <-done }()
 
 	// The engine side.
-	client, _ := flowjob.NewClient(nc)
+	client, _ := flowclient.NewClient(nc)
 	job := &flowjob.Job{
 		ID: "job-0001", SessionID: "session-42", FlowID: "flow-1", BlockID: "block-7",
 		Context: flowjob.ContextFlow,

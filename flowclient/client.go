@@ -1,4 +1,4 @@
-package flowjob
+package flowclient
 
 import (
 	"context"
@@ -11,10 +11,17 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
 )
 
 // ErrNoResult reports that no result is stored for a job yet.
 var ErrNoResult = errors.New("no result is stored for this job yet")
+
+// HeaderStoredReplyTo is the header of a stored result that names the
+// Reply-To inbox of the delivery that stored it (the executor tells an
+// inbox once).
+const HeaderStoredReplyTo = "Flowscript-Reply-To"
 
 // HeaderInjector adds headers to a job message before it is published: the
 // hook for trace context (an OpenTelemetry propagator's Inject over a
@@ -34,8 +41,7 @@ type PublishHook func(ctx context.Context, subject, jobID string, h nats.Header)
 type Client struct {
 	nc            *nats.Conn
 	js            jetstream.JetStream
-	jobsSubject   string
-	resultsPrefix string
+	subjects      flowjob.Subjects
 	resultsStream string
 	inject        HeaderInjector
 	hook          PublishHook
@@ -49,20 +55,15 @@ type Client struct {
 // ClientOption configures a Client.
 type ClientOption func(*Client)
 
-// WithJobsSubject sets the subject jobs are published on (default
-// JobsSubject). It must be under the JOBS stream's subjects.
-func WithJobsSubject(subject string) ClientOption {
-	return func(c *Client) { c.jobsSubject = subject }
-}
-
-// WithResultsSubjectPrefix sets the prefix results are stored under
-// (default ResultsSubjectPrefix: the result of job X is on prefix + "." + X).
-func WithResultsSubjectPrefix(prefix string) ClientOption {
-	return func(c *Client) { c.resultsPrefix = prefix }
+// WithSubjectPrefix sets the prefix of the deployment's subjects, the
+// executors' SUBJECT_PREFIX (default flowjob.DefaultSubjectPrefix): jobs go
+// to <prefix>.jobs.execute, the result of job X is on <prefix>.results.X.
+func WithSubjectPrefix(prefix string) ClientOption {
+	return func(c *Client) { c.subjects = flowjob.Subjects{Prefix: prefix} }
 }
 
 // WithResultsStream sets the name of the RESULTS stream (default
-// DefaultResultsStream).
+// flowjob.DefaultResultsStream).
 func WithResultsStream(name string) ClientOption {
 	return func(c *Client) { c.resultsStream = name }
 }
@@ -91,13 +92,11 @@ func WithResultPolling(first, max time.Duration) ClientOption {
 // NewClient returns a client over nc.
 func NewClient(nc *nats.Conn, opts ...ClientOption) (*Client, error) {
 	if nc == nil {
-		return nil, errors.New("creating flowjob client: the NATS connection is nil")
+		return nil, errors.New("creating flowclient client: the NATS connection is nil")
 	}
 	c := &Client{
 		nc:            nc,
-		jobsSubject:   JobsSubject,
-		resultsPrefix: ResultsSubjectPrefix,
-		resultsStream: DefaultResultsStream,
+		resultsStream: flowjob.DefaultResultsStream,
 		pollFirst:     500 * time.Millisecond,
 		pollMax:       5 * time.Second,
 	}
@@ -105,11 +104,11 @@ func NewClient(nc *nats.Conn, opts ...ClientOption) (*Client, error) {
 		opt(c)
 	}
 	if c.pollFirst <= 0 || c.pollMax < c.pollFirst {
-		return nil, fmt.Errorf("creating flowjob client: result polling needs 0 < first <= max, got %s and %s", c.pollFirst, c.pollMax)
+		return nil, fmt.Errorf("creating flowclient client: result polling needs 0 < first <= max, got %s and %s", c.pollFirst, c.pollMax)
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
-		return nil, fmt.Errorf("creating flowjob client: %w", err)
+		return nil, fmt.Errorf("creating flowclient client: %w", err)
 	}
 	c.js = js
 	return c, nil
@@ -127,7 +126,7 @@ type Published struct {
 // Publish validates job and publishes it, with Nats-Msg-Id = job id (so a
 // retried publish is stored once) and, when replyTo is not "", a Reply-To
 // header naming the inbox the executor also sends the result to.
-func (c *Client) Publish(ctx context.Context, job *Job, replyTo string) (Published, error) {
+func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) (Published, error) {
 	if err := job.Validate(); err != nil {
 		return Published{}, fmt.Errorf("validating job: %w", err)
 	}
@@ -135,26 +134,27 @@ func (c *Client) Publish(ctx context.Context, job *Job, replyTo string) (Publish
 	if err != nil {
 		return Published{}, fmt.Errorf("encoding job %s: %w", job.ID, err)
 	}
-	msg := nats.NewMsg(c.jobsSubject)
+	subject := c.subjects.Jobs()
+	msg := nats.NewMsg(subject)
 	msg.Data = data
 	var done func(error)
 	if c.hook != nil {
-		ctx, done = c.hook(ctx, c.jobsSubject, job.ID, msg.Header)
+		ctx, done = c.hook(ctx, subject, job.ID, msg.Header)
 	}
 	if c.inject != nil {
 		c.inject(ctx, msg.Header)
 	}
-	msg.Header.Set(HeaderMsgID, job.ID)
-	msg.Header.Set(HeaderVersion, strconv.Itoa(ContractVersion))
+	msg.Header.Set(flowjob.HeaderMsgID, job.ID)
+	msg.Header.Set(flowjob.HeaderVersion, strconv.Itoa(flowjob.ContractVersion))
 	if replyTo != "" {
-		msg.Header.Set(HeaderReplyTo, replyTo)
+		msg.Header.Set(flowjob.HeaderReplyTo, replyTo)
 	}
 	ack, err := c.js.PublishMsg(ctx, msg)
 	if done != nil {
 		done(err)
 	}
 	if err != nil {
-		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, c.jobsSubject, err)
+		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, subject, err)
 	}
 	return Published{Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
@@ -164,7 +164,7 @@ func (c *Client) Publish(ctx context.Context, job *Job, replyTo string) (Publish
 // looked up as a fallback (the job was already published, the executor
 // that stored the result died before telling the inbox, the connection
 // dropped), so Run returns the stored result in every case.
-func (c *Client) Run(ctx context.Context, job *Job) (*Result, error) {
+func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, error) {
 	if job == nil {
 		return nil, errors.New("running job: the job is nil")
 	}
@@ -188,34 +188,57 @@ func (c *Client) Run(ctx context.Context, job *Job) (*Result, error) {
 
 // Await waits until the result of jobID is stored or ctx ends, looking it
 // up in the RESULTS stream with backoff.
-func (c *Client) Await(ctx context.Context, jobID string) (*Result, error) {
+func (c *Client) Await(ctx context.Context, jobID string) (*flowjob.Result, error) {
 	return c.await(ctx, jobID, nil, 0)
 }
 
 // Result returns the stored result of jobID, or ErrNoResult.
-func (c *Client) Result(ctx context.Context, jobID string) (*Result, error) {
+func (c *Client) Result(ctx context.Context, jobID string) (*flowjob.Result, error) {
 	stream, err := c.resultsStreamHandle(ctx)
 	if err != nil {
 		return nil, err
 	}
-	raw, err := stream.GetLastMsgForSubject(ctx, c.resultsPrefix+"."+jobID)
+	r, err := LookupResult(ctx, stream, c.subjects, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return &r.Result, nil
+}
+
+// StoredResult is a result event as the RESULTS stream holds it.
+type StoredResult struct {
+	flowjob.Result
+	// Data is the result as stored, ready to send on.
+	Data []byte
+	// ReplyTo is the inbox the delivery that stored it was to tell ("" for
+	// none).
+	ReplyTo string
+}
+
+// LookupResult reads the stored result of jobID from stream, the RESULTS
+// stream of the deployment whose subjects are subjects. It returns
+// ErrNoResult when there is none. Engines (Client.Result) and executors
+// (to answer a redelivered job) look results up through it.
+func LookupResult(ctx context.Context, stream jetstream.Stream, subjects flowjob.Subjects, jobID string) (StoredResult, error) {
+	var r StoredResult
+	raw, err := stream.GetLastMsgForSubject(ctx, subjects.Result(jobID))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return nil, ErrNoResult
+		return r, ErrNoResult
 	}
 	if err != nil {
-		return nil, fmt.Errorf("looking up the result of job %s in stream %s: %w", jobID, c.resultsStream, err)
+		return r, fmt.Errorf("looking up the result of job %s: %w", jobID, err)
 	}
-	var r Result
-	if err := json.Unmarshal(raw.Data, &r); err != nil {
-		return nil, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
+	if err := json.Unmarshal(raw.Data, &r.Result); err != nil {
+		return r, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
 	}
-	return &r, nil
+	r.Data, r.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
+	return r, nil
 }
 
 // await takes the first of: a result for jobID on replies, or one found in
 // the stream by a lookup at first (0: at once), then after each doubling
 // interval up to pollMax.
-func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.Msg, first time.Duration) (*Result, error) {
+func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.Msg, first time.Duration) (*flowjob.Result, error) {
 	wait := first
 	var lastErr error
 	for {
@@ -229,7 +252,7 @@ func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.M
 			return nil, fmt.Errorf("awaiting the result of job %s: %w", jobID, ctx.Err())
 		case msg := <-replies:
 			timer.Stop()
-			var r Result
+			var r flowjob.Result
 			if err := json.Unmarshal(msg.Data, &r); err == nil && r.JobID == jobID {
 				return &r, nil
 			}
