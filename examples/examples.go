@@ -15,3 +15,10 @@ import "embed"
 //
 //go:embed *.json
 var Jobs embed.FS
+
+// CPF is the seed's cpf script (cpf.js): the full-file format, with one
+// input, cpf, and helpers beside execute. Tests and benchmarks run it as
+// the ordinary script it is.
+//
+//go:embed cpf.js
+var CPF string

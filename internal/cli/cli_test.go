@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
 
@@ -40,19 +41,8 @@ func (inv invocation) run(t *testing.T) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
-const cpfScript = `function execute(cpf) {
-  const digits = digitos(cpf)
-  return valido(digits) ? 'valido' : 'invalido'
-}
-
-function digitos(valor) {
-  return String(valor).replace(/\D/g, '')
-}
-
-function valido(digits) {
-  return digits.length === 11
-}
-`
+// cpfScript is the seed's cpf script.
+var cpfScript = examples.CPF
 
 func writeScript(t *testing.T, source string) string {
 	t.Helper()

@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.uber.org/goleak"
 
+	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -190,18 +191,8 @@ func (s *started) stop(t testing.TB) {
 
 // Job builders. Every job is valid unless a test breaks it on purpose.
 
-const cpfSource = `function execute(cpf) {
-  const digits = digitos(cpf)
-  return valido(digits) ? 'valido' : 'invalido'
-}
-
-function digitos(valor) {
-  return String(valor).replace(/\D/g, '')
-}
-
-function valido(digits) {
-  return digits.length === 11
-}`
+// cpfSource is the seed's cpf script.
+var cpfSource = examples.CPF
 
 func newJob(id, source string) *flowjob.Job {
 	return &flowjob.Job{

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
@@ -70,10 +71,7 @@ func seed(b *testing.B, store templates.Store, n int) {
 		_, err := store.Create(ctx, templates.Draft{
 			Name:        fmt.Sprintf("Validação de CPF %04d", i),
 			Description: "Valida um CPF e devolve valido ou invalido.",
-			Source: "// inputVariables: [{ name: 'cpf', value: '{{cpf}}' }]\nfunction execute(cpf) {\n" +
-				"  const digits = digitos(cpf)\n  return valido(digits) ? 'valido' : 'invalido'\n}\n\n" +
-				"function digitos(valor) {\n  return String(valor).replace(/\\D/g, '')\n}\n\n" +
-				"function valido(digits) {\n  return digits.length === 11\n}\n",
+			Source:      examples.CPF,
 		})
 		if err != nil {
 			b.Fatal(err)
