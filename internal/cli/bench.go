@@ -23,6 +23,7 @@ import (
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/natsurl"
+	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -363,7 +364,7 @@ func runBench(ctx context.Context, client *flowclient.Client, tmpl flowjob.Job, 
 	wg.Go(func() {
 		defer close(next)
 		for i := range opts.jobs {
-			if opts.rate > 0 && !sleepUntil(run, start.Add(time.Duration(float64(i)/opts.rate*float64(time.Second)))) {
+			if opts.rate > 0 && !pause.Until(run, start.Add(time.Duration(float64(i)/opts.rate*float64(time.Second)))) {
 				return
 			}
 			select {
@@ -408,21 +409,6 @@ func storeMax(a *atomic.Int64, v int64) {
 	}
 }
 
-// sleepUntil waits until t or ctx ends; false when ctx ended.
-func sleepUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
 
 // benchSummary is what bench prints: the table and the --json line.
 type benchSummary struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -232,7 +233,7 @@ func (e *Executor) pullFailed(stop context.Context, err error, failures int) {
 			e.log.Warn("provisioning again after pull failures", "error", perr)
 		}
 	}
-	sleep(stop, min(time.Duration(failures)*100*time.Millisecond, 2*time.Second))
+	pause.For(stop, min(time.Duration(failures)*100*time.Millisecond, 2*time.Second))
 }
 
 // pullErrorReason is a failed pull's label in flowscript_pull_errors_total.

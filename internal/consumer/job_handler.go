@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -167,7 +168,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
 		d.log.WarnContext(ctx, "the sandbox crashed; running the job again", "error", res.Err.Message, "wait", wait.String())
-		if !sleep(ctx, wait) {
+		if !pause.For(ctx, wait) {
 			return attempt{job: job, transient: errStopping}
 		}
 	}
@@ -379,15 +380,4 @@ func shortBackoff() *backoff.ExponentialBackOff {
 	b.RandomizationFactor = 0.3
 	b.MaxElapsedTime = 0
 	return b
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/internal/pause"
 )
 
 // Streams are the handles Provision returns.
@@ -93,7 +95,7 @@ func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config,
 		if pass == 1 || pass%10 == 0 {
 			log.Warn("provisioning the streams failed; retrying", "error", err, "pass", pass, "retry_in", wait.String())
 		}
-		if !sleep(ctx, wait) {
+		if !pause.For(ctx, wait) {
 			return nil, fmt.Errorf("provisioning: %w (last error: %w)", ctx.Err(), err)
 		}
 	}
