@@ -409,7 +409,6 @@ func storeMax(a *atomic.Int64, v int64) {
 	}
 }
 
-
 // benchSummary is what bench prints: the table and the --json line.
 type benchSummary struct {
 	Jobs           int            `json:"jobs"`

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/testenv"
 )
@@ -251,7 +252,7 @@ func TestStalledRunRunsTwiceWithOneResult(t *testing.T) {
 		r := newRunner(cfg.Parallel)
 		r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
 			if call == 1 {
-				sleep(ctx, 2500*time.Millisecond) // stall past AckWait, once
+				pause.For(ctx, 2500*time.Millisecond) // stall past AckWait, once
 			}
 			return sandbox.Result{}, false
 		}
@@ -281,7 +282,7 @@ func TestProgressAcksKeepALongJob(t *testing.T) {
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
 		r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
-			sleep(ctx, 4500*time.Millisecond) // over 2 × AckWait, as long as retries of a flaky store
+			pause.For(ctx, 4500*time.Millisecond) // over 2 × AckWait, as long as retries of a flaky store
 			return sandbox.Result{}, false
 		}
 		startExecutor(t, nc, cfg, r)
