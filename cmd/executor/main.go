@@ -7,29 +7,23 @@ package main
 import (
 	"context"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/flowscript/flowscript/internal/executorapp"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
 
 func main() {
-	// First: when started as a sandbox worker, this never returns.
-	workerpool.MaybeRunWorker()
-	os.Exit(executorapp.Main(context.Background(), executorapp.Deps{
+	workerpool.MaybeRunWorker() // a sandbox worker never returns from here
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := executorapp.Main(ctx, executorapp.Deps{
 		Args:      os.Args[1:],
 		Getenv:    os.Getenv,
 		Stdout:    os.Stdout,
 		Stderr:    os.Stderr,
-		NewRunner: workerPool,
-	}))
-}
-
-// workerPool runs scripts in killable worker processes (DESIGN.md §3).
-// Each replaced worker is counted in flowscript_worker_restarts_total.
-func workerPool(ctx context.Context, opts executorapp.RunnerOptions) (executorapp.Sandbox, error) {
-	return workerpool.New(ctx, workerpool.Config{
-		Limits:          opts.Limits,
-		Logger:          opts.Logger,
-		OnWorkerRestart: opts.OnWorkerRestart,
+		NewRunner: executorapp.WorkerPool,
 	})
+	stop()
+	os.Exit(code)
 }

@@ -2,50 +2,19 @@ package executorapp
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/flowscript/flowscript/examples"
-	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/consumer"
-	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
-
-// RunnerFactory builds the sandbox the executor runs scripts in.
-type RunnerFactory func(ctx context.Context, opts RunnerOptions) (Sandbox, error)
-
-// Sandbox is a sandbox runner with its life cycle: the worker pool in
-// production.
-type Sandbox interface {
-	sandbox.Runner
-	// StopRespawning stops replacing dead workers: the replica is stopping
-	// and will start no new job.
-	StopRespawning()
-	// Close stops the sandbox.
-	Close() error
-}
-
-// RunnerOptions is what a RunnerFactory builds the runner with.
-type RunnerOptions struct {
-	Limits sandbox.Limits
-	Logger *slog.Logger
-	// OnWorkerRestart counts a sandbox worker process replaced, with the
-	// reason (workerpool.Config.OnWorkerRestart). Runners without worker
-	// processes ignore it.
-	OnWorkerRestart func(reason string)
-}
 
 // Deps is the executor's outside world: cmd/executor passes the process's,
 // tests their own.
@@ -54,8 +23,9 @@ type Deps struct {
 	Getenv func(string) string
 	Stdout io.Writer // demo results
 	Stderr io.Writer // logs
-	// NewRunner builds the sandbox runner. nil: the in-process runner,
-	// which is safe only for trusted scripts (tests, local tries).
+	// NewRunner builds the sandbox runner: WorkerPool in cmd/executor.
+	// nil: InProcess, which is safe only for trusted scripts (tests, local
+	// tries).
 	NewRunner RunnerFactory
 	// Examples are the demo's sample jobs; nil: package examples.
 	Examples fs.FS
@@ -89,8 +59,8 @@ const (
 	ExitUsage  = 2
 )
 
-// Main runs the executor until ctx ends or SIGTERM/SIGINT arrives, then
-// shuts down in order. It returns the process exit code.
+// Main runs the executor until ctx ends (cmd/executor ends it on SIGTERM
+// or SIGINT), then shuts down in order. It returns the process exit code.
 func Main(ctx context.Context, d Deps) int {
 	flags := flag.NewFlagSet("executor", flag.ContinueOnError)
 	flags.SetOutput(d.Stderr)
@@ -115,8 +85,6 @@ func Main(ctx context.Context, d Deps) int {
 	}
 	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
 
-	ctx, stopSignals := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
-	defer stopSignals()
 	log.Info("starting executor", "config", cfg, "demo", runDemo)
 	if err := run(ctx, cfg, d, runDemo, *demoOnly, log); err != nil {
 		log.Error("executor failed", "error", err.Error())
@@ -150,22 +118,10 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 		return err
 	}
 
-	var srv *server.Server
-	if cfg.Embedded() {
-		if srv, err = startEmbedded(cfg, log); err != nil {
-			return err
-		}
-		defer func() {
-			srv.Shutdown()
-			srv.WaitForShutdown()
-			log.Info("embedded NATS server stopped")
-		}()
-	}
-
 	// The admin port answers from the start: /readyz says 503, and why,
 	// until the executor is connected, provisioned and pulling.
 	var state readiness
-	state.set("connecting to NATS")
+	state.set("starting")
 	admin, err := startAdmin(ctx, cfg.AdminAddr, tel.Handler(), state.get, log)
 	if err != nil {
 		return err
@@ -175,49 +131,22 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 		d.OnAdmin(admin.Addr())
 	}
 
-	nc, err := connect(cfg, srv, log)
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-
 	newRunner := d.NewRunner
 	if newRunner == nil {
-		newRunner = inProcessRunner
+		newRunner = InProcess
 	}
-	runner, err := newRunner(ctx, RunnerOptions{
-		Limits: cfg.Limits,
-		Logger: log,
-		OnWorkerRestart: func(reason string) {
-			metrics.WorkerRestarted(context.Background(), reason)
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("starting the sandbox: %w", err)
-	}
-	defer func() {
-		if cerr := runner.Close(); cerr != nil {
-			log.Warn("stopping the sandbox", "error", cerr)
-		}
-	}()
-
-	state.set("provisioning the streams and the consumer")
-	exec, err := consumer.New(ctx, nc, cfg.Consumer(), consumer.Options{
-		Runner:     runner,
-		Policy:     actions.Policy{},
-		Logger:     log,
-		Metrics:    metrics,
-		OnStopping: runner.StopRespawning,
-	})
+	stack, err := StartStack(ctx, cfg, StackOptions{Logger: log, Metrics: metrics, NewRunner: newRunner, OnPhase: state.set})
 	if err != nil {
 		if ctx.Err() != nil {
-			log.Info("stopped before the executor was provisioned")
+			log.Info("stopped before the executor was ready")
 			return nil
 		}
 		return err
 	}
+	exec := stack.Executor
 	pending, err := metrics.ObservePending(exec.Pending, telemetry.DefaultPendingMaxAge)
 	if err != nil {
+		stack.Close()
 		return err
 	}
 	defer func() {
@@ -238,49 +167,18 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 		if examplesFS == nil {
 			examplesFS = examples.Jobs
 		}
-		if err := runDemo(runCtx, nc, exec.Config(), examplesFS, d.Stdout, log); err != nil && ctx.Err() == nil {
+		if err := runDemo(runCtx, stack.Conn, exec.Config(), examplesFS, d.Stdout, log); err != nil && ctx.Err() == nil {
 			demoErr = fmt.Errorf("running the demo: %w", err)
 		}
 		if demoOnly || demoErr != nil {
 			stopRun()
 		}
 	}
-	if err := <-done; err != nil {
-		return err
-	}
-	if err := drain(nc, drainTimeout); err != nil {
-		log.Warn("draining the NATS connection", "error", err)
+	runErr := <-done
+	stack.Close()
+	if runErr != nil {
+		return runErr
 	}
 	log.Info("executor shut down")
 	return demoErr
 }
-
-// drain flushes what the connection still has to send (acks, results) and
-// closes it.
-func drain(nc *nats.Conn, timeout time.Duration) error {
-	closed := make(chan struct{})
-	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
-	if err := nc.Drain(); err != nil {
-		if errors.Is(err, nats.ErrConnectionClosed) {
-			return nil
-		}
-		return err
-	}
-	select {
-	case <-closed:
-		return nil
-	case <-time.After(timeout):
-		return fmt.Errorf("the connection did not drain within %s", timeout)
-	}
-}
-
-func inProcessRunner(_ context.Context, opts RunnerOptions) (Sandbox, error) {
-	opts.Logger.Warn("running scripts in process: safe for trusted scripts only; production uses the worker pool")
-	return inProcess{sandbox.NewInProcess(opts.Limits)}, nil
-}
-
-// inProcess is the in-process runner as a Sandbox: it has no workers.
-type inProcess struct{ *sandbox.InProcess }
-
-func (inProcess) StopRespawning() {}
-func (inProcess) Close() error    { return nil }

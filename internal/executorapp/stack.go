@@ -1,0 +1,209 @@
+package executorapp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+	"github.com/flowscript/flowscript/internal/telemetry"
+)
+
+// RunnerFactory builds the sandbox the executor runs scripts in.
+type RunnerFactory func(ctx context.Context, opts RunnerOptions) (Sandbox, error)
+
+// RunnerOptions is what a RunnerFactory builds the runner with.
+type RunnerOptions struct {
+	Limits sandbox.Limits
+	Logger *slog.Logger
+	// OnWorkerRestart counts a sandbox worker process replaced, with the
+	// reason (workerpool.Config.OnWorkerRestart). Runners without worker
+	// processes ignore it.
+	OnWorkerRestart func(reason string)
+}
+
+// Sandbox is a sandbox runner with its life cycle: the worker pool in
+// production.
+type Sandbox interface {
+	sandbox.Runner
+	// StopRespawning stops replacing dead workers: the replica is stopping
+	// and will start no new job.
+	StopRespawning()
+	// Close stops the sandbox.
+	Close() error
+}
+
+// WorkerPool is the production RunnerFactory: scripts run in killable
+// worker processes (DESIGN.md §3). The binary must call
+// workerpool.MaybeRunWorker first thing in main.
+func WorkerPool(ctx context.Context, opts RunnerOptions) (Sandbox, error) {
+	return workerpool.New(ctx, workerpool.Config{
+		Limits:          opts.Limits,
+		Logger:          opts.Logger,
+		OnWorkerRestart: opts.OnWorkerRestart,
+	})
+}
+
+// InProcess is the RunnerFactory for trusted scripts only (tests, local
+// tries): scripts run in this process, with no hard limits.
+func InProcess(_ context.Context, opts RunnerOptions) (Sandbox, error) {
+	opts.Logger.Warn("running scripts in process: safe for trusted scripts only; production uses the worker pool")
+	return inProcess{sandbox.NewInProcess(opts.Limits)}, nil
+}
+
+// inProcess is the in-process runner as a Sandbox: it has no workers.
+type inProcess struct{ *sandbox.InProcess }
+
+func (inProcess) StopRespawning() {}
+func (inProcess) Close() error    { return nil }
+
+// Stack is an executor with its broker and its sandbox, assembled in one
+// place: the embedded NATS server (with no NATS_URL), the connection, the
+// sandbox and the consumer. cmd/executor runs one (Main);
+// `flowscript bench --embedded` starts one in its own process.
+type Stack struct {
+	Config Config
+	// Server is the embedded broker; nil with NATS_URL.
+	Server   *server.Server
+	Conn     *nats.Conn
+	Sandbox  Sandbox
+	Executor *consumer.Executor
+
+	log *slog.Logger
+}
+
+// StackOptions are a Stack's collaborators.
+type StackOptions struct {
+	Logger *slog.Logger
+	// Metrics records the executor's metrics; nil records none.
+	Metrics *telemetry.Metrics
+	// NewRunner builds the sandbox; nil: WorkerPool.
+	NewRunner RunnerFactory
+	// OnPhase, when set, is told each start-up phase as it begins
+	// ("connecting to NATS", "provisioning ..."): /readyz reports it.
+	OnPhase func(phase string)
+}
+
+// StartStack starts a stack for cfg (defaults applied, validated) in
+// order: the embedded broker, the connection (which waits for a broker
+// that is down), the sandbox, then the consumer (provisioning, retried
+// until ctx ends). On an error it stops what it started.
+func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.NewRunner == nil {
+		o.NewRunner = WorkerPool
+	}
+	phase := func(p string) {
+		if o.OnPhase != nil {
+			o.OnPhase(p)
+		}
+	}
+	s = &Stack{Config: cfg, log: o.Logger}
+	defer func() {
+		if err != nil {
+			s.Close()
+		}
+	}()
+	if cfg.Embedded() {
+		phase("starting the embedded NATS server")
+		if s.Server, err = startEmbedded(cfg, o.Logger); err != nil {
+			return s, err
+		}
+	}
+	phase("connecting to NATS")
+	if s.Conn, err = connect(cfg, s.Server, o.Logger); err != nil {
+		return s, err
+	}
+	phase("starting the sandbox")
+	s.Sandbox, err = o.NewRunner(ctx, RunnerOptions{
+		Limits: cfg.Limits,
+		Logger: o.Logger,
+		OnWorkerRestart: func(reason string) {
+			o.Metrics.WorkerRestarted(context.Background(), reason)
+		},
+	})
+	if err != nil {
+		return s, fmt.Errorf("starting the sandbox: %w", err)
+	}
+	phase("provisioning the streams and the consumer")
+	s.Executor, err = consumer.New(ctx, s.Conn, cfg.Consumer(), consumer.Options{
+		Runner:     s.Sandbox,
+		Policy:     actions.Policy{},
+		Logger:     o.Logger,
+		Metrics:    o.Metrics,
+		OnStopping: s.Sandbox.StopRespawning,
+	})
+	if err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// Connect opens another connection to the stack's broker (in process for
+// the embedded one): a client's, beside the executor's own.
+func (s *Stack) Connect(name string) (*nats.Conn, error) {
+	url, opts := s.Config.NATSURL, []nats.Option{nats.Name(name)}
+	if s.Server != nil {
+		url, opts = s.Server.ClientURL(), append(opts, nats.InProcessServer(s.Server))
+	}
+	if s.Config.NATSCreds != "" && s.Server == nil {
+		opts = append(opts, nats.UserCredentials(s.Config.NATSCreds))
+	}
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to NATS: %w", err)
+	}
+	return nc, nil
+}
+
+// Close stops what the stack started, in reverse order: the connection is
+// drained (what it still has to send, acks and results, goes out), the
+// sandbox stopped, the embedded server shut down. Call it after the
+// executor's Run returned.
+func (s *Stack) Close() {
+	if s.Conn != nil {
+		if err := drain(s.Conn, drainTimeout); err != nil {
+			s.log.Warn("draining the NATS connection", "error", err)
+		}
+	}
+	if s.Sandbox != nil {
+		if err := s.Sandbox.Close(); err != nil {
+			s.log.Warn("stopping the sandbox", "error", err)
+		}
+	}
+	if s.Server != nil {
+		s.Server.Shutdown()
+		s.Server.WaitForShutdown()
+		s.log.Info("embedded NATS server stopped")
+	}
+}
+
+// drain flushes what the connection still has to send (acks, results) and
+// closes it.
+func drain(nc *nats.Conn, timeout time.Duration) error {
+	closed := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
+	if err := nc.Drain(); err != nil {
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			return nil
+		}
+		return err
+	}
+	select {
+	case <-closed:
+		return nil
+	case <-time.After(timeout):
+		nc.Close()
+		return fmt.Errorf("the connection did not drain within %s", timeout)
+	}
+}
