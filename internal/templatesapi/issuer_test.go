@@ -50,9 +50,11 @@ const (
 type jwksServer struct {
 	ts *httptest.Server
 
-	mu   sync.Mutex
-	keys map[string]*rsa.PublicKey
-	mode jwksMode
+	mu    sync.Mutex
+	keys  map[string]*rsa.PublicKey
+	mode  jwksMode
+	delay time.Duration  // before answering in jwksServe mode
+	spans [][2]time.Time // start and end of each answered fetch
 
 	fetches    atomic.Int32
 	hangs      chan struct{} // one value per fetch that starts hanging
@@ -89,10 +91,24 @@ func (j *jwksServer) setMode(m jwksMode) {
 	j.mode = m
 }
 
+// setDelay makes answers wait d.
+func (j *jwksServer) setDelay(d time.Duration) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.delay = d
+}
+
+func (j *jwksServer) fetchSpans() [][2]time.Time {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([][2]time.Time(nil), j.spans...)
+}
+
 func (j *jwksServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	j.fetches.Add(1)
 	j.mu.Lock()
-	mode := j.mode
+	mode, delay := j.mode, j.delay
 	enc := base64.RawURLEncoding
 	keys := []map[string]string{{"kty": "EC", "kid": "ignored", "crv": "P-256"}}
 	for kid, k := range j.keys {
@@ -114,8 +130,15 @@ func (j *jwksServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		j.hangsEnded.Add(1)
 	default:
+		select {
+		case <-time.After(delay):
+		case <-r.Context().Done():
+		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"keys": keys}) // a failed write is the client's fetch error
+		j.mu.Lock()
+		j.spans = append(j.spans, [2]time.Time{start, time.Now()})
+		j.mu.Unlock()
 	}
 }
 
