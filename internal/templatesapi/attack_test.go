@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"bufio"
 	"crypto/rsa"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -46,6 +47,7 @@ func forgedTokens(t *testing.T) []string {
 func TestRotationHoldsUnderAFloodOfHungUpUnknownKids(t *testing.T) {
 	k1, k2 := testRSAKey(t, 0), testRSAKey(t, 1)
 	idp := newJWKSServer(t, "k1", k1)
+	idp.setDelay(50 * time.Millisecond) // a provider across a network: hung-up callers leave before it answers
 	cfg := jwksConfig(idp, 200*time.Millisecond, time.Hour)
 	svc := runService(t, cfg)
 	old := bearerHeader(rsToken(t, k1, "k1", tokenClaims(DefaultJWTReadScope)))
@@ -360,7 +362,7 @@ func TestIdleConnectionsDoNotLockOutAClient(t *testing.T) {
 		for _, c := range open {
 			wg.Go(func() {
 				_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
-				if _, err := c.Read(make([]byte, 1)); err == io.EOF || isReset(err) {
+				if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) || isReset(err) {
 					closed.Add(1)
 					return
 				}
@@ -446,7 +448,8 @@ func (p *pingCounter) pipe(dst, src net.Conn, count bool) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			if count {
-				chunk := append(tail, buf[:n]...)
+				chunk := make([]byte, 0, len(tail)+n)
+				chunk = append(append(chunk, tail...), buf[:n]...)
 				p.pings.Add(int64(strings.Count(string(chunk), "-- ping")))
 				tail = append([]byte(nil), chunk[max(0, len(chunk)-6):]...) // "-- ping" split across reads
 			}

@@ -89,7 +89,7 @@ func TestConnectionLimitNeverEvictsABusyConnection(t *testing.T) {
 	}
 	defer func() { _ = extra.Close() }() // the test's own
 	_ = extra.SetReadDeadline(time.Now().Add(10 * time.Second))
-	if _, err := extra.Read(make([]byte, 1)); err != io.EOF && !isReset(err) {
+	if _, err := extra.Read(make([]byte, 1)); !errors.Is(err, io.EOF) && !isReset(err) {
 		t.Fatalf("a connection beyond the cap, all busy: read %v, want it closed", err)
 	}
 	if lim.refused.Load() != 1 || lim.evicted.Load() != 0 {

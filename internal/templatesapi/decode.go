@@ -74,8 +74,8 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
 		t = t.Elem()
 	}
 	tok, err := dec.Token()
-	if err != nil {
-		return nil // decoding already succeeded: cannot happen
+	if err != nil { // decoding already succeeded: cannot happen
+		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
 	}
 	delim, ok := tok.(json.Delim)
 	if !ok {
@@ -86,8 +86,8 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
 		seen := map[string]bool{}
 		for dec.More() {
 			kt, err := dec.Token()
-			if err != nil {
-				return nil
+			if err != nil { // as above
+				return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
 			}
 			key, _ := kt.(string)
 			name := joinPath(path, key)

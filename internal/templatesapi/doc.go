@@ -68,8 +68,8 @@
 //     are held; at the cap a new connection closes the one idle the longest
 //     (so idle connections cannot lock out a caller), or is refused when
 //     every connection is busy with a request. A request header must
-//     arrive within 5 s, a whole request within 30 s, and an idle
-//     keep-alive connection is closed after 30 s. /readyz pings the store
+//     arrive within 5 s, a whole request within 30 s plus the sandbox
+//     timeout, and an idle keep-alive connection is closed after 30 s. /readyz pings the store
 //     at most once a second, one ping at a time on its own context; other
 //     callers get the cached answer.
 //   - Requests with no or refused credentials are logged at debug, with an

@@ -82,8 +82,11 @@ func (s *Server) JWKSStats() JWKSStats { return s.auth.JWKSStats() }
 
 // Connection bounds of the HTTP server. A connection that sends nothing,
 // or only part of a header, is closed after connHeaderTimeout; an idle
-// keep-alive connection after connIdleTimeout; a request body must arrive
-// within connReadTimeout. TEMPLATES_MAX_CONNS caps how many are open.
+// keep-alive connection after connIdleTimeout; a whole request, body
+// included, must arrive within connReadTimeout plus the sandbox timeout
+// (net/http cancels a request's context when the read deadline passes
+// while its handler runs, so a test run needs its time on top).
+// TEMPLATES_MAX_CONNS caps how many are open.
 const (
 	connHeaderTimeout = 5 * time.Second
 	connReadTimeout   = 30 * time.Second
@@ -99,7 +102,7 @@ func (s *Server) httpServer(ln net.Listener) (*http.Server, net.Listener) {
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: connHeaderTimeout,
-		ReadTimeout:       connReadTimeout,
+		ReadTimeout:       connReadTimeout + s.cfg.Sandbox.Timeout,
 		WriteTimeout:      s.cfg.Sandbox.Timeout + time.Minute,
 		IdleTimeout:       connIdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
