@@ -127,6 +127,15 @@ func (c *limitedConn) release() {
 	})
 }
 
+// CloseWrite half-closes a TCP connection, as net/http does so that a
+// client reads an error answer before the connection goes.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 // Close releases the connection's place.
 func (c *limitedConn) Close() error {
 	c.release()
