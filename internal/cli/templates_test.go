@@ -27,9 +27,11 @@ const (
 func startTemplatesAPI(t *testing.T, open func(t *testing.T, maxSource int) templates.Store) string {
 	t.Helper()
 	cfg := templatesapi.Config{
-		APIKeys:   []string{testAPIKey},
-		JWTSecret: testJWTSecret,
-		Sandbox:   sandbox.Limits{Timeout: time.Second, MaxParallel: 2}.WithDefaults(),
+		APIKeys:     []string{testAPIKey},
+		JWTSecret:   testJWTSecret,
+		JWTAudience: []string{"flowscript-templates"},
+		JWTIssuer:   "https://issuer.example.com/",
+		Sandbox:     sandbox.Limits{Timeout: time.Second, MaxParallel: 2}.WithDefaults(),
 	}.WithDefaults()
 	srv, err := templatesapi.NewServer(cfg, open(t, cfg.Sandbox.MaxSourceBytes), sandbox.NewInProcess(cfg.Sandbox), nil)
 	if err != nil {
@@ -212,8 +214,9 @@ func TestTemplatesAPIErrors(t *testing.T) {
 	})
 	t.Run("bearer token", func(t *testing.T) {
 		now := time.Now()
-		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{
-			Subject: "author@example.com", IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+		token, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{
+			"sub": "author@example.com", "iat": now.Unix(), "exp": now.Add(time.Hour).Unix(),
+			"aud": "flowscript-templates", "iss": "https://issuer.example.com/", "scope": "templates:read",
 		}).SignedString([]byte(testJWTSecret))
 		if err != nil {
 			t.Fatal(err)

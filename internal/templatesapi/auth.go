@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -14,60 +15,123 @@ import (
 )
 
 // Principal is who a request authenticated as: the JWT subject, or the
-// index of the API key (never the key itself).
+// index of the API key (never the key itself), and what it may do.
 type Principal struct {
 	Method  string // "jwt" or "api_key"
 	Subject string
+	Role    Role
 }
 
-// authError is a refused credential; its message tells the caller what to
-// fix and is safe to return.
-type authError struct{ message string }
+// authError is a refused credential. message is all the caller learns: it
+// never says which methods are on, whether the key set is reachable, or
+// echoes what was sent. reason, for the log only, says more.
+type authError struct {
+	message string
+	reason  string
+}
 
 func (e *authError) Error() string { return e.message }
 
+// Messages of refused credentials. Before a token's signature is verified
+// the caller learns only that it cannot be verified; the claims are
+// discussed only with someone holding a genuinely signed token.
+const (
+	msgNoCredentials = "authentication required: send Authorization: Bearer <token> or X-API-Key: <key>"
+	msgBadKey        = "the API key is not valid"
+	msgUnverifiable  = "the token cannot be verified: get a new one from your identity provider"
+)
+
 // Authenticator checks a request's credentials.
 type Authenticator struct {
-	secret  []byte
-	jwks    *jwksCache
-	keys    [][sha256.Size]byte
-	parser  *jwt.Parser
-	methods []string
+	secret     []byte
+	jwks       *jwksCache
+	keys       []storedKey
+	parser     *jwt.Parser
+	methods    []string
+	scopeClaim string
+	readScope  string
+	writeScope string
 }
 
-// leeway tolerates clock skew between the token issuer and this service.
+type storedKey struct {
+	sum  [sha256.Size]byte
+	role Role
+}
+
+// leeway tolerates clock skew between the token issuer and this service
+// for exp, nbf and iat.
 const leeway = 5 * time.Second
 
-// NewAuthenticator builds the checks cfg configures.
-func NewAuthenticator(cfg Config, client *http.Client) *Authenticator {
-	a := &Authenticator{}
+// NewAuthenticator builds the checks cfg configures; cfg must be valid.
+// client fetches the JWKS (nil: a default client); logger receives the
+// key set's fetch failures. Close stops the key set's refreshes.
+func NewAuthenticator(cfg Config, client *http.Client, logger *slog.Logger) *Authenticator {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &Authenticator{scopeClaim: cfg.JWTScopeClaim, readScope: cfg.JWTReadScope, writeScope: cfg.JWTWriteScope}
 	if cfg.JWTSecret != "" {
 		a.secret = []byte(cfg.JWTSecret)
 		a.methods = append(a.methods, jwt.SigningMethodHS256.Alg())
 	}
 	if cfg.JWKSURL != "" {
-		a.jwks = newJWKSCache(cfg.JWKSURL, client)
+		a.jwks = newJWKSCache(jwksOptions{
+			url: cfg.JWKSURL, client: client, log: logger,
+			maxAge: cfg.JWKSMaxAge, minInterval: cfg.JWKSMinInterval,
+		})
 		a.methods = append(a.methods, jwt.SigningMethodRS256.Alg())
 	}
-	for _, k := range cfg.APIKeys {
-		a.keys = append(a.keys, sha256.Sum256([]byte(k)))
+	for _, entry := range cfg.APIKeys {
+		k, _ := parseAPIKey(entry) // cfg is valid
+		a.keys = append(a.keys, storedKey{sum: sha256.Sum256([]byte(k.key)), role: k.role})
 	}
-	a.parser = jwt.NewParser(jwt.WithValidMethods(a.methods), jwt.WithExpirationRequired(), jwt.WithLeeway(leeway))
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods(a.methods), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(leeway),
+		jwt.WithIssuer(cfg.JWTIssuer),
+	}
+	if len(cfg.JWTAudience) > 0 {
+		opts = append(opts, jwt.WithAudience(cfg.JWTAudience...))
+	}
+	a.parser = jwt.NewParser(opts...)
 	return a
 }
 
+// Close stops the key set's refreshes and waits for a fetch in flight.
+func (a *Authenticator) Close() {
+	if a.jwks != nil {
+		a.jwks.close()
+	}
+}
+
+// JWKSStats reports the key set's fetches (zero without AUTH_JWKS_URL).
+func (a *Authenticator) JWKSStats() JWKSStats {
+	if a.jwks == nil {
+		return JWKSStats{}
+	}
+	return a.jwks.stats()
+}
+
+// prefetch starts a fetch of the key set, so the first RS256 request does
+// not wait for one.
+func (a *Authenticator) prefetch() {
+	if a.jwks != nil {
+		a.jwks.refresh()
+	}
+}
+
 // Authenticate returns the request's principal, or an *authError. Every
-// credential presented must be valid; at least one must be presented.
+// credential presented must be valid; at least one must be presented. With
+// both, the token's role applies.
 func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 	authz, hasAuthz := r.Header["Authorization"]
 	key, hasKey := r.Header["X-Api-Key"]
 	if !hasAuthz && !hasKey {
-		return Principal{}, &authError{"authentication required: send Authorization: Bearer <token> or X-API-Key: <key>"}
+		return Principal{}, &authError{message: msgNoCredentials, reason: "no credentials"}
 	}
 	var p Principal
 	if hasKey {
 		if len(key) != 1 {
-			return Principal{}, &authError{"send one X-API-Key header, not several"}
+			return Principal{}, &authError{message: "send one X-API-Key header, not several", reason: "several API keys"}
 		}
 		var err error
 		if p, err = a.apiKey(key[0]); err != nil {
@@ -76,7 +140,7 @@ func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 	}
 	if hasAuthz {
 		if len(authz) != 1 {
-			return Principal{}, &authError{"send one Authorization header, not several"}
+			return Principal{}, &authError{message: "send one Authorization header, not several", reason: "several Authorization headers"}
 		}
 		var err error
 		if p, err = a.bearer(r.Context(), authz[0]); err != nil {
@@ -87,32 +151,34 @@ func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 }
 
 func (a *Authenticator) apiKey(presented string) (Principal, error) {
-	if len(a.keys) == 0 {
-		return Principal{}, &authError{"API keys are not accepted by this service: use Authorization: Bearer <token>"}
-	}
 	sum := sha256.Sum256([]byte(presented))
 	match := -1
 	for i, k := range a.keys { // every key is compared: the time does not say which matched
-		if subtle.ConstantTimeCompare(sum[:], k[:]) == 1 {
+		if subtle.ConstantTimeCompare(sum[:], k.sum[:]) == 1 {
 			match = i
 		}
 	}
 	if match < 0 {
-		return Principal{}, &authError{"the API key is not valid"}
+		reason := "unknown API key"
+		if len(a.keys) == 0 {
+			reason = "API key sent, but AUTH_API_KEYS is not set"
+		}
+		return Principal{}, &authError{message: msgBadKey, reason: reason}
 	}
-	return Principal{Method: "api_key", Subject: "key#" + strconv.Itoa(match+1)}, nil
+	return Principal{Method: "api_key", Subject: "key#" + strconv.Itoa(match+1), Role: a.keys[match].role}, nil
 }
 
 func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, error) {
 	scheme, token, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return Principal{}, &authError{"the Authorization header must be Bearer <token>"}
+	token = strings.TrimSpace(token)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return Principal{}, &authError{message: "the Authorization header must be Bearer <token>", reason: "not a bearer token"}
 	}
 	if len(a.methods) == 0 {
-		return Principal{}, &authError{"bearer tokens are not accepted by this service: use X-API-Key"}
+		return Principal{}, &authError{message: msgUnverifiable, reason: "bearer token sent, but no JWT method is configured"}
 	}
-	claims := jwt.RegisteredClaims{}
-	_, err := a.parser.ParseWithClaims(strings.TrimSpace(token), &claims, func(t *jwt.Token) (any, error) {
+	claims := jwt.MapClaims{}
+	tok, err := a.parser.ParseWithClaims(token, claims, func(t *jwt.Token) (any, error) {
 		switch t.Method.Alg() {
 		case jwt.SigningMethodHS256.Alg():
 			return a.secret, nil
@@ -123,27 +189,81 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 		return nil, errors.New("unexpected signing method") // WithValidMethods already refused it
 	})
 	if err != nil {
-		return Principal{}, tokenError(err)
+		return Principal{}, tokenError(err, claims)
 	}
-	return Principal{Method: "jwt", Subject: claims.Subject}, nil
+	// From here on the token is genuine: the caller may learn what is wrong
+	// with it.
+	if _, crit := tok.Header["crit"]; crit {
+		return Principal{}, &authError{message: "the token has a crit header; this service supports no JWT extension", reason: "crit header"}
+	}
+	sub, err := claims.GetSubject()
+	if err != nil {
+		return Principal{}, tokenError(err, claims)
+	}
+	if sub == "" {
+		return Principal{}, &authError{message: "the token has no sub claim: tokens must name their subject", reason: "no sub"}
+	}
+	return Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}, nil
 }
 
-// tokenError says why a token was refused, without echoing it.
-func tokenError(err error) *authError {
-	var kerr *keyError
-	switch {
-	case errors.Is(err, jwt.ErrTokenExpired):
-		return &authError{"the token has expired: get a new one"}
-	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
-		return &authError{"the token is not valid yet: check the issuer's clock"}
-	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return &authError{"the token has no exp claim: tokens must expire"}
-	case errors.Is(err, jwt.ErrTokenMalformed):
-		return &authError{"the bearer token is not a well-formed JWT"}
-	case errors.As(err, &kerr):
-		return &authError{"the token cannot be verified: " + kerr.Error()}
-	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
-		return &authError{"the token's signature is not valid for this service"}
+// role reads the scope claim: a space-separated string (OAuth 2 scope) or
+// an array of strings. Anything else grants nothing.
+func (a *Authenticator) role(claims jwt.MapClaims) Role {
+	var scopes []string
+	switch v := claims[a.scopeClaim].(type) {
+	case string:
+		scopes = strings.Fields(v)
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				scopes = append(scopes, s)
+			}
+		}
 	}
-	return &authError{"the token is not valid"}
+	role := RoleNone
+	for _, s := range scopes {
+		switch s {
+		case a.writeScope:
+			return RoleWrite
+		case a.readScope:
+			role = RoleRead
+		}
+	}
+	return role
+}
+
+// tokenError says why a token was refused, without echoing it. Claim
+// problems are only reported once the signature verified (the parser
+// checks claims after the signature).
+func tokenError(err error, claims jwt.MapClaims) *authError {
+	var kerr *keyError
+	reason := err.Error()
+	if errors.As(err, &kerr) {
+		reason = kerr.reason
+	}
+	refuse := func(msg string) *authError { return &authError{message: msg, reason: reason} }
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return refuse("the bearer token is not a well-formed JWT")
+	case errors.Is(err, jwt.ErrTokenUnverifiable), errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return refuse(msgUnverifiable)
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return refuse("the token has expired: get a new one")
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return refuse("the token is not valid yet (nbf or iat is in the future): check the issuer's clock")
+	case errors.Is(err, jwt.ErrInvalidType):
+		return refuse("a claim of the token has the wrong type: exp, nbf and iat must be numbers, iss and sub strings, aud a string or an array of strings")
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		for _, name := range []string{"exp", "aud", "iss"} {
+			if _, ok := claims[name]; !ok {
+				return refuse("the token has no " + name + " claim: tokens for this service must carry exp, aud, iss and sub")
+			}
+		}
+		return refuse("the token lacks a required claim: tokens for this service must carry exp, aud, iss and sub")
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return refuse("the token is not meant for this service: its aud is not accepted")
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return refuse("the token's issuer (iss) is not accepted by this service")
+	}
+	return refuse("the token is not valid")
 }

@@ -1,15 +1,8 @@
 package templatesapi
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"encoding/base64"
-	"encoding/json"
-	"math/big"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,82 +10,24 @@ import (
 	"github.com/google/uuid"
 )
 
-// issuer signs RS256 tokens and serves its keys as a JWKS.
-type issuer struct {
-	key     *rsa.PrivateKey
-	kid     string
-	ts      *httptest.Server
-	fetches atomic.Int32
-}
-
-func newIssuer(t *testing.T) *issuer {
-	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is := &issuer{key: key, kid: "key-1"}
-	is.ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		is.fetches.Add(1)
-		enc := base64.RawURLEncoding
-		// A failed write shows up as the client's fetch error.
-		_ = json.NewEncoder(w).Encode(map[string]any{"keys": []map[string]string{
-			{"kty": "EC", "kid": "ignored", "crv": "P-256"},
-			{"kty": "RSA", "kid": is.kid, "use": "sig", "alg": "RS256",
-				"n": enc.EncodeToString(key.N.Bytes()), "e": enc.EncodeToString(big.NewInt(int64(key.E)).Bytes())},
-		}})
-	}))
-	t.Cleanup(is.ts.Close)
-	return is
-}
-
-func claims(exp time.Duration) jwt.RegisteredClaims {
-	now := time.Now()
-	return jwt.RegisteredClaims{Subject: "author@example.com", IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(exp))}
-}
-
-func hsToken(t *testing.T, secret string, c jwt.Claims) string {
-	t.Helper()
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString([]byte(secret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func rsToken(t *testing.T, key *rsa.PrivateKey, kid string, c jwt.Claims) string {
-	t.Helper()
-	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, c)
-	if kid != "" {
-		tok.Header["kid"] = kid
-	}
-	s, err := tok.SignedString(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestAuthentication(t *testing.T) {
-	is := newIssuer(t)
-	other, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testRSAKey(t, 0)
+	is := newJWKSServer(t, "key-1", key)
 	cfg := testConfig()
-	cfg.JWKSURL = is.ts.URL
+	cfg.JWKSURL = is.URL()
 	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
 
-	noneToken, err := jwt.NewWithClaims(jwt.SigningMethodNone, claims(time.Hour)).SignedString(jwt.UnsafeAllowNoneSignatureType)
+	write := tokenClaims(DefaultJWTWriteScope)
+	noneToken, err := jwt.NewWithClaims(jwt.SigningMethodNone, write).SignedString(jwt.UnsafeAllowNoneSignatureType)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// A token signed with the HS256 secret... where the secret is the
 	// issuer's public key: the classic algorithm confusion.
-	confused := hsToken(t, string(is.key.N.Bytes()), claims(time.Hour))
-	noExp := hsToken(t, testJWTSecret, jwt.RegisteredClaims{Subject: "x"})
+	confused := hsToken(t, string(key.N.Bytes()), write)
 
 	bearer := func(tok string) []string { return []string{"Authorization", "Bearer " + tok} }
+	hs := func(c jwt.MapClaims) []string { return bearer(hsToken(t, testJWTSecret, c)) }
 	tests := []struct {
 		name    string
 		header  []string
@@ -100,26 +35,41 @@ func TestAuthentication(t *testing.T) {
 		mention string
 	}{
 		{"no credentials", nil, 401, "authentication required"},
-		{"wrong API key", []string{"X-API-Key", "wrong-key-0123456789abcdef"}, 401, "API key is not valid"},
-		{"API key prefix", []string{"X-API-Key", testAPIKey[:10]}, 401, "API key is not valid"},
-		{"empty API key", []string{"X-API-Key", ""}, 401, "API key is not valid"},
-		{"expired HS256", bearer(hsToken(t, testJWTSecret, claims(-time.Hour))), 401, "expired"},
-		{"bad HS256 signature", bearer(hsToken(t, "another-secret-0123456789abcdef-0123", claims(time.Hour))), 401, "signature"},
-		{"no exp", bearer(noExp), 401, "exp"},
-		{"alg none", bearer(noneToken), 401, "signature"},
-		{"algorithm confusion", bearer(confused), 401, "signature"},
+		{"wrong API key", []string{"X-API-Key", "wrong-key-0123456789abcdef"}, 401, msgBadKey},
+		{"API key prefix", []string{"X-API-Key", testAPIKey[:10]}, 401, msgBadKey},
+		{"API key with its role suffix", []string{"X-API-Key", testReadAPIKey + ":read"}, 401, msgBadKey},
+		{"empty API key", []string{"X-API-Key", ""}, 401, msgBadKey},
+		{"expired HS256", hs(with(write, "exp", time.Now().Add(-time.Hour).Unix())), 401, "expired"},
+		{"bad HS256 signature", bearer(hsToken(t, "another-secret-0123456789abcdef-0123", write)), 401, msgUnverifiable},
+		{"no exp", hs(with(write, "exp", nil)), 401, "no exp claim"},
+		{"string exp", hs(with(write, "exp", "9999999999")), 401, "must be numbers"},
+		{"no sub", hs(with(write, "sub", nil)), 401, "no sub claim"},
+		{"empty sub", hs(with(write, "sub", "")), 401, "no sub claim"},
+		{"numeric sub", hs(with(write, "sub", 42)), 401, "wrong type"},
+		{"future iat", hs(with(write, "iat", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
+		{"future nbf", hs(with(write, "nbf", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
+		{"other audience", hs(with(write, "aud", "another-application")), 401, "aud is not accepted"},
+		{"no audience", hs(with(write, "aud", nil)), 401, "no aud claim"},
+		{"other issuer", hs(with(write, "iss", "https://evil.example.com/")), 401, "issuer (iss) is not accepted"},
+		{"no issuer", hs(with(write, "iss", nil)), 401, "no iss claim"},
+		{"crit header", bearer(hsToken(t, testJWTSecret, write, "crit", []string{"exp"})), 401, "crit"},
+		{"alg none", bearer(noneToken), 401, msgUnverifiable},
+		{"algorithm confusion", bearer(confused), 401, msgUnverifiable},
 		{"not a JWT", bearer("not.a.jwt"), 401, "well-formed"},
 		{"basic scheme", []string{"Authorization", "Basic dXNlcjpwYXNz"}, 401, "Bearer <token>"},
-		{"expired RS256", bearer(rsToken(t, is.key, is.kid, claims(-time.Minute))), 401, "expired"},
-		{"RS256 from another key", bearer(rsToken(t, other, is.kid, claims(time.Hour))), 401, "signature"},
-		{"RS256 unknown kid", bearer(rsToken(t, is.key, "key-2", claims(time.Hour))), 401, `kid "key-2"`},
+		{"expired RS256", bearer(rsToken(t, key, "key-1", with(write, "exp", time.Now().Add(-time.Minute).Unix()))), 401, "expired"},
+		{"RS256 from another key", bearer(rsToken(t, testRSAKey(t, 1), "key-1", write)), 401, msgUnverifiable},
+		{"RS256 unknown kid", bearer(rsToken(t, key, "key-2", write)), 401, msgUnverifiable},
 		{"good key with a bad token", append([]string{"X-API-Key", testAPIKey}, bearer("garbage")...), 401, "well-formed"},
 		{"good API key", []string{"X-API-Key", testAPIKey}, 200, ""},
 		{"second API key", []string{"X-API-Key", "second-key-0123456789abcdef"}, 200, ""},
-		{"good HS256", bearer(hsToken(t, testJWTSecret, claims(time.Hour))), 200, ""},
-		{"lowercase scheme", []string{"Authorization", "bearer " + hsToken(t, testJWTSecret, claims(time.Hour))}, 200, ""},
-		{"good RS256 via JWKS", bearer(rsToken(t, is.key, is.kid, claims(time.Hour))), 200, ""},
-		{"RS256 without kid, one key in the set", bearer(rsToken(t, is.key, "", claims(time.Hour))), 200, ""},
+		{"read-only API key", []string{"X-API-Key", testReadAPIKey}, 200, ""},
+		{"good HS256", hs(write), 200, ""},
+		{"audience in a list", hs(with(write, "aud", []string{"x", testAudience})), 200, ""},
+		{"iat within the leeway", hs(with(write, "iat", time.Now().Add(leeway/2).Unix())), 200, ""},
+		{"lowercase scheme", []string{"Authorization", "bearer " + hsToken(t, testJWTSecret, write)}, 200, ""},
+		{"good RS256 via JWKS", bearer(rsToken(t, key, "key-1", write)), 200, ""},
+		{"RS256 without kid, one key in the set", bearer(rsToken(t, key, "", write)), 200, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +90,72 @@ func TestAuthentication(t *testing.T) {
 	// Unknown kids do not make every request fetch the key set again.
 	if n := is.fetches.Load(); n > 2 {
 		t.Errorf("the JWKS was fetched %d times; an unknown kid must not trigger a fetch per request", n)
+	}
+}
+
+// Reading needs the read role; creating, updating, deleting and test runs
+// need the write role. Tokens get theirs from the scope claim, API keys
+// from their AUTH_API_KEYS entry.
+func TestRolesSeparateReadingFromWriting(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	body := map[string]string{"name": "x", "source": "return 1"}
+	bearer := func(c jwt.MapClaims) []string {
+		return []string{"Authorization", "Bearer " + hsToken(t, testJWTSecret, c)}
+	}
+	subjects := []struct {
+		name          string
+		header        []string
+		read, canEdit bool
+	}{
+		{"read scope", bearer(tokenClaims("openid " + DefaultJWTReadScope)), true, false},
+		{"read scope as an array", bearer(with(tokenClaims(""), "scope", []string{DefaultJWTReadScope})), true, false},
+		{"no scope", bearer(tokenClaims("")), false, false},
+		{"another application's scopes", bearer(tokenClaims("templates:admin other:write")), false, false},
+		{"scope of the wrong type", bearer(with(tokenClaims(""), "scope", 7)), false, false},
+		{"read-only API key", []string{"X-API-Key", testReadAPIKey}, true, false},
+		{"write scope", bearer(tokenClaims(DefaultJWTWriteScope)), true, true},
+		{"bare API key", []string{"X-API-Key", testAPIKey}, true, true},
+	}
+	for _, who := range subjects {
+		t.Run(who.name, func(t *testing.T) {
+			one := "/api/script-templates/" + a.create("for "+who.name, "return 1").ID.String()
+			calls := []struct {
+				method, path string
+				body         any
+				write        bool
+			}{
+				{"GET", "/api/script-templates", nil, false}, {"GET", one, nil, false}, {"GET", "/api/openapi.json", nil, false},
+				{"POST", "/api/script-templates", body, true}, {"PUT", one, body, true},
+				{"POST", "/api/scripts/test", map[string]string{"source": "return 1"}, true}, {"DELETE", one, nil, true},
+			}
+			for _, c := range calls {
+				r := a.do(c.method, c.path, c.body, who.header...)
+				allowed := who.read && (!c.write || who.canEdit)
+				switch {
+				case !allowed:
+					wantForbidden(t, r)
+				case r.status >= 300:
+					t.Errorf("%s %s: %d %s", c.method, c.path, r.status, r.raw)
+				}
+			}
+		})
+	}
+	// One template per subject; a writer created one and deleted its own;
+	// the refused writes wrote nothing.
+	if list := a.list(); len(list) != len(subjects) {
+		t.Errorf("after the role checks the store holds %d templates, want %d", len(list), len(subjects))
+	}
+}
+
+func wantForbidden(t *testing.T, r response) {
+	t.Helper()
+	if r.status != http.StatusForbidden {
+		t.Errorf("status %d, want 403: %s", r.status, r.raw)
+		return
+	}
+	if e := r.apiErr(t); e.Code != CodeForbidden || !strings.Contains(e.Message, "templates") {
+		t.Errorf("403 error %+v", e)
 	}
 }
 
@@ -182,29 +198,56 @@ func TestEveryRouteRequiresAuthentication(t *testing.T) {
 	}
 }
 
-func TestAuthenticatorRefreshesTheKeySetWhenAKeyRotates(t *testing.T) {
-	is := newIssuer(t)
-	cfg := testConfig()
-	cfg.JWKSURL = is.ts.URL
-	auth := NewAuthenticator(cfg, is.ts.Client())
-	now := time.Now()
-	auth.jwks.now = func() time.Time { return now }
+// A 401 says what the caller may know: what to fix in what it sent. It
+// never says which methods are on, that the key set is unreachable or how
+// many keys it has, and never echoes the kid.
+func TestUnauthorizedBodiesRevealNothing(t *testing.T) {
+	dead := newJWKSServer(t, "key-1", testRSAKey(t, 0))
+	dead.setMode(jwksFail)
+	hugeKid := strings.Repeat("k", 4<<10)
+	token := rsToken(t, testRSAKey(t, 0), hugeKid, tokenClaims(DefaultJWTWriteScope))
 
-	check := func(kid string, want bool) {
-		t.Helper()
-		req := httptest.NewRequest("GET", "/", nil)
-		req.Header.Set("Authorization", "Bearer "+rsToken(t, is.key, kid, claims(time.Hour)))
-		_, err := auth.Authenticate(req)
-		if (err == nil) != want {
-			t.Errorf("kid %q: err %v, want ok=%v", kid, err, want)
+	keysOnly := testConfig()
+	keysOnly.JWTSecret, keysOnly.JWTAudience, keysOnly.JWTIssuer = "", nil, ""
+	jwtOnly := testConfig()
+	jwtOnly.APIKeys = nil
+	jwtOnly.JWKSURL = dead.URL()
+	configs := map[string]Config{"API keys only": keysOnly, "JWT only, JWKS down": jwtOnly, "both": testConfig()}
+
+	answers := map[string]map[string]string{} // request → config → body
+	for name, cfg := range configs {
+		a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+		for req, header := range map[string][]string{
+			"none":            nil,
+			"API key":         {"X-API-Key", "wrong-key-0123456789abcdef"},
+			"RS256, huge kid": {"Authorization", "Bearer " + token},
+			"HS256, other secret": {"Authorization", "Bearer " + hsToken(t, "another-secret-0123456789abcdef-0123",
+				tokenClaims(DefaultJWTWriteScope))},
+		} {
+			r := a.do("GET", "/api/script-templates", nil, header...)
+			wantStatus(t, r, http.StatusUnauthorized)
+			e := r.apiErr(t)
+			for _, leak := range []string{"kkkkkkkk", "JWKS", "key set", "AUTH_", "not accepted by this service", "fetch"} {
+				if strings.Contains(e.Message, leak) {
+					t.Errorf("%s, %s: the 401 says %q (%q)", name, req, leak, e.Message)
+				}
+			}
+			if answers[req] == nil {
+				answers[req] = map[string]string{}
+			}
+			answers[req][name] = e.Message
 		}
 	}
-	check("key-1", true)
-	is.kid = "key-2"      // the issuer rotates
-	check("key-2", false) // within jwksMinRefresh of the last fetch: no refetch
-	now = now.Add(jwksMinRefresh)
-	check("key-2", true)
-	if n := is.fetches.Load(); n != 2 {
-		t.Errorf("%d fetches, want 2", n)
+	// The same refused credential gets the same answer whatever is
+	// configured: the answer cannot tell the configuration.
+	for req, byConfig := range answers {
+		var first string
+		for name, msg := range byConfig {
+			if first == "" {
+				first = msg
+			} else if msg != first {
+				t.Errorf("%s: the answer depends on the configuration (%s: %q vs %q)", req, name, msg, first)
+			}
+		}
 	}
 }

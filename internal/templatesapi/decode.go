@@ -1,17 +1,24 @@
 package templatesapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strings"
+	"unicode/utf8"
 )
 
-// decodeJSON reads exactly one JSON object of at most limit bytes into dst,
-// refusing unknown fields, and says precisely what is wrong otherwise.
+// decodeJSON reads exactly one JSON object of at most limit bytes into dst
+// and says precisely what is wrong otherwise. It is stricter than
+// encoding/json, which would pass these silently: bytes that are not
+// UTF-8 (replaced by U+FFFD), a key given twice (the last one wins) and a
+// field name in another case ("Name" for "name") are refused with a 400
+// naming the problem; unknown fields too.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *httpError {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -20,20 +27,222 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 				fmt.Sprintf("the body must be JSON (Content-Type: application/json), got %q", ct))
 		}
 	}
-	body := http.MaxBytesReader(w, r.Body, limit)
-	dec := json.NewDecoder(body)
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		return decodeError(err, limit)
+	}
+	if !utf8.Valid(raw) {
+		at := len(raw)
+		for i := 0; i < len(raw); {
+			c, size := utf8.DecodeRune(raw[i:])
+			if c == utf8.RuneError && size <= 1 {
+				at = i
+				break
+			}
+			i += size
+		}
+		return newError(http.StatusBadRequest, CodeInvalidUTF8,
+			fmt.Sprintf("the body is not valid UTF-8 (first bad byte at offset %d): send UTF-8 text", at))
+	}
+	if at, found := loneSurrogate(raw); found {
+		return newError(http.StatusBadRequest, CodeInvalidUTF8,
+			fmt.Sprintf("the body escapes half of a UTF-16 surrogate pair at offset %d, which is no character: send UTF-8 text", at))
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
 		return decodeError(err, limit)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return decodeError(err, limit)
-		}
 		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object: remove what follows it")
 	}
+	// The body is valid JSON for dst: now the keys encoding/json forgave.
+	kdec := json.NewDecoder(bytes.NewReader(raw))
+	kdec.UseNumber()
+	if herr := checkKeys(kdec, reflect.TypeOf(dst), ""); herr != nil {
+		return herr
+	}
 	return nil
+}
+
+// checkKeys reads one JSON value from dec and refuses a key that appears
+// twice in an object, or that matches a field of the struct t decodes into
+// only when case is ignored. path names where the value is ("" for the
+// body, "inputVariables[2]" inside it).
+func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil { // decoding already succeeded: cannot happen
+		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
+	}
+	delim, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch delim {
+	case '{':
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil { // as above
+				return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
+			}
+			key, _ := kt.(string)
+			name := joinPath(path, key)
+			if seen[key] {
+				return newError(http.StatusBadRequest, CodeDuplicateField,
+					fmt.Sprintf("%s appears twice in the same object: send each field once", name),
+					fieldError{Field: name, Code: CodeDuplicateField, Message: fmt.Sprintf("%s appears twice", name)})
+			}
+			seen[key] = true
+			var elem reflect.Type
+			if t != nil {
+				switch t.Kind() {
+				case reflect.Struct:
+					field, exact := jsonField(t, key)
+					if field != "" && !exact {
+						return newError(http.StatusBadRequest, CodeFieldCase,
+							fmt.Sprintf("unknown field %q: field names are case-sensitive, did you mean %q?", name, joinPath(path, field)),
+							fieldError{Field: name, Code: CodeFieldCase, Message: fmt.Sprintf("spell it %q", field)})
+					}
+					if sf, ok := structField(t, key); ok {
+						elem = sf.Type
+					}
+				case reflect.Map:
+					elem = t.Elem()
+				}
+			}
+			if herr := checkKeys(dec, elem, name); herr != nil {
+				return herr
+			}
+		}
+	case '[':
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for i := 0; dec.More(); i++ {
+			if herr := checkKeys(dec, elem, fmt.Sprintf("%s[%d]", path, i)); herr != nil {
+				return herr
+			}
+		}
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return nil
+}
+
+// loneSurrogate finds a \uD800-\uDFFF escape inside a JSON string that
+// is not half of a high-low pair; encoding/json would turn it into U+FFFD.
+func loneSurrogate(raw []byte) (offset int, found bool) {
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			inString = !inString
+		case c == '\\' && inString && i+1 < len(raw):
+			if raw[i+1] != 'u' {
+				i++ // a one-character escape, \" included
+				continue
+			}
+			r, ok := hex4(raw, i+2)
+			if !ok {
+				continue // a syntax error, reported by the decoder
+			}
+			switch {
+			case r >= 0xD800 && r <= 0xDBFF:
+				lo, ok := hex4(raw, i+8)
+				if i+7 >= len(raw) || raw[i+6] != '\\' || raw[i+7] != 'u' || !ok || lo < 0xDC00 || lo > 0xDFFF {
+					return i, true
+				}
+				i += 11
+			case r >= 0xDC00 && r <= 0xDFFF:
+				return i, true
+			default:
+				i += 5
+			}
+		}
+	}
+	return 0, false
+}
+
+// hex4 reads the four hex digits at raw[at:].
+func hex4(raw []byte, at int) (rune, bool) {
+	if at < 0 || at+4 > len(raw) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range raw[at : at+4] {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// jsonField finds the field of struct t that key decodes into: its JSON
+// name, and whether key spells it exactly. "" when there is none.
+func jsonField(t reflect.Type, key string) (name string, exact bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		n, ok := jsonName(f)
+		if !ok {
+			continue
+		}
+		if n == key {
+			return n, true
+		}
+		if strings.EqualFold(n, key) {
+			name = n
+		}
+	}
+	return name, false
+}
+
+func structField(t reflect.Type, key string) (reflect.StructField, bool) {
+	for _, f := range reflect.VisibleFields(t) {
+		if n, ok := jsonName(f); ok && n == key {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// jsonName is the name encoding/json uses for f, and false for a field it
+// skips (unexported, tagged "-", or an embedded struct whose fields are
+// promoted).
+func jsonName(f reflect.StructField) (string, bool) {
+	if !f.IsExported() {
+		return "", false
+	}
+	tag := f.Tag.Get("json")
+	if tag == "-" {
+		return "", false
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+		return "", false
+	}
+	if name == "" {
+		name = f.Name
+	}
+	return name, true
 }
 
 func decodeError(err error, limit int64) *httpError {

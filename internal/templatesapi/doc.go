@@ -8,15 +8,79 @@
 //
 //   - Every route under the base path requires credentials, the OpenAPI
 //     document included: Authorization: Bearer <JWT> (HS256 with
-//     AUTH_JWT_SECRET, or RS256 with keys from AUTH_JWKS_URL; exp is
-//     required) or X-API-Key (one of AUTH_API_KEYS, compared in constant
-//     time). A request that presents a credential must present only valid
-//     ones. Unknown paths and wrong methods also answer 401 to an anonymous
-//     caller, so the routes cannot be enumerated. The only public routes are
-//     GET /healthz and GET /readyz, at the root and outside the base path,
-//     for orchestrator probes; they reveal nothing but ok/ready. The service
+//     AUTH_JWT_SECRET, or RS256 with keys from AUTH_JWKS_URL) or X-API-Key
+//     (one of AUTH_API_KEYS, compared in constant time). A request that
+//     presents a credential must present only valid ones. Unknown paths
+//     and wrong methods also answer 401 to an anonymous caller, so the
+//     routes cannot be enumerated. The only public routes are GET /healthz
+//     and GET /readyz, at the root and outside the base path, for
+//     orchestrator probes; they reveal nothing but ok/ready. The service
 //     refuses to start with no credential configured; there is no switch to
 //     turn authentication off (for development set AUTH_API_KEYS).
+//   - Tokens: exp is required and must be a number; nbf and iat, when
+//     present, must not be in the future (5 s leeway, as for exp); sub is
+//     required; aud must name one of AUTH_JWT_AUDIENCE and iss must be
+//     AUTH_JWT_ISSUER, both required whenever a JWT method is configured (a
+//     token the same identity provider issued for another application is
+//     refused); a crit header is refused (no extension is supported).
+//   - Roles: reading (GET: list, get, the OpenAPI document) needs the read
+//     role; creating, updating, deleting and test runs need the write role,
+//     which includes read (a test run executes code and may call granted
+//     host functions: it is authoring). A token's role comes from the claim
+//     AUTH_JWT_SCOPE_CLAIM (default scope; a space-separated string or an
+//     array of strings) holding AUTH_JWT_WRITE_SCOPE (templates:write) or
+//     AUTH_JWT_READ_SCOPE (templates:read); a token with neither gets 403
+//     everywhere. An API key's role is its entry's suffix in AUTH_API_KEYS:
+//     key:read or key:write; a bare key may write, as every key could
+//     before roles existed. Only a final :read or :write is a role, so keys
+//     containing colons keep working. With both headers, the token's role
+//     applies.
+//   - The key set (jwks.go) is fetched in the background on its own
+//     context, one fetch at a time; requests whose kid is in a set younger
+//     than AUTH_JWKS_MAX_AGE (default 1h) are verified against an
+//     atomically swapped copy and never wait for the network. An unknown
+//     kid waits for the fetch in flight, or starts one, but never sooner
+//     than AUTH_JWKS_MIN_INTERVAL (default 10s) after the previous fetch
+//     ended; a caller that hangs up stops only its own wait. So a token
+//     signed with a newly published key is accepted at most
+//     AUTH_JWKS_MIN_INTERVAL plus one fetch (at most 5 s) after
+//     publication, whatever anonymous callers do, and a flood of forged
+//     kids costs the issuer one fetch per interval. The set is refreshed in
+//     the background once older than min(5 min, AUTH_JWKS_MAX_AGE/4), so a
+//     key withdrawn from the JWKS stops being accepted at the next refresh;
+//     when fetches fail, the last good set is used until AUTH_JWKS_MAX_AGE
+//     (counted from the start of the fetch that got it), after which RS256
+//     tokens are refused and a warning says why. Failed fetches are counted
+//     (Server.JWKSStats) and logged at most once a minute with the count.
+//   - 401 and 403 bodies say what the caller may know: what to fix in what
+//     it sent (no credentials, not a JWT, expired, a claim missing or not
+//     accepted — the last only once the signature verified), never which
+//     methods are on, whether the key set is reachable or how many keys it
+//     holds, and never the kid; the reason goes to the debug log. The same
+//     refused credential gets the same answer whatever is configured.
+//   - Configuration refuses AUTH_JWKS_URL over plain http except for a
+//     loopback host (tests), an AUTH_JWT_SECRET under 32 bytes or under 128
+//     bits of estimated entropy, and API keys under 16 characters or 80
+//     bits. The estimate (EstimatedEntropyBits: length times the Shannon
+//     entropy of the characters) catches repetition and tiny alphabets,
+//     not every guessable secret: generate secrets with openssl rand.
+//   - Resource caps: at most TEMPLATES_MAX_CONNS (default 1024) connections
+//     are held; at the cap a new connection closes the one idle the longest
+//     (so idle connections cannot lock out a caller), or is refused when
+//     every connection is busy with a request. A request header must
+//     arrive within 5 s, a whole request within 30 s plus the sandbox
+//     timeout, and an idle keep-alive connection is closed after 30 s. /readyz pings the store
+//     at most once a second, one ping at a time on its own context; other
+//     callers get the cached answer.
+//   - Requests with no or refused credentials are logged at debug, with an
+//     info summary at most once a minute; their spans (see Telemetry) never
+//     continue the caller's traceparent. X-Request-Id is echoed only when it
+//     is 8 to 64 letters, digits, '-', '_' or '.'; otherwise a fresh UUID
+//     is used.
+//   - JSON bodies are stricter than encoding/json: invalid UTF-8 (also an
+//     escaped lone UTF-16 surrogate), a key given twice in one object and a
+//     field name in the wrong case are refused with 400 (INVALID_UTF8,
+//     DUPLICATE_FIELD, FIELD_CASE), as are unknown fields (UNKNOWN_FIELD).
 //   - Errors have one shape everywhere:
 //     {"error":{"code","message","fields":[{"field","code","message","line","column"}]}}.
 //   - A save (POST, PUT) is validated before anything is written: field
@@ -35,7 +99,8 @@
 //     pool reconnects by itself, so the next request after the database is
 //     back succeeds.
 //   - Telemetry: every API request is a server span "<METHOD> <route>"
-//     (a child of the caller's traceparent), with the store's calls as
+//     (a child of the caller's traceparent when the caller authenticated,
+//     a new root otherwise), with the store's calls as
 //     client spans under it (pgx queries on PostgreSQL, one span per call
 //     on the embedded store); the probes are not traced. Spans go where the
 //     OTEL_* variables say, nowhere when none is set (cmd/templates-api
@@ -45,6 +110,7 @@
 //     would be its only unauthenticated route besides the probes.
 //
 // The package must never run a script outside the injected Runner, never log
-// a request body (sources and inputs are the authors'), and never answer
-// with anything but JSON.
+// a request body (sources and inputs are the authors') or a credential,
+// never hold a lock across the network on the authentication path, and
+// never answer with anything but JSON.
 package templatesapi

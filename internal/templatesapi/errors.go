@@ -10,10 +10,14 @@ import (
 // Error codes of the API. Part of the contract: never rename one.
 const (
 	CodeUnauthenticated      = "UNAUTHENTICATED"
+	CodeForbidden            = "FORBIDDEN"
 	CodeNotFound             = "NOT_FOUND"
 	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"
 	CodeInvalidID            = "INVALID_ID"
 	CodeInvalidJSON          = "INVALID_JSON"
+	CodeDuplicateField       = "DUPLICATE_FIELD"
+	CodeFieldCase            = "FIELD_CASE"
+	CodeInvalidUTF8          = "INVALID_UTF8"
 	CodeUnknownField         = "UNKNOWN_FIELD"
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"

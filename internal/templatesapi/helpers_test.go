@@ -21,17 +21,23 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const (
-	testAPIKey    = "test-key-0123456789abcdef"
-	testJWTSecret = "test-secret-0123456789abcdef-0123456789"
+	testAPIKey     = "test-key-0123456789abcdef"
+	testReadAPIKey = "read-only-key-0123456789abcdef"
+	testJWTSecret  = "test-secret-0123456789abcdef-0123456789"
+	testAudience   = "flowscript-templates"
+	testIssuer     = "https://issuer.example.com/"
 )
 
-// testConfig is a valid configuration with an API key, an HS256 secret and
-// short sandbox limits.
+// testConfig is a valid configuration with API keys (one that may write,
+// one read-only), an HS256 secret with its audience and issuer, and short
+// sandbox limits.
 func testConfig() Config {
 	return Config{
-		APIKeys:   []string{testAPIKey, "second-key-0123456789abcdef"},
-		JWTSecret: testJWTSecret,
-		Sandbox:   sandbox.Limits{Timeout: 500 * time.Millisecond, MaxParallel: 2, MaxSourceBytes: 8 << 10, MaxInputBytes: 4 << 10},
+		APIKeys:     []string{testAPIKey, "second-key-0123456789abcdef", testReadAPIKey + ":read"},
+		JWTSecret:   testJWTSecret,
+		JWTAudience: []string{"another-audience", testAudience},
+		JWTIssuer:   testIssuer,
+		Sandbox:     sandbox.Limits{Timeout: 500 * time.Millisecond, MaxParallel: 2, MaxSourceBytes: 8 << 10, MaxInputBytes: 4 << 10},
 	}.WithDefaults()
 }
 
@@ -93,6 +99,7 @@ func startAPI(t testing.TB, cfg Config, store templates.Store, runner sandbox.Ru
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv)
+	t.Cleanup(srv.Close) // after the server: stops the key set's fetches
 	t.Cleanup(ts.Close)
 	return &api{t: t, srv: srv, ts: ts, client: ts.Client()}
 }

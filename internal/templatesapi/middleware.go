@@ -14,11 +14,39 @@ import (
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
+// authResult is what the request's credentials came to.
+type authResult struct {
+	principal Principal
+	err       error // an *authError when refused
+}
+
+type authKey struct{}
+
+func authFrom(ctx context.Context) *authResult {
+	res, _ := ctx.Value(authKey{}).(*authResult)
+	return res
+}
+
+// withAuthentication checks the credentials of every request but the
+// probes', before tracing starts, so the tracing and the log know whether
+// the caller is anyone; requireAuth then answers 401 or 403.
+func (s *Server) withAuthentication(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.probes[r.URL.Path] && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		p, err := s.auth.Authenticate(r)
+		res := &authResult{principal: p, err: err}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), authKey{}, res)))
+	})
+}
+
 // requestInfo travels in the request context so the log line written after
 // the handler knows who called and under which id.
 type requestInfo struct {
-	id        string
-	principal Principal
+	id   string
+	auth *authResult
 }
 
 type infoKey struct{}
@@ -28,8 +56,15 @@ func infoFrom(ctx context.Context) *requestInfo {
 	return info
 }
 
+// refusedLogEvery spaces the INFO lines that sum up refused credentials;
+// each refused request is also logged at DEBUG.
+const refusedLogEvery = time.Minute
+
 // withRequestLog gives every request an id (X-Request-Id, echoed when the
-// caller sent a sane one) and logs one line per request: never the body.
+// caller sent one that looks like a request id, a fresh one otherwise) and
+// logs one line per request: never the body. Refused credentials are
+// logged at DEBUG, with an INFO summary at most once per refusedLogEvery,
+// so anonymous callers cannot fill the logs.
 func (s *Server) withRequestLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -38,24 +73,46 @@ func (s *Server) withRequestLog(next http.Handler) http.Handler {
 			id = uuid.NewString()
 		}
 		w.Header().Set("X-Request-Id", id)
-		info := &requestInfo{id: id}
+		info := &requestInfo{id: id, auth: authFrom(r.Context())}
 		r = r.WithContext(context.WithValue(r.Context(), infoKey{}, info))
 		rec := &telemetry.StatusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		level := slog.LevelInfo
-		if rec.Status() >= 500 {
-			level = slog.LevelWarn
-		}
-		s.log.LogAttrs(r.Context(), level, "request",
+
+		attrs := []slog.Attr{
 			slog.String("request_id", id),
 			slog.String("method", r.Method),
 			slog.String("route", r.Pattern),
 			slog.Int("status", rec.Status()),
 			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
-			slog.String("auth", info.principal.Method),
-			slog.String("subject", info.principal.Subject),
-		)
+		}
+		level := slog.LevelInfo
+		if rec.Status() >= 500 {
+			level = slog.LevelWarn
+		}
+		if res := info.auth; res != nil && res.err == nil {
+			attrs = append(attrs, slog.String("auth", res.principal.Method), slog.String("subject", res.principal.Subject),
+				slog.String("role", res.principal.Role.String()))
+		} else if rec.Status() == http.StatusUnauthorized {
+			level = slog.LevelDebug
+			reason := "no credentials"
+			var aerr *authError
+			if res != nil && errors.As(res.err, &aerr) {
+				reason = aerr.reason
+			}
+			attrs = append(attrs, slog.String("auth_error", reason))
+			s.summarizeRefused(r.Context(), reason)
+		}
+		s.log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
+}
+
+// summarizeRefused writes the rate-limited INFO line about refused
+// credentials.
+func (s *Server) summarizeRefused(ctx context.Context, reason string) {
+	if ok, held := s.refused.allow(); ok {
+		s.log.LogAttrs(ctx, slog.LevelInfo, "refusing requests without valid credentials (each is logged at debug)",
+			slog.Int("refused", held+1), slog.String("interval", refusedLogEvery.String()), slog.String("last_reason", reason))
+	}
 }
 
 func cleanPath(p string) string {
@@ -69,12 +126,21 @@ func cleanPath(p string) string {
 	return c
 }
 
+// Request ids taken from the caller: 8 to 64 letters, digits, '-', '_'
+// or '.', which covers UUIDs, ULIDs and hex trace-style ids.
+const (
+	minRequestID = 8
+	maxRequestID = 64
+)
+
 func saneRequestID(id string) bool {
-	if id == "" || len(id) > 128 {
+	if len(id) < minRequestID || len(id) > maxRequestID {
 		return false
 	}
-	for _, r := range id {
-		if r < '!' || r > '~' {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
 			return false
 		}
 	}

@@ -163,7 +163,10 @@ func TestPostgresOutageIs503ThenRecoversWithoutRestart(t *testing.T) {
 	eventually(t, 15*time.Second, "the API answers again after PostgreSQL is back", func() bool {
 		return a.authed("GET", "/api/script-templates", nil).status == http.StatusOK
 	})
-	wantStatus(t, a.do("GET", "/readyz", nil), http.StatusOK)
+	// The probe's answer is cached for readyCacheFor.
+	eventually(t, readyCacheFor+5*time.Second, "/readyz answers ready again", func() bool {
+		return a.do("GET", "/readyz", nil).status == http.StatusOK
+	})
 	list := a.list()
 	if len(list) != 1 || list[0].ID != before.ID || list[0].Name != "before the outage" {
 		t.Errorf("after the outage the store holds %+v: the failed writes must have written nothing", list)

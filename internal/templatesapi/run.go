@@ -66,15 +66,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 			return fmt.Errorf("listening on %s (TEMPLATES_ADDR): %w", cfg.Addr, err)
 		}
 	}
-	httpSrv := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      cfg.Sandbox.Timeout + time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	httpSrv, ln := srv.httpServer(ln) // timeouts and the connection cap: server.go
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
 	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath, "store", kind,

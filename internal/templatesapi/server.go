@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -23,12 +25,16 @@ type Server struct {
 	log     *slog.Logger
 	slots   chan struct{} // test runs in flight, at most Sandbox.MaxParallel
 	openapi []byte
+	probes  map[string]bool // paths of the public probes
+	ready   readiness
+	refused *logLimiter // the INFO summary of refused credentials
 	handler http.Handler
 }
 
 // NewServer wires the handlers. cfg must be valid (ConfigFromEnv, or
 // WithDefaults then Validate); runner runs the test runs and must allow at
-// least cfg.Sandbox.MaxParallel scripts at once.
+// least cfg.Sandbox.MaxParallel scripts at once. Close stops the key set's
+// background fetches (Run does it at shutdown).
 func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger *slog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("validating the templates API configuration: %w", err)
@@ -40,25 +46,73 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger 
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		cfg:    cfg,
-		prefix: cfg.prefix(),
-		store:  store,
-		runner: runner,
-		auth:   NewAuthenticator(cfg, nil),
-		log:    logger,
-		slots:  make(chan struct{}, cfg.Sandbox.MaxParallel),
+		cfg:     cfg,
+		prefix:  cfg.prefix(),
+		store:   store,
+		runner:  runner,
+		auth:    NewAuthenticator(cfg, nil, logger),
+		log:     logger,
+		slots:   make(chan struct{}, cfg.Sandbox.MaxParallel),
+		probes:  map[string]bool{},
+		refused: newLogLimiter(refusedLogEvery),
 	}
 	doc, err := openAPIDocument(cfg.BasePath)
 	if err != nil {
 		return nil, err
 	}
 	s.openapi = doc
+	for _, rt := range s.routes() {
+		if rt.public {
+			s.probes[rt.path] = true
+		}
+	}
 	handler, routes := s.mux()
-	s.handler = s.withTracing(routes, s.withRequestLog(s.withRecover(handler)))
+	s.handler = s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler))))
 	return s, nil
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// Close stops the key set's background fetches. The Server still answers,
+// with the keys it holds.
+func (s *Server) Close() { s.auth.Close() }
+
+// JWKSStats reports the key set's fetches (zero without AUTH_JWKS_URL).
+func (s *Server) JWKSStats() JWKSStats { return s.auth.JWKSStats() }
+
+// Connection bounds of the HTTP server. A connection that sends nothing,
+// or only part of a header, is closed after connHeaderTimeout; an idle
+// keep-alive connection after connIdleTimeout; a whole request, body
+// included, must arrive within connReadTimeout plus the sandbox timeout
+// (net/http cancels a request's context when the read deadline passes
+// while its handler runs, so a test run needs its time on top).
+// TEMPLATES_MAX_CONNS caps how many are open.
+const (
+	connHeaderTimeout = 5 * time.Second
+	connReadTimeout   = 30 * time.Second
+	connIdleTimeout   = 30 * time.Second
+	maxHeaderBytes    = 32 << 10
+)
+
+// httpServer returns the http.Server that serves s on ln, and ln wrapped
+// in the connection limit: serve the returned listener. Shutting the
+// server down also closes s.
+func (s *Server) httpServer(ln net.Listener) (*http.Server, net.Listener) {
+	limited := newConnLimiter(ln, s.cfg.MaxConns, s.log)
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: connHeaderTimeout,
+		ReadTimeout:       connReadTimeout + s.cfg.Sandbox.Timeout,
+		WriteTimeout:      s.cfg.Sandbox.Timeout + time.Minute,
+		IdleTimeout:       connIdleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         limited.connState,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	hs.RegisterOnShutdown(s.Close)
+	s.auth.prefetch()
+	return hs, limited
+}
 
 // route is one registered method and path.
 type route struct {
@@ -66,21 +120,24 @@ type route struct {
 	path   string
 	// public routes answer without credentials: only the probes.
 	public bool
+	// need is the role a credential must have (ignored when public).
+	need   Role
 	handle http.HandlerFunc
 }
 
 // routes is the whole API surface. The OpenAPI document must list exactly
-// these (TestOpenAPIMatchesRoutes).
+// these (TestOpenAPIMatchesRoutes). Reading needs the read role; anything
+// that changes a template or runs code needs the write role.
 func (s *Server) routes() []route {
 	p := s.prefix
 	return []route{
-		{method: http.MethodGet, path: p + "/script-templates", handle: s.listTemplates},
-		{method: http.MethodPost, path: p + "/script-templates", handle: s.createTemplate},
-		{method: http.MethodGet, path: p + "/script-templates/{id}", handle: s.getTemplate},
-		{method: http.MethodPut, path: p + "/script-templates/{id}", handle: s.updateTemplate},
-		{method: http.MethodDelete, path: p + "/script-templates/{id}", handle: s.deleteTemplate},
-		{method: http.MethodPost, path: p + "/scripts/test", handle: s.testScript},
-		{method: http.MethodGet, path: p + "/openapi.json", handle: s.serveOpenAPI},
+		{method: http.MethodGet, path: p + "/script-templates", need: RoleRead, handle: s.listTemplates},
+		{method: http.MethodPost, path: p + "/script-templates", need: RoleWrite, handle: s.createTemplate},
+		{method: http.MethodGet, path: p + "/script-templates/{id}", need: RoleRead, handle: s.getTemplate},
+		{method: http.MethodPut, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.updateTemplate},
+		{method: http.MethodDelete, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.deleteTemplate},
+		{method: http.MethodPost, path: p + "/scripts/test", need: RoleWrite, handle: s.testScript},
+		{method: http.MethodGet, path: p + "/openapi.json", need: RoleRead, handle: s.serveOpenAPI},
 		{method: http.MethodGet, path: "/healthz", public: true, handle: s.healthz},
 		{method: http.MethodGet, path: "/readyz", public: true, handle: s.readyz},
 	}
@@ -97,16 +154,16 @@ func (s *Server) mux() (http.Handler, *http.ServeMux) {
 	for _, rt := range s.routes() {
 		var h http.Handler = rt.handle
 		if !rt.public {
-			h = s.requireAuth(h)
+			h = s.requireAuth(rt.need, h)
 		}
 		mux.Handle(rt.method+" "+rt.path, h)
 		allowed[rt.path] = append(allowed[rt.path], rt.method)
 	}
 	for path, methods := range allowed {
 		sort.Strings(methods)
-		mux.Handle(path, s.requireAuth(methodNotAllowed(methods)))
+		mux.Handle(path, s.requireAuth(RoleRead, methodNotAllowed(methods)))
 	}
-	notFound := s.requireAuth(http.HandlerFunc(s.notFound))
+	notFound := s.requireAuth(RoleRead, http.HandlerFunc(s.notFound))
 	mux.Handle("/", notFound)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != cleanPath(r.URL.Path) {
@@ -120,24 +177,37 @@ func (s *Server) mux() (http.Handler, *http.ServeMux) {
 }
 
 // withTracing gives every request but the probes a server span named
-// after its route ("GET /api/script-templates/{id}"), a child of the
-// caller's traceparent; the handlers' store calls are its children. Probes
-// are polled every few seconds and would only bury the API's traces.
+// after its route ("GET /api/script-templates/{id}"); the handlers' store
+// calls are its children. The span continues the caller's traceparent only
+// when the caller authenticated: a refused request's span is a new root
+// (the sampler decides), so anonymous callers cannot force traces or graft
+// spans onto a trace of their choosing. Probes are polled every few
+// seconds and would only bury the API's traces.
 func (s *Server) withTracing(routes *http.ServeMux, next http.Handler) http.Handler {
 	traced := telemetry.HTTPServer(routes, next)
-	probes := map[string]bool{}
-	for _, rt := range s.routes() {
-		if rt.public {
-			probes[rt.path] = true
-		}
-	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if probes[r.URL.Path] {
+		if s.probes[r.URL.Path] {
 			next.ServeHTTP(w, r)
 			return
 		}
+		if res := authFrom(r.Context()); res == nil || res.err != nil {
+			r = withoutTraceHeaders(r)
+		}
 		traced.ServeHTTP(w, r)
 	})
+}
+
+// withoutTraceHeaders is r without the W3C propagation headers.
+func withoutTraceHeaders(r *http.Request) *http.Request {
+	if r.Header.Get("Traceparent") == "" && r.Header.Get("Tracestate") == "" && r.Header.Get("Baggage") == "" {
+		return r
+	}
+	r2 := r.WithContext(r.Context())
+	r2.Header = r.Header.Clone()
+	for _, h := range []string{"Traceparent", "Tracestate", "Baggage"} {
+		r2.Header.Del(h)
+	}
+	return r2
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
@@ -153,18 +223,42 @@ func methodNotAllowed(methods []string) http.Handler {
 	})
 }
 
-// requireAuth answers 401 unless the request carries valid credentials.
-func (s *Server) requireAuth(next http.Handler) http.Handler {
+// requireAuth answers 401 unless the request carries valid credentials,
+// and 403 unless they grant need.
+func (s *Server) requireAuth(need Role, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.auth.Authenticate(r)
-		if err != nil {
-			writeError(w, newError(http.StatusUnauthorized, CodeUnauthenticated, err.Error()).
+		res := authFrom(r.Context())
+		if res == nil { // a probe's path with another method: not authenticated upstream
+			p, err := s.auth.Authenticate(r)
+			res = &authResult{principal: p, err: err}
+			if info := infoFrom(r.Context()); info != nil {
+				info.auth = res
+			}
+		}
+		if res.err != nil {
+			writeError(w, newError(http.StatusUnauthorized, CodeUnauthenticated, res.err.Error()).
 				with("WWW-Authenticate", `Bearer realm="flowscript-templates"`))
 			return
 		}
-		if info := infoFrom(r.Context()); info != nil {
-			info.principal = p
+		if !res.principal.Role.allows(need) {
+			writeError(w, s.forbidden(res.principal))
+			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// forbidden tells the caller what its credential lacks, in the terms it
+// was issued in (a scope for a token, a role for an API key).
+func (s *Server) forbidden(p Principal) *httpError {
+	var msg string
+	switch {
+	case p.Method == "jwt" && p.Role == RoleRead:
+		msg = fmt.Sprintf("this token may only read templates: changing them and running tests need the %s scope", s.cfg.JWTWriteScope)
+	case p.Method == "jwt":
+		msg = fmt.Sprintf("this token grants no access to templates: it needs the %s or the %s scope", s.cfg.JWTReadScope, s.cfg.JWTWriteScope)
+	default:
+		msg = "this API key may only read templates: changing them and running tests need a key with the write role"
+	}
+	return newError(http.StatusForbidden, CodeForbidden, msg)
 }

@@ -90,7 +90,9 @@ func TestRoutesAndStoreCallsAreTraced(t *testing.T) {
 		wantStatus(t, a.authed("GET", "/api/script-templates/00000000-0000-4000-8000-000000000000", nil), http.StatusNotFound)
 		wantStatus(t, a.do("GET", "/healthz", nil), http.StatusOK)
 		wantStatus(t, a.do("GET", "/readyz", nil), http.StatusOK)
-		wantStatus(t, a.do("GET", "/api/script-templates", nil), http.StatusUnauthorized)
+		wantStatus(t, a.do("GET", "/api/script-templates", nil, "traceparent", caller), http.StatusUnauthorized)
+		wantStatus(t, a.do("GET", "/api/script-templates", nil, "X-API-Key", "wrong-key-0123456789abcdef", "traceparent", caller),
+			http.StatusUnauthorized)
 
 		spans := exp.GetSpans()
 		servers := serverSpans(spans)
@@ -144,8 +146,17 @@ func TestRoutesAndStoreCallsAreTraced(t *testing.T) {
 				t.Errorf("the embedded store's not-found marked span %q as an error", s.Name)
 			}
 		}
-		if len(servers["GET /api/script-templates"]) != 1 {
-			t.Errorf("the refused anonymous request made %d spans, want 1", len(servers["GET /api/script-templates"]))
+		// Refused requests are traced, but never as a child of what the
+		// caller sent: anyone could otherwise force sampling or graft
+		// spans onto a trace of their choosing.
+		refused := servers["GET /api/script-templates"]
+		if len(refused) != 2 {
+			t.Errorf("the refused requests made %d spans, want 2", len(refused))
+		}
+		for _, s := range refused {
+			if s.Parent.IsValid() || s.SpanContext.TraceID().String() == "4bf92f3577b34da6a3ce929d0e0e4736" {
+				t.Errorf("a refused request's span continues the caller's trace: parent %s, trace %s", s.Parent.SpanID(), s.SpanContext.TraceID())
+			}
 		}
 	})
 }

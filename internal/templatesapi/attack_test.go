@@ -1,0 +1,509 @@
+package templatesapi
+
+import (
+	"bufio"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/flowscript/flowscript/internal/templates/storetest"
+)
+
+// The acceptance drills of issue 20, against templatesapi.Run on a loopback
+// listener with a JWKS server the test runs.
+
+// jwksConfig is testConfig verifying RS256 tokens with idp's keys.
+func jwksConfig(idp *jwksServer, minInterval, maxAge time.Duration) Config {
+	cfg := testConfig()
+	cfg.JWKSURL = idp.URL()
+	cfg.JWKSMinInterval, cfg.JWKSMaxAge = minInterval, maxAge
+	return cfg
+}
+
+// forgedTokens are validly shaped tokens whose kids no key set holds.
+func forgedTokens(t *testing.T) []string {
+	var out []string
+	for i := range 4 {
+		out = append(out, rsToken(t, testRSAKey(t, 3), fmt.Sprintf("forged-%d", i), tokenClaims(DefaultJWTWriteScope)))
+	}
+	return out
+}
+
+// A token signed with a newly published key is accepted within
+// AUTH_JWKS_MIN_INTERVAL plus one fetch, while anonymous callers send
+// unknown kids and hang up at once, and the flood costs the identity
+// provider about one fetch per interval.
+func TestRotationHoldsUnderAFloodOfHungUpUnknownKids(t *testing.T) {
+	k1, k2 := testRSAKey(t, 0), testRSAKey(t, 1)
+	idp := newJWKSServer(t, "k1", k1)
+	idp.setDelay(50 * time.Millisecond) // a provider across a network: hung-up callers leave before it answers
+	cfg := jwksConfig(idp, 200*time.Millisecond, time.Hour)
+	svc := runService(t, cfg)
+	old := bearerHeader(rsToken(t, k1, "k1", tokenClaims(DefaultJWTReadScope)))
+	eventually(t, 10*time.Second, "the first key is accepted", func() bool {
+		status, _ := svc.call("GET", "/api/script-templates", old)
+		return status == http.StatusOK
+	})
+
+	floodStart := time.Now()
+	fetchesBefore := idp.fetches.Load()
+	stop := svc.flood(forgedTokens(t))
+	time.Sleep(3 * cfg.JWKSMinInterval) // the flood is on before the rotation
+
+	idp.publish(map[string]*rsa.PrivateKey{"k1": k1, "k2": k2})
+	rotated := time.Now()
+	fresh := bearerHeader(rsToken(t, k2, "k2", tokenClaims(DefaultJWTReadScope)))
+	bound := cfg.JWKSMinInterval + jwksFetchTimeout // the documented bound
+	eventually(t, bound+5*time.Second, "a token signed with the new key is accepted", func() bool {
+		status, _ := svc.call("GET", "/api/script-templates", fresh)
+		return status == http.StatusOK
+	})
+	took := time.Since(rotated)
+	sent := stop()
+	floodFor := time.Since(floodStart)
+	fetches := int(idp.fetches.Load() - fetchesBefore)
+	t.Logf("new key accepted %s after it was published (bound %s); %d hung-up requests in %s cost %d fetches",
+		took.Round(time.Millisecond), bound, sent, floodFor.Round(time.Millisecond), fetches)
+	if sent < 20 {
+		t.Errorf("the flood sent only %d requests", sent)
+	}
+	if limit := int(floodFor/cfg.JWKSMinInterval) + 2; fetches > limit {
+		t.Errorf("%d fetches in %s: more than one per AUTH_JWKS_MIN_INTERVAL (%d)", fetches, floodFor, limit)
+	}
+	if status, _ := svc.call("GET", "/api/script-templates", old); status != http.StatusOK {
+		t.Errorf("the first key, still published, answers %d", status)
+	}
+}
+
+// A key removed from the JWKS stops working within AUTH_JWKS_MAX_AGE even
+// when every refresh fails (and anonymous callers flood unknown kids):
+// until then the last good set is used; then RS256 tokens are refused and
+// the reason and the failures are logged.
+func TestRemovedKeyStopsWithinMaxAgeEvenWhenRefreshesFail(t *testing.T) {
+	for _, mode := range []jwksMode{jwksFail, jwksHang} {
+		name := map[jwksMode]string{jwksFail: "fetches fail", jwksHang: "fetches hang"}[mode]
+		t.Run(name, func(t *testing.T) {
+			k1 := testRSAKey(t, 0)
+			idp := newJWKSServer(t, "k1", k1)
+			cfg := jwksConfig(idp, 200*time.Millisecond, 3*time.Second)
+			svc := runService(t, cfg)
+			leaked := bearerHeader(rsToken(t, k1, "k1", tokenClaims(DefaultJWTReadScope)))
+			eventually(t, 10*time.Second, "the key is accepted", func() bool {
+				status, _ := svc.call("GET", "/api/script-templates", leaked)
+				return status == http.StatusOK
+			})
+			svc.flood(forgedTokens(t))
+			// The flood keeps the set fresh while the provider answers.
+			eventually(t, 10*time.Second, "the flood triggers fetches", func() bool { return idp.fetches.Load() >= 3 })
+
+			idp.publish(map[string]*rsa.PrivateKey{"k2": testRSAKey(t, 1)}) // the leaked key is withdrawn...
+			idp.setMode(mode)                                               // ...and the provider cannot be reached
+			cut := time.Now()
+			if mode == jwksFail {
+				eventually(t, 5*time.Second, "a failed fetch is logged", func() bool {
+					return len(svc.logs.records("fetching the JWKS")) > 0
+				})
+				// The last good set stays in use while it is young.
+				status, _ := svc.call("GET", "/api/script-templates", leaked)
+				if since := time.Since(cut); since < cfg.JWKSMaxAge/3 && status != http.StatusOK {
+					t.Errorf("%s after the provider failed, within the max age: %d, want the last good set in use", since, status)
+				}
+			}
+
+			// The last good set was fetched before the cut, so no request
+			// that starts max age after the cut may be accepted. A request
+			// that finds the set stale waits for the fetch in flight (at
+			// most jwksFetchTimeout when it hangs), then is refused.
+			var lastAccepted, refusedAfter time.Duration
+			eventually(t, cfg.JWKSMaxAge+jwksFetchTimeout+5*time.Second, "the withdrawn key is refused", func() bool {
+				sent := time.Since(cut)
+				status, msg := svc.call("GET", "/api/script-templates", leaked)
+				switch status {
+				case http.StatusOK:
+					lastAccepted = sent
+				case http.StatusUnauthorized:
+					if msg != msgUnverifiable {
+						t.Errorf("401 message %q, want %q", msg, msgUnverifiable)
+					}
+					refusedAfter = time.Since(cut)
+					return true
+				default:
+					t.Errorf("the withdrawn key answered %d %s", status, msg)
+				}
+				return false
+			})
+			t.Logf("withdrawn key last accepted in a request sent %s after the provider went away, refused %s after (max age %s)",
+				lastAccepted.Round(time.Millisecond), refusedAfter.Round(time.Millisecond), cfg.JWKSMaxAge)
+			if lastAccepted >= cfg.JWKSMaxAge {
+				t.Errorf("the withdrawn key was accepted in a request sent %s after the provider went away, past the max age %s", lastAccepted, cfg.JWKSMaxAge)
+			}
+			for range 3 {
+				if status, _ := svc.call("GET", "/api/script-templates", leaked); status != http.StatusUnauthorized {
+					t.Errorf("the withdrawn key answers %d after being refused", status)
+				}
+			}
+			stale := svc.logs.records("refusing RS256 tokens")
+			if len(stale) == 0 || stale[0]["level"] != "WARN" || stale[0]["max_age"] != cfg.JWKSMaxAge.String() {
+				t.Errorf("the refusal's reason is not logged as a warning: %v", stale)
+			} else if n, _ := stale[0]["failures_total"].(float64); n < 1 {
+				t.Errorf("the refusal's log line counts %v failed fetches", stale[0]["failures_total"])
+			}
+			if mode == jwksFail {
+				// Logged, but not once per failure.
+				failed := svc.logs.records("fetching the JWKS")
+				if len(failed) != 1 {
+					t.Errorf("%d warnings about failed fetches in one minute, want 1 (rate-limited)", len(failed))
+				}
+			}
+		})
+	}
+}
+
+// With the provider up, a withdrawn key stops once the set is refreshed,
+// well within the max age.
+func TestRemovedKeyStopsWhenTheSetIsRefreshed(t *testing.T) {
+	k1 := testRSAKey(t, 0)
+	idp := newJWKSServer(t, "k1", k1)
+	cfg := jwksConfig(idp, 100*time.Millisecond, 4*time.Second) // refreshed when 1 s old
+	svc := runService(t, cfg)
+	tok := bearerHeader(rsToken(t, k1, "k1", tokenClaims(DefaultJWTReadScope)))
+	eventually(t, 10*time.Second, "the key is accepted", func() bool {
+		status, _ := svc.call("GET", "/api/script-templates", tok)
+		return status == http.StatusOK
+	})
+	idp.publish(map[string]*rsa.PrivateKey{"k2": testRSAKey(t, 1)})
+	withdrawn := time.Now()
+	eventually(t, cfg.JWKSMaxAge+5*time.Second, "the withdrawn key is refused", func() bool {
+		status, _ := svc.call("GET", "/api/script-templates", tok)
+		return status == http.StatusUnauthorized
+	})
+	t.Logf("withdrawn key refused %s after withdrawal", time.Since(withdrawn).Round(time.Millisecond))
+	if n := len(svc.logs.records("refusing RS256 tokens")); n != 0 {
+		t.Errorf("the set went stale with the provider up (%d warnings)", n)
+	}
+}
+
+// A JWKS server that hangs never delays a request whose kid is known: the
+// known-kid requests all finish while the fetch is still hanging.
+func TestHangingJWKSNeverDelaysAKnownKid(t *testing.T) {
+	k1 := testRSAKey(t, 0)
+	idp := newJWKSServer(t, "k1", k1)
+	cfg := jwksConfig(idp, 100*time.Millisecond, time.Hour)
+	svc := runService(t, cfg)
+	known := bearerHeader(rsToken(t, k1, "k1", tokenClaims(DefaultJWTReadScope)))
+	eventually(t, 10*time.Second, "the key is accepted", func() bool {
+		status, _ := svc.call("GET", "/api/script-templates", known)
+		return status == http.StatusOK
+	})
+
+	idp.setMode(jwksHang)
+	stop := svc.flood(forgedTokens(t)[:1]) // one unknown kid, sent again and again
+	select {
+	case <-idp.hangs:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no fetch reached the hanging JWKS server")
+	}
+	var slowest time.Duration
+	for range 10 {
+		start := time.Now()
+		status, msg := svc.call("GET", "/api/script-templates", known)
+		if status != http.StatusOK {
+			t.Fatalf("known kid during the hang: %d %s", status, msg)
+		}
+		slowest = max(slowest, time.Since(start))
+	}
+	stop()
+	if idp.hangsEnded.Load() != 0 {
+		t.Fatalf("the hanging fetch ended before the known-kid requests did (slowest %s): they may have waited for it", slowest)
+	}
+	if slowest >= jwksFetchTimeout/2 {
+		t.Errorf("the slowest known-kid request took %s during the hang", slowest)
+	}
+	t.Logf("10 known-kid requests during a hanging fetch: slowest %s", slowest.Round(time.Microsecond))
+}
+
+// Claim refusals are 401; a read-only role cannot create or delete (403).
+func TestClaimsAndRolesOnTheRunningService(t *testing.T) {
+	k1 := testRSAKey(t, 0)
+	idp := newJWKSServer(t, "k1", k1)
+	svc := runService(t, jwksConfig(idp, 100*time.Millisecond, time.Hour))
+	write := tokenClaims(DefaultJWTWriteScope)
+	now := time.Now()
+	hs := func(c jwt.MapClaims, header ...any) string {
+		return bearerHeader(hsToken(t, testJWTSecret, c, header...))
+	}
+	rs := func(c jwt.MapClaims) string { return bearerHeader(rsToken(t, k1, "k1", c)) }
+	for name, cred := range map[string]string{
+		"wrong audience":          hs(with(write, "aud", "another-application")),
+		"wrong audience (RS256)":  rs(with(write, "aud", "another-application")),
+		"wrong issuer":            hs(with(write, "iss", "https://other.example.com/")),
+		"wrong issuer (RS256)":    rs(with(write, "iss", "https://other.example.com/")),
+		"missing sub":             hs(with(write, "sub", nil)),
+		"missing sub (RS256)":     rs(with(write, "sub", nil)),
+		"future iat":              hs(with(write, "iat", now.Add(time.Hour).Unix())),
+		"crit header":             hs(write, "crit", []string{"b64"}),
+		"string exp":              hs(with(write, "exp", fmt.Sprint(now.Add(time.Hour).Unix()))),
+		"string exp (RS256)":      rs(with(write, "exp", fmt.Sprint(now.Add(time.Hour).Unix()))),
+		"missing exp":             hs(with(write, "exp", nil)),
+		"no credentials":          "",
+		"API key of another kind": "X-API-Key: " + strings.Repeat("z", 24),
+	} {
+		for _, call := range [][2]string{{"GET", "/api/script-templates"}, {"POST", "/api/script-templates"}} {
+			if status, msg := svc.call(call[0], call[1], cred, `{"name":"x","source":"return 1"}`); status != http.StatusUnauthorized {
+				t.Errorf("%s: %s %s answered %d %q, want 401", name, call[0], call[1], status, msg)
+			}
+		}
+	}
+
+	status, _ := svc.call("POST", "/api/script-templates", "X-API-Key: "+testAPIKey, `{"name":"kept","source":"return 1"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("create with the write key: %d", status)
+	}
+	list := "/api/script-templates"
+	var id string
+	{
+		req, _ := http.NewRequest("GET", svc.base+list, nil)
+		req.Header.Set("X-API-Key", testAPIKey)
+		resp, err := svc.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close() // read
+		_, rest, _ := strings.Cut(string(raw), `"id":"`)
+		id, _, _ = strings.Cut(rest, `"`)
+	}
+	for name, reader := range map[string]string{
+		"read scope":        rs(tokenClaims(DefaultJWTReadScope)),
+		"read scope, HS256": hs(tokenClaims(DefaultJWTReadScope)),
+		"read-only API key": "X-API-Key: " + testReadAPIKey,
+	} {
+		if status, msg := svc.call("GET", list, reader); status != http.StatusOK {
+			t.Errorf("%s: list answered %d %q", name, status, msg)
+		}
+		if status, _ := svc.call("POST", list, reader, `{"name":"not allowed","source":"return 1"}`); status != http.StatusForbidden {
+			t.Errorf("%s: create answered %d, want 403", name, status)
+		}
+		if status, _ := svc.call("DELETE", list+"/"+id, reader); status != http.StatusForbidden {
+			t.Errorf("%s: delete answered %d, want 403", name, status)
+		}
+	}
+	writer := rs(write)
+	if status, _ := svc.call("POST", list, writer, `{"name":"by a writer","source":"return 1"}`); status != http.StatusCreated {
+		t.Errorf("write scope: create answered %d", status)
+	}
+	if status, _ := svc.call("DELETE", list+"/"+id, writer); status != http.StatusNoContent {
+		t.Errorf("write scope: delete answered %d", status)
+	}
+}
+
+// 3,000 idle connections do not stop an authenticated client from being
+// served: at TEMPLATES_MAX_CONNS (64 here) each new connection closes the
+// longest-idle one, so the server holds at most 64 and the client's new
+// connection is admitted.
+func TestIdleConnectionsDoNotLockOutAClient(t *testing.T) {
+	const idle = 3000
+	cfg := testConfig()
+	cfg.MaxConns = 64
+	svc := runService(t, cfg)
+
+	conns := make([]net.Conn, 0, idle)
+	t.Cleanup(func() {
+		for _, c := range conns {
+			_ = c.Close() // the test's own connections
+		}
+	})
+	for i := range idle {
+		c, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		conns = append(conns, c)
+		if i%2 == 1 {
+			continue // never sends a byte
+		}
+		// An anonymous keep-alive connection: one probe, then idle.
+		if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\nHost: api\r\n\r\n"); err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("connection %d: %v", i, err)
+		}
+		_ = resp.Body.Close() // a tiny body, read by ReadResponse's buffer
+	}
+
+	start := time.Now()
+	status, msg := svc.call("GET", "/api/script-templates", "X-API-Key: "+testAPIKey)
+	if status != http.StatusOK {
+		t.Fatalf("with %d idle connections open, the authenticated client got %d %s", idle, status, msg)
+	}
+	t.Logf("served in %s with %d idle connections opened", time.Since(start).Round(time.Millisecond), idle)
+
+	// The cap: the server closed all but at most MaxConns of them.
+	var closed atomic.Int64
+	open := conns
+	eventually(t, 10*time.Second, "the server holds at most TEMPLATES_MAX_CONNS connections", func() bool {
+		var still []net.Conn
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, c := range open {
+			wg.Go(func() {
+				_ = c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
+				if _, err := c.Read(make([]byte, 1)); errors.Is(err, io.EOF) || isReset(err) {
+					closed.Add(1)
+					return
+				}
+				mu.Lock()
+				still = append(still, c)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		open = still
+		return len(open) <= cfg.MaxConns
+	})
+	t.Logf("the server closed %d of the %d idle connections; %d still open (cap %d)", closed.Load(), idle, len(open), cfg.MaxConns)
+	if evicted := svc.logs.records("connection limit reached"); len(evicted) != 1 {
+		t.Errorf("%d warnings about the connection limit, want 1 (rate-limited)", len(evicted))
+	}
+}
+
+func isReset(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "connection reset")
+}
+
+// pingCounter forwards TCP to PostgreSQL and counts the pgx pings ("--
+// ping" simple queries) the service sends.
+type pingCounter struct {
+	ln     net.Listener
+	target string
+	pings  atomic.Int64
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func startPingCounter(t *testing.T, dbURL string) (string, *pingCounter) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pingCounter{ln: ln, target: u.Host}
+	p.wg.Go(p.accept)
+	t.Cleanup(func() {
+		_ = ln.Close() // ends accept
+		p.mu.Lock()
+		for _, c := range p.conns {
+			_ = c.Close() // the pipes end with them
+		}
+		p.mu.Unlock()
+		p.wg.Wait()
+	})
+	u.Host = ln.Addr().String()
+	return u.String(), p
+}
+
+func (p *pingCounter) accept() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			_ = c.Close() // refusing
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		p.wg.Go(func() { p.pipe(up, c, true) })
+		p.wg.Go(func() { p.pipe(c, up, false) })
+	}
+}
+
+func (p *pingCounter) pipe(dst, src net.Conn, count bool) {
+	defer func() { _ = dst.Close(); _ = src.Close() }() // one side ended: tear down both
+	buf := make([]byte, 32<<10)
+	var tail []byte
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if count {
+				chunk := make([]byte, 0, len(tail)+n)
+				chunk = append(append(chunk, tail...), buf[:n]...)
+				p.pings.Add(int64(strings.Count(string(chunk), "-- ping")))
+				tail = append([]byte(nil), chunk[max(0, len(chunk)-6):]...) // "-- ping" split across reads
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// /readyz hit in a loop, by several callers at once, reaches the database
+// at most once per readyCacheFor. pgxpool adds a health-check ping when it
+// hands out a connection idle for over a second, so one readiness check
+// is at most two pings on the wire.
+func TestReadyzReachesTheStoreAtMostOncePerInterval(t *testing.T) {
+	dbURL, counter := startPingCounter(t, storetest.PostgresSchemaURL(t))
+	cfg := testConfig()
+	cfg.DatabaseURL = dbURL
+	svc := runService(t, cfg)
+
+	before := counter.pings.Load()
+	start := time.Now()
+	var probes, notReady atomic.Int64
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for time.Since(start) < 2500*time.Millisecond {
+				status, _ := svc.call("GET", "/readyz", "")
+				probes.Add(1)
+				if status != http.StatusOK {
+					notReady.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	pings := counter.pings.Load() - before
+	checks := int64(elapsed/readyCacheFor) + 1 // one per interval, counting the first
+	t.Logf("%d /readyz answers in %s reached PostgreSQL with %d pings (at most %d checks of up to 2 pings)",
+		probes.Load(), elapsed.Round(time.Millisecond), pings, checks)
+	if probes.Load() < 50 {
+		t.Errorf("only %d probes answered: the loop did not load the probe", probes.Load())
+	}
+	if notReady.Load() > 0 {
+		t.Errorf("%d probes answered not ready", notReady.Load())
+	}
+	if pings > 2*checks {
+		t.Errorf("%d pings for %d probes in %s: more than one check per %s", pings, probes.Load(), elapsed, readyCacheFor)
+	}
+	if pings == 0 {
+		t.Error("no ping reached PostgreSQL through the counter: the test measures nothing")
+	}
+}

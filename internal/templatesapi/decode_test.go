@@ -1,0 +1,73 @@
+package templatesapi
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// encoding/json forgives duplicate keys (the last wins), field names in
+// another case and invalid UTF-8 (replaced by U+FFFD); the API refuses
+// them with a 400 naming the problem, and writes nothing.
+func TestJSONBodiesAreStrict(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	for _, tt := range []struct {
+		name, path, body string
+		code, field      string
+		mention          string
+	}{
+		{"duplicate key", "/api/script-templates", `{"name":"a","source":"return 1","name":"b"}`, CodeDuplicateField, "name", "appears twice"},
+		{"duplicate source hiding a payload", "/api/script-templates", `{"name":"a","source":"return 1","source":"require('fs')"}`, CodeDuplicateField, "source", "appears twice"},
+		{"wrong case", "/api/script-templates", `{"Name":"a","source":"return 1"}`, CodeFieldCase, "Name", `did you mean "name"`},
+		{"wrong case beside the right one", "/api/script-templates", `{"name":"a","SOURCE":"return 2","source":"return 1"}`, CodeFieldCase, "SOURCE", `"source"`},
+		{"wrong case nested", "/api/scripts/test", `{"source":"return x","inputVariables":[{"name":"x","value":"1"},{"NAME":"y","value":"2"}]}`, CodeFieldCase, "inputVariables[1].NAME", `"inputVariables[1].name"`},
+		{"duplicate nested", "/api/scripts/test", `{"source":"return x","inputVariables":[{"name":"x","value":"1","value":"2"}]}`, CodeDuplicateField, "inputVariables[0].value", "appears twice"},
+		{"invalid UTF-8", "/api/script-templates", "{\"name\":\"a\xff\xfe\",\"source\":\"return 1\"}", CodeInvalidUTF8, "", "offset 10"},
+		{"truncated UTF-8", "/api/script-templates", "{\"name\":\"caf\xc3\",\"source\":\"return 1\"}", CodeInvalidUTF8, "", "not valid UTF-8"},
+		{"lone high surrogate", "/api/script-templates", `{"name":"a\ud800","source":"return 1"}`, CodeInvalidUTF8, "", "surrogate"},
+		{"lone low surrogate", "/api/script-templates", `{"name":"a\udc00b","source":"return 1"}`, CodeInvalidUTF8, "", "surrogate"},
+		{"reversed pair", "/api/script-templates", `{"name":"\ude00\ud83d","source":"return 1"}`, CodeInvalidUTF8, "", "surrogate"},
+		{"unknown field", "/api/script-templates", `{"name":"a","source":"return 1","owner":"x"}`, CodeUnknownField, "owner", "unknown field"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := a.authed("POST", tt.path, tt.body)
+			wantStatus(t, r, http.StatusBadRequest)
+			e := r.apiErr(t)
+			if e.Code != tt.code || !strings.Contains(e.Message, tt.mention) {
+				t.Errorf("error %+v, want %s mentioning %q", e, tt.code, tt.mention)
+			}
+			if tt.field != "" && (len(e.Fields) != 1 || e.Fields[0].Field != tt.field) {
+				t.Errorf("fields %+v, want %s", e.Fields, tt.field)
+			}
+		})
+	}
+	if list := a.list(); len(list) != 0 {
+		t.Errorf("refused bodies wrote %d templates", len(list))
+	}
+
+	// What is strictly valid still passes: escaped pairs, escaped quotes
+	// and backslashes before a u, keys that only look alike.
+	r := a.authed("POST", "/api/script-templates", `{"name":"smile \ud83d\ude00 \\ud800 \"q\"","description":"é","source":"return '\u00e9'"}`)
+	wantStatus(t, r, http.StatusCreated)
+	var tpl savedTemplate
+	r.json(t, &tpl)
+	if tpl.Name != `smile 😀 \ud800 "q"` || tpl.Description != "é" {
+		t.Errorf("saved %q / %q", tpl.Name, tpl.Description)
+	}
+	if r, out := a.testRun(map[string]any{"source": "return a + b", "inputVariables": []map[string]string{input("a", "1"), input("b", "2")}}); r.status != http.StatusOK || !out.OK {
+		t.Errorf("test run: %d %s", r.status, r.raw)
+	}
+}
+
+func FuzzLoneSurrogate(f *testing.F) {
+	for _, s := range []string{`"\ud83d\ude00"`, `"\ud800"`, `"\\ud800"`, `"\\\ud800"`, `{"a":"\udc00"}`, `"\u00e9"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		at, found := loneSurrogate(raw)
+		if found && (at < 0 || at >= len(raw) || raw[at] != '\\') {
+			t.Errorf("loneSurrogate(%q) = %d, not at a backslash", raw, at)
+		}
+	})
+}
