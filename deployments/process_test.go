@@ -4,48 +4,18 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/flowscript/flowscript/internal/telemetry"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
-
-// freeAddr is a loopback address with a port nothing listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }() // only the free port number is wanted
-	return ln.Addr().String()
-}
-
-// lockedBuffer collects a process's output for the failure message.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // get polls url until it answers 200 or the deadline passes; a 404
 // ends it at once (a route does not appear later).
@@ -92,7 +62,7 @@ func TestBinariesAnswerTheDeploymentProbes(t *testing.T) {
 			if !slices.Contains(d.s.configVars, d.s.addrVar) {
 				t.Fatalf("the %s reads no %s", d.s.name, d.s.addrVar)
 			}
-			addr := freeAddr(t)
+			addr := testenv.FreeAddr(t)
 			env[d.s.addrVar] = addr
 			if eff, err := d.s.load(env); err != nil || eff.addr != addr {
 				t.Fatalf("%s=%s does not set the %s's listen address (got %q, %v)", d.s.addrVar, addr, d.s.name, eff.addr, err)
@@ -106,7 +76,7 @@ func TestBinariesAnswerTheDeploymentProbes(t *testing.T) {
 			for k, v := range env {
 				cmd.Env = append(cmd.Env, k+"="+v)
 			}
-			var out lockedBuffer
+			var out testenv.SyncBuffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)

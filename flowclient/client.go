@@ -48,8 +48,7 @@ type Client struct {
 	pollFirst     time.Duration
 	pollMax       time.Duration
 
-	mu      sync.Mutex
-	results jetstream.Stream
+	results *Results
 }
 
 // ClientOption configures a Client.
@@ -111,6 +110,7 @@ func NewClient(nc *nats.Conn, opts ...ClientOption) (*Client, error) {
 		return nil, fmt.Errorf("creating flowclient client: %w", err)
 	}
 	c.js = js
+	c.results = NewResults(js, c.resultsStream, c.subjects)
 	return c, nil
 }
 
@@ -194,11 +194,7 @@ func (c *Client) Await(ctx context.Context, jobID string) (*flowjob.Result, erro
 
 // Result returns the stored result of jobID, or ErrNoResult.
 func (c *Client) Result(ctx context.Context, jobID string) (*flowjob.Result, error) {
-	stream, err := c.resultsStreamHandle(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := LookupResult(ctx, stream, c.subjects, jobID)
+	r, err := c.results.Lookup(ctx, jobID)
 	if err != nil {
 		return nil, err
 	}
@@ -215,24 +211,58 @@ type StoredResult struct {
 	ReplyTo string
 }
 
-// LookupResult reads the stored result of jobID from stream, the RESULTS
-// stream of the deployment whose subjects are subjects. It returns
-// ErrNoResult when there is none. Engines (Client.Result) and executors
-// (to answer a redelivered job) look results up through it.
-func LookupResult(ctx context.Context, stream jetstream.Stream, subjects flowjob.Subjects, jobID string) (StoredResult, error) {
-	var r StoredResult
-	raw, err := stream.GetLastMsgForSubject(ctx, subjects.Result(jobID))
+// Results looks results up in a deployment's RESULTS stream: the one
+// look-up of engines (Client.Result) and of executors (answering a
+// redelivered job). It is safe for concurrent use.
+type Results struct {
+	js       jetstream.JetStream
+	name     string
+	subjects flowjob.Subjects
+
+	mu     sync.Mutex
+	stream jetstream.Stream // opened on the first Lookup
+}
+
+// NewResults returns a look-up of the RESULTS stream name of the
+// deployment whose subjects are subjects.
+func NewResults(js jetstream.JetStream, name string, subjects flowjob.Subjects) *Results {
+	return &Results{js: js, name: name, subjects: subjects}
+}
+
+// Lookup returns the stored result of jobID, or ErrNoResult when there is
+// none.
+func (r *Results) Lookup(ctx context.Context, jobID string) (StoredResult, error) {
+	var res StoredResult
+	stream, err := r.open(ctx)
+	if err != nil {
+		return res, err
+	}
+	raw, err := stream.GetLastMsgForSubject(ctx, r.subjects.Result(jobID))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return r, ErrNoResult
+		return res, ErrNoResult
 	}
 	if err != nil {
-		return r, fmt.Errorf("looking up the result of job %s: %w", jobID, err)
+		return res, fmt.Errorf("looking up the result of job %s: %w", jobID, err)
 	}
-	if err := json.Unmarshal(raw.Data, &r.Result); err != nil {
-		return r, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
+	if err := json.Unmarshal(raw.Data, &res.Result); err != nil {
+		return res, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
 	}
-	r.Data, r.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
-	return r, nil
+	res.Data, res.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
+	return res, nil
+}
+
+func (r *Results) open(ctx context.Context) (jetstream.Stream, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stream != nil {
+		return r.stream, nil
+	}
+	s, err := r.js.Stream(ctx, r.name)
+	if err != nil {
+		return nil, fmt.Errorf("opening results stream %s: %w", r.name, err)
+	}
+	r.stream = s
+	return s, nil
 }
 
 // await takes the first of: a result for jobID on replies, or one found in
@@ -272,18 +302,4 @@ func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.M
 			wait = min(2*wait, c.pollMax)
 		}
 	}
-}
-
-func (c *Client) resultsStreamHandle(ctx context.Context) (jetstream.Stream, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.results != nil {
-		return c.results, nil
-	}
-	s, err := c.js.Stream(ctx, c.resultsStream)
-	if err != nil {
-		return nil, fmt.Errorf("opening results stream %s: %w", c.resultsStream, err)
-	}
-	c.results = s
-	return s, nil
 }

@@ -6,8 +6,8 @@
 // reply, a late executor, a re-published job). The wire types are package
 // flowjob's, which has no transport; this package brings nats.go.
 //
-// LookupResult is the one result look-up: the executor answers a
-// redelivered job through it too.
+// Results is the one result look-up: the executor answers a redelivered
+// job through it too.
 //
 // It must never run a script or decide a job's outcome; it only carries
 // jobs and results.

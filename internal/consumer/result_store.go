@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -30,14 +29,13 @@ type ResultStore struct {
 	js       jetstream.JetStream
 	stream   string
 	subjects flowjob.Subjects
-
-	mu     sync.Mutex
-	handle jetstream.Stream // opened on the first Load
+	results  *flowclient.Results
 }
 
 // NewResultStore returns a store on cfg's RESULTS stream.
 func NewResultStore(js jetstream.JetStream, cfg Config) *ResultStore {
-	return &ResultStore{js: js, stream: cfg.ResultsStream, subjects: cfg.Subjects()}
+	return &ResultStore{js: js, stream: cfg.ResultsStream, subjects: cfg.Subjects(),
+		results: flowclient.NewResults(js, cfg.ResultsStream, cfg.Subjects())}
 }
 
 // EncodedResult is a result event encoded once, for the store and the
@@ -94,26 +92,7 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 // Load returns the stored result of jobID, or ErrNoResult when there is
 // none.
 func (s *ResultStore) Load(ctx context.Context, jobID string) (StoredResult, error) {
-	stream, err := s.results(ctx)
-	if err != nil {
-		return StoredResult{}, fmt.Errorf("loading result of job %s: %w", jobID, err)
-	}
-	return flowclient.LookupResult(ctx, stream, s.subjects, jobID)
-}
-
-// results returns the RESULTS stream's handle, opening it once.
-func (s *ResultStore) results(ctx context.Context) (jetstream.Stream, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.handle != nil {
-		return s.handle, nil
-	}
-	h, err := s.js.Stream(ctx, s.stream)
-	if err != nil {
-		return nil, fmt.Errorf("opening stream %s: %w", s.stream, err)
-	}
-	s.handle = h
-	return h, nil
+	return s.results.Lookup(ctx, jobID)
 }
 
 // isWrongLastSequence reports the broker's "wrong last sequence" answer to

@@ -92,7 +92,7 @@ func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
 }
 
 func TestMainRefusesABadConfiguration(t *testing.T) {
-	var stderr syncBuffer
+	var stderr testenv.SyncBuffer
 	code := Main(context.Background(), Deps{
 		Getenv: envOf(map[string]string{"MAX_DELIVER": "lots"}), Stdout: io.Discard, Stderr: &stderr,
 	})

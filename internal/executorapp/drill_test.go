@@ -123,7 +123,7 @@ func TestStartsWithoutABroker(t *testing.T) {
 			port := testenv.FreePort(t)
 			url := fmt.Sprintf("nats://127.0.0.1:%d", port)
 			env, _ := names(t, url)
-			admin := freeAddr(t)
+			admin := testenv.FreeAddr(t)
 			env["ADMIN_ADDR"] = admin
 			p := startBinary(t, env)
 			waitFor(t, 30*time.Second, "the admin port", func() bool { return readyz(admin) > 0 })
@@ -154,7 +154,7 @@ func TestHalfOpenBrokerIsNotReady(t *testing.T) {
 		t.Run(string(kind), func(t *testing.T) {
 			broker := testenv.StartNATSProcess(t, kind, testenv.NATSProcessOptions{})
 			env, _ := names(t, broker.URL())
-			admin := freeAddr(t)
+			admin := testenv.FreeAddr(t)
 			env["ADMIN_ADDR"] = admin
 			startBinary(t, env)
 			waitFor(t, 60*time.Second, "/readyz to answer 200", func() bool { return readyz(admin) == http.StatusOK })

@@ -79,26 +79,9 @@ func executorBinary(t testing.TB) string {
 type proc struct {
 	cmd    *exec.Cmd
 	stdout *bytes.Buffer
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	done   chan struct{}
 	err    error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func startBinary(t *testing.T, env map[string]string, args ...string) *proc {
@@ -108,7 +91,7 @@ func startBinary(t *testing.T, env map[string]string, args ...string) *proc {
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	p := &proc{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, stdout: &bytes.Buffer{}, stderr: &testenv.SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.stdout, p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the executor: %v", err)

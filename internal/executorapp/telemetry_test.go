@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -34,7 +33,7 @@ import (
 // mainRun is Main running in this process.
 type mainRun struct {
 	admin  string
-	stderr *syncBuffer
+	stderr *testenv.SyncBuffer
 	cancel context.CancelFunc
 	exit   chan int
 	once   sync.Once
@@ -43,7 +42,7 @@ type mainRun struct {
 // startMain runs Main with env (no demo) until the test ends.
 func startMain(t *testing.T, env map[string]string, d Deps) *mainRun {
 	t.Helper()
-	m := &mainRun{stderr: &syncBuffer{}, exit: make(chan int, 1)}
+	m := &mainRun{stderr: &testenv.SyncBuffer{}, exit: make(chan int, 1)}
 	admin := make(chan string, 1)
 	d.Args, d.Getenv, d.Stdout, d.Stderr = []string{"-demo=off"}, envOf(env), io.Discard, m.stderr
 	d.OnAdmin = func(addr string) { admin <- addr }
@@ -429,17 +428,6 @@ func TestNothingIsExportedWithoutOTELVariables(t *testing.T) {
 	}
 }
 
-// freeAddr is a loopback address nothing listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }() // only the free port number is wanted
-	return ln.Addr().String()
-}
-
 // scrapeMetrics GETs the admin port's /metrics and parses it.
 func scrapeMetrics(t *testing.T, addr string) map[string]*dto.MetricFamily {
 	t.Helper()
@@ -481,7 +469,7 @@ func samples(fam *dto.MetricFamily) map[string]*dto.Metric {
 func TestAdminMetricsAfterJobs(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		env, cfg := names(t, url)
-		env["ADMIN_ADDR"] = freeAddr(t)
+		env["ADMIN_ADDR"] = testenv.FreeAddr(t)
 		env["SANDBOX_MAX_PARALLEL"] = "2"
 		p := startBinary(t, env)
 		waitFor(t, 30*time.Second, "/readyz", func() bool {

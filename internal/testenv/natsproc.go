@@ -60,7 +60,7 @@ type NATSProcess struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{}
-	log  *syncBuffer
+	log  *SyncBuffer
 }
 
 // StartNATSProcess starts a nats-server of kind and waits until it
@@ -107,7 +107,7 @@ func (p *NATSProcess) Start() {
 	p.mu.Lock()
 	cmd := exec.Command(p.bin, p.args...) //nolint:gosec,noctx // the test's own broker, stopped by Kill
 	if p.log == nil {
-		p.log = &syncBuffer{}
+		p.log = &SyncBuffer{}
 	}
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
@@ -175,6 +175,13 @@ func (p *NATSProcess) signal(sig syscall.Signal, wait bool) {
 		_ = cmd.Process.Kill()
 		<-done
 	}
+}
+
+// FreeAddr returns a loopback address (127.0.0.1:port) nothing listens on
+// now.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	return fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 }
 
 // FreePort returns a loopback TCP port nothing listens on now.
@@ -249,19 +256,19 @@ func buildNatsd() {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a process's output and a reader.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer safe for a process's output and a reader.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
