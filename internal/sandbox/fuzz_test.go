@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 )
 
@@ -54,19 +55,26 @@ func FuzzBuilder(f *testing.F) {
 }
 
 // runDirect runs source as the body of a plain function, in a runtime locked
-// down the same way, without the builder's wrapper or tail.
+// down the same way, without the builder's wrapper or tail. Its positions
+// are moved to the author's as the builder moves them.
 func runDirect(t *testing.T, l Limits, source string, names, values []string) Result {
 	t.Helper()
-	text := "(function execute(" + strings.Join(names, ", ") + ") {\n" + source + "\n})"
-	ast, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
+	head := "(function () { return function execute(" + strings.Join(names, ", ") + ") {\n"
+	text := head + source + "\n} })"
+	parsed, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return Result{Err: &Error{Code: CodeSyntaxError, Message: err.Error()}}
 	}
-	prog, err := goja.CompileAST(ast, false)
+	if deep := rebase(parsed, -file.Idx(len(head)), MaxSyntaxDepth); deep != nil {
+		return Result{Err: &Error{Code: CodeSyntaxError, Message: "too deep"}}
+	}
+	parsed.File = file.NewFile(programName, source, 1)
+	prog, err := goja.CompileAST(parsed, false)
 	if err != nil {
 		return Result{Err: &Error{Code: CodeSyntaxError, Message: err.Error()}}
 	}
-	p := &Program{prog: prog, inputNames: names, sourceLines: strings.Count(source, "\n") + 1}
+	lines, last := lineStats(source)
+	p := &Program{prog: prog, inputNames: names, sourceLines: lines, lastLineLen: last}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), l.Timeout, errTimedOut)
 	defer cancel()
 	out, e := p.run(ctx, l, values)
