@@ -216,7 +216,7 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 // it, and running it again fails the same way.
 func (e *enginePanic) classify(l Limits) *Error {
 	msg := e.Error()
-	for _, size := range []string{"out of range", "out of memory", "too large", "overflow"} {
+	for _, size := range []string{"makeslice", "growslice", "makemap", "out of memory", "too large"} {
 		if strings.Contains(msg, size) {
 			return &Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
 				"Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB): the engine could not allocate a value that large (%s)",
