@@ -25,13 +25,31 @@ const (
 // be reaped and its stderr read before it reports the job anyway.
 const exitWait = 2 * time.Second
 
-// request is what a caller asks of a worker: a job or a check. build
-// makes its frame once the time limit is known.
+// request is what a caller asks of a worker: a job or a check (kind says
+// which of job and check is set). Its frame is made once the time limit is
+// known (see frame).
 type request struct {
-	kind frameKind
-	// timeout shortens the pool's time limit when positive and lower.
-	timeout time.Duration
-	build   func(timeout time.Duration) *frame
+	kind  frameKind
+	job   sandbox.Request
+	check checkRequest
+}
+
+// frame returns the request's frame with the time limit set.
+func (r *request) frame(timeout time.Duration) *frame {
+	if r.kind == kindCheck {
+		r.check.Timeout = timeout
+		return &frame{Kind: kindCheck, Check: &r.check}
+	}
+	r.job.Timeout = timeout
+	return &frame{Kind: kindJob, Job: &r.job}
+}
+
+// timeout is the time limit the request asks for (0: the pool's).
+func (r *request) timeout() time.Duration {
+	if r.kind == kindJob {
+		return r.job.Timeout
+	}
+	return 0
 }
 
 // outcome is how a request ended: the worker's reply, or the error that
@@ -44,7 +62,7 @@ type outcome struct {
 // do takes a free worker (see take) and runs req on it. A worker found dead
 // on the way is skipped (runOn replaces it) and another is taken. Waiting
 // for a worker until ctx ends is reported as waitErr(ctx).
-func (p *Pool) do(ctx context.Context, req request, wait bool, waitErr func(context.Context) *sandbox.Error) outcome {
+func (p *Pool) do(ctx context.Context, req *request, wait bool, waitErr func(context.Context) *sandbox.Error) outcome {
 	for {
 		select {
 		case <-p.done:
@@ -67,7 +85,7 @@ func (p *Pool) do(ctx context.Context, req request, wait bool, waitErr func(cont
 // runOn runs req on proc, which the caller took from the idle set. ran is
 // false when proc turned out to have died while idle: it is being replaced
 // and the caller should take another.
-func (p *Pool) runOn(ctx context.Context, proc *process, req request) (out outcome, ran bool) {
+func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outcome, ran bool) {
 	if proc.dead() {
 		proc.slot.failures.Add(1)
 		p.log.Warn("sandbox worker exited while idle", "slot", proc.slot.index, "pid", proc.pid, "exit", proc.exitStatus(),
@@ -76,12 +94,12 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req request) (out outco
 		return outcome{}, false
 	}
 
-	timeout := p.timeoutFor(ctx, req.timeout)
+	timeout := p.timeoutFor(ctx, req.timeout())
 	if timeout <= 0 {
 		p.release(proc)
 		return outcome{err: causeOf(ctx)}, true
 	}
-	f := req.build(timeout)
+	f := req.frame(timeout)
 	proc.nextID++
 	f.ID = proc.nextID
 	size, err := proc.encode(f)
