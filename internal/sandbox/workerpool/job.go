@@ -30,18 +30,18 @@ const exitWait = 2 * time.Second
 // known (see frame).
 type request struct {
 	kind  frameKind
-	job   sandbox.Request
-	check checkRequest
+	job   *sandbox.Request
+	check *checkRequest
 }
 
 // frame returns the request's frame with the time limit set.
 func (r *request) frame(timeout time.Duration) *frame {
 	if r.kind == kindCheck {
 		r.check.Timeout = timeout
-		return &frame{Kind: kindCheck, Check: &r.check}
+		return &frame{Kind: kindCheck, Check: r.check}
 	}
 	r.job.Timeout = timeout
-	return &frame{Kind: kindJob, Job: &r.job}
+	return &frame{Kind: kindJob, Job: r.job}
 }
 
 // timeout is the time limit the request asks for (0: the pool's).

@@ -188,7 +188,7 @@ func (p *Pool) TryRun(ctx context.Context, req sandbox.Request) sandbox.Result {
 
 func (p *Pool) run(ctx context.Context, req sandbox.Request, wait bool) sandbox.Result {
 	start := time.Now()
-	out := p.do(ctx, &request{kind: kindJob, job: req}, wait, causeOf)
+	out := p.do(ctx, &request{kind: kindJob, job: &req}, wait, causeOf)
 	if out.err != nil {
 		return sandbox.Result{Err: out.err, Duration: time.Since(start)}
 	}
@@ -206,7 +206,7 @@ func (p *Pool) run(ctx context.Context, req sandbox.Request, wait bool) sandbox.
 // SCRIPT_SYNTAX_ERROR. Nothing is cached and nothing runs.
 func (p *Pool) Check(ctx context.Context, req guardrails.CheckRequest) guardrails.CheckResult {
 	start := time.Now()
-	out := p.do(ctx, &request{kind: kindCheck, check: checkRequest{Source: req.Source, InputNames: req.InputNames}}, true, p.busy)
+	out := p.do(ctx, &request{kind: kindCheck, check: &checkRequest{Source: req.Source, InputNames: req.InputNames}}, true, p.busy)
 	if out.err != nil {
 		return guardrails.CheckResult{Err: out.err, Duration: time.Since(start)}
 	}

@@ -457,6 +457,11 @@ func (w *worker) runCheck(req checkRequest) (rep checkReport, retiring retireRea
 		rep = checkReport{Err: memoryLimitError(w.limits.MemoryMB)}
 	}
 	rep.Duration = time.Since(start)
+	for _, e := range []*sandbox.Error{rep.Err, rep.Report.Compile, rep.Report.Parse} {
+		if e != nil {
+			e.Message = truncateUTF8(e.Message, maxErrorMessage)
+		}
+	}
 	return rep, retiring
 }
 
