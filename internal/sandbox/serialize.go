@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"errors"
+
 	"github.com/dop251/goja"
 )
 
@@ -67,7 +69,8 @@ func (v *vm) describe(thrown goja.Value) (string, error) {
 		}
 		text = primitiveString(thrown)
 	})
-	if _, ok := err.(*goja.Exception); ok {
+	var again *goja.Exception // reading the message threw
+	if errors.As(err, &again) {
 		return "Uncaught exception (its message could not be read)", nil
 	}
 	return text, err

@@ -152,7 +152,7 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 	case end != 0:
 		// The answer came, but the worker was killed as it arrived: it
 		// has its answer, the slot gets a new worker.
-		p.finish(proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
+		_ = p.finish(proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
 	case reply.Retiring != retireNone:
 		p.retire(proc, reply.Retiring)
 	default:
@@ -164,27 +164,25 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 
 // await reads the worker's frames until the reply that ends request f. A
 // frame of another request, or of a kind this request does not expect, is
-// a protocol error. (Frames a worker sends in the middle of a request —
-// host calls, answered by the parent under the same id — are to be
-// handled here, and the loop goes on.)
+// a protocol error. Today the reply is the only frame of a request; frames
+// a worker will send in the middle of one (host calls, answered by the
+// parent under the same id) make this a loop: read, answer, read again,
+// until the reply.
 func (p *Pool) await(proc *process, f *frame) (*frame, error) {
 	want := replyKind(f.Kind)
-	for {
-		got, err := proc.read()
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case got.ID != f.ID:
-			return nil, fmt.Errorf("%w: expected the %s of %s %d, got a %s frame for request %d",
-				errMalformed, want, f.Kind, f.ID, got.Kind, got.ID)
-		case got.Kind != want:
-			return nil, fmt.Errorf("%w: a %s frame in the middle of %s %d", errMalformed, got.Kind, f.Kind, f.ID)
-		case got.Result != nil && got.Result.Err != nil && got.Result.Err.Code == "":
-			return nil, fmt.Errorf("%w: an error without a code", errMalformed)
-		}
-		return got, nil
+	got, err := proc.read()
+	switch {
+	case err != nil:
+		return nil, err
+	case got.ID != f.ID:
+		return nil, fmt.Errorf("%w: expected the %s of %s %d, got a %s frame for request %d",
+			errMalformed, want, f.Kind, f.ID, got.Kind, got.ID)
+	case got.Kind != want:
+		return nil, fmt.Errorf("%w: a %s frame in the middle of %s %d", errMalformed, got.Kind, f.Kind, f.ID)
+	case got.Result != nil && got.Result.Err != nil && got.Result.Err.Code == "":
+		return nil, fmt.Errorf("%w: an error without a code", errMalformed)
 	}
+	return got, nil
 }
 
 // timeoutFor is a request's time limit: the pool's, or the request's when
