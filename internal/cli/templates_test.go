@@ -11,6 +11,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/templates"
 	"github.com/flowscript/flowscript/internal/templates/storetest"
@@ -33,7 +34,7 @@ func startTemplatesAPI(t *testing.T, open func(t *testing.T, maxSource int) temp
 		JWTIssuer:   "https://issuer.example.com/",
 		Sandbox:     sandbox.Limits{Timeout: time.Second, MaxParallel: 2}.WithDefaults(),
 	}.WithDefaults()
-	srv, err := templatesapi.NewServer(cfg, open(t, cfg.Sandbox.MaxSourceBytes), sandbox.NewInProcess(cfg.Sandbox), nil)
+	srv, err := templatesapi.NewServer(cfg, open(t, cfg.Sandbox.MaxSourceBytes), sandbox.NewInProcess(cfg.Sandbox), guardrails.NewInProcess(cfg.Sandbox), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,25 @@ const (
 // time). The error is a *sandbox.Error with CodeSyntaxError when the source
 // does not parse; findings are still returned then (an import explains its
 // own syntax error).
+//
+// A source nested deeper than the sandbox's builder allows (brackets past
+// sandbox.MaxNesting, a tree past sandbox.MaxSyntaxDepth) is a syntax error
+// before anything recursive reads it.
 func Check(source string, inputNames []string) ([]Finding, error) {
+	if err := sandbox.CheckNesting(source); err != nil {
+		return nil, err
+	}
 	text := wrapperHead + source + wrapperTail
 	prog, err := parser.ParseFile(nil, "", text, 0, parser.WithDisableSourceMaps)
 	if err != nil {
 		return parseFailure(text, source, err)
 	}
 	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}}
+	if deep := sandbox.TooDeep(prog); deep != nil {
+		pos := c.file.Position(int(deep.Idx0()) - c.file.Base())
+		line, col := clampToSource(source, pos.Line-c.lineShift, pos.Column)
+		return nil, &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: sandbox.TooDeepMessage, Line: line, Column: col}
+	}
 	fn := wrapped(prog, len(text))
 	if fn == nil {
 		c.wrapperEscape(prog)

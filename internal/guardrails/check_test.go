@@ -218,3 +218,43 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// FuzzInspect: the save-time verdict never panics, whatever the source —
+// deeply nested, pathological or plain — and it is consistent: findings
+// are never nil, positions are in the source, an error is a syntax error or
+// an input problem, and a source the builder refuses for its depth is
+// refused with a line.
+func FuzzInspect(f *testing.F) {
+	for _, s := range []string{
+		"return require('x')", "return " + strings.Repeat("[", 600), strings.Repeat("{", 600) + strings.Repeat("}", 600),
+		"return " + strings.Repeat("!", 2100) + "1", "return 1" + strings.Repeat("+1", 2100), "if (a) {}" + strings.Repeat(" else if (a) {}", 2100),
+		"return `" + strings.Repeat("${`", 300), "async function execute() {}", "}); (function(){", "const a = 1\u2028\u2029return process",
+		"return /[(/", "'" + strings.Repeat("(", 700) + "'", "return " + strings.Repeat("a?1:", 2100) + "2",
+	} {
+		f.Add(s)
+	}
+	l := sandbox.Limits{MaxSourceBytes: 64 << 10}.WithDefaults()
+	f.Fuzz(func(t *testing.T, src string) {
+		if len(src) > 6<<10 {
+			return // see sandbox.FuzzBuilderDeep: the parser's errors grow with the square of some texts
+		}
+		r := Inspect(src, []string{"a"}, l)
+		if r.Findings == nil {
+			t.Fatal("nil findings")
+		}
+		lines := len(lineStarts(src))
+		for _, fd := range r.Findings {
+			if fd.Line < 1 || fd.Line > lines || fd.Column < 1 {
+				t.Fatalf("finding %v outside the source (%d lines): %q", fd, lines, src)
+			}
+		}
+		for _, e := range []*sandbox.Error{r.Compile, r.Parse} {
+			if e != nil && e.Code != sandbox.CodeSyntaxError && e.Code != sandbox.CodeInvalidInput {
+				t.Fatalf("error %v is neither a syntax error nor an input problem", e)
+			}
+			if e != nil && strings.Contains(e.Message, "levels deep") && e.Line == 0 {
+				t.Fatalf("a depth error without a line: %v", e)
+			}
+		}
+	})
+}

@@ -42,11 +42,21 @@
 //
 // When the parser stops on the reserved word import, the word at the
 // position the parser reports is read to say so; that is the only time the
-// package looks at the text itself.
+// package looks at the text itself. A source nested deeper than the
+// sandbox's builder allows is refused as a syntax error before the parser
+// or the walk recurse over it (sandbox.CheckNesting, sandbox.TooDeep).
+//
+// Where it runs: goja's parser and the walk recurse in Go, and a hostile
+// source can make them take seconds, gigabytes, or a stack overflow that
+// ends the process. Inspect (the builder's verdict and the findings
+// together) is meant to run inside a sandbox worker: services hold a
+// Checker — the worker pool, workerpool.Pool — and never call Check or
+// Inspect on an author's text themselves. InProcess is for tests and tools.
 //
 // The package must never decide whether a source is valid JavaScript — the
 // sandbox's Compile is the authority; Check's syntax error only says the
 // guardrails could not look at the source. It must never inspect user code
 // with regular expressions or string searches, and never run it. Columns are
-// byte offsets within the line plus one, as goja reports them.
+// byte offsets within the line plus one, as goja reports them; lines count
+// every line terminator (\n, \r\n, \r, U+2028, U+2029).
 package guardrails

@@ -16,15 +16,16 @@ import (
 // Names the generated wrapper uses. They are valid identifiers an author
 // would not write; an author who shadows one breaks only their own script.
 const (
-	genName  = "$flowscript$generated"
-	argsName = "$flowscript$arguments"
-	// programName is the file name goja reports in stack frames; positions
-	// in frames of this file are mapped back to the author's source.
+	genName    = "$flowscript$generated"
+	markerName = "$flowscript$marker"
+	// programName is the file name goja reports in stack frames and
+	// error.stack; every position in it is the author's.
 	programName = "script.js"
 )
 
 // headerLines is how many lines the wrapper puts before the author's first
-// line. Positions reported by goja are shifted back by it.
+// line. Positions the parser reports are shifted back by it; the compiled
+// program's positions are the author's already (see compile).
 const headerLines = 1
 
 // Program is an author's script assembled into the generated execute
@@ -35,6 +36,9 @@ type Program struct {
 	inputNames  []string
 	sourceLines int
 	lastLineLen int
+	// cost is what keeping the program in the cache costs, in bytes (see
+	// programCost).
+	cost uint64
 }
 
 // InputNames returns the parameter names, in order.
@@ -43,14 +47,15 @@ func (p *Program) InputNames() []string { return p.inputNames }
 // Assemble returns the JavaScript text Compile compiles: the author's source
 // as the body of a generated function execute whose parameters are the
 // input names, followed by a tail that runs only when the source did not
-// return. The tail calls the author's own execute, with the same arguments
-// in the same order, when a declaration in the source shadowed the
-// generated one (the full-file format); otherwise the output is "" (a body
-// that fell off its end). The format is decided by JavaScript scoping alone,
-// never by looking at the text.
+// return. The tail hands the author's own execute back to the caller, who
+// calls it with the same arguments in the same order, when a declaration in
+// the source shadowed the generated one (the full-file format); otherwise
+// the output is "" (a body that fell off its end). The format is decided by
+// JavaScript scoping alone, never by looking at the text.
 //
-// The whole expression evaluates to an entry function taking the input
-// values in order.
+// The whole expression evaluates to a factory: called with a marker object,
+// it returns the generated function, which returns [marker, execute] from
+// its tail when the author declared their own execute.
 func Assemble(source string, inputNames []string) string {
 	text, _ := assemble(source, inputNames)
 	return text
@@ -61,11 +66,11 @@ func Assemble(source string, inputNames []string) string {
 func assemble(source string, inputNames []string) (string, int) {
 	params := strings.Join(inputNames, ", ")
 	var b strings.Builder
-	b.Grow(len(source) + 256 + 2*len(params))
+	b.Grow(len(source) + 256 + len(params))
 	// Line 1: everything before the author's first line (headerLines = 1).
-	b.WriteString("(function () { var ")
-	b.WriteString(argsName)
-	b.WriteString("; var ")
+	b.WriteString("(function (")
+	b.WriteString(markerName)
+	b.WriteString(") { var ")
 	b.WriteString(genName)
 	b.WriteString(" = function execute(")
 	b.WriteString(params)
@@ -76,13 +81,11 @@ func assemble(source string, inputNames []string) (string, int) {
 	// cannot swallow it.
 	b.WriteString("\n;return execute === ")
 	b.WriteString(genName)
-	b.WriteString(" ? void 0 : execute.apply(void 0, ")
-	b.WriteString(argsName)
-	b.WriteString(");\n}; return function () { ")
-	b.WriteString(argsName)
-	b.WriteString(" = arguments; return ")
+	b.WriteString(" ? void 0 : [")
+	b.WriteString(markerName)
+	b.WriteString(", execute];\n}; return ")
 	b.WriteString(genName)
-	b.WriteString(".apply(void 0, arguments); }; })()")
+	b.WriteString("; })")
 	return b.String(), start
 }
 
@@ -92,7 +95,8 @@ func assemble(source string, inputNames []string) (string, int) {
 //
 // The error is always a *Error: CodeInvalidInput for an empty source, a
 // source over MaxSourceBytes or a bad input name, CodeSyntaxError (with the
-// line and column in the author's source) when the text does not compile.
+// line and column in the author's source) when the text does not compile or
+// nests deeper than MaxNesting brackets or MaxSyntaxDepth levels.
 func Compile(source string, inputNames []string) (*Program, error) {
 	return CompileWithLimits(source, inputNames, Limits{}.WithDefaults())
 }
@@ -115,6 +119,25 @@ func CompileWithLimits(source string, inputNames []string, l Limits) (*Program, 
 	}
 	programs.put(key, p)
 	return p, nil
+}
+
+// Validate compiles source as CompileWithLimits does and reports its error,
+// without keeping the program: the check a template save makes, whose
+// source may never run here. Like every compile it runs goja's parser in
+// this process — call it only where that is safe (in a sandbox worker, or
+// on trusted text).
+func Validate(source string, inputNames []string, l Limits) error {
+	if err := checkSource(source, l); err != nil {
+		return err
+	}
+	if err := checkNames(inputNames); err != nil {
+		return err
+	}
+	if _, ok := programs.get(cacheKey(source, inputNames)); ok {
+		return nil
+	}
+	_, err := compile(source, inputNames)
+	return err
 }
 
 func checkSource(source string, l Limits) error {
@@ -143,7 +166,17 @@ func checkNames(names []string) error {
 	return nil
 }
 
+// compile parses the assembled text, refuses what may not run (a source
+// that closes the generated function early, one nested too deeply), and
+// compiles it so that every position in the program is the author's: the
+// tree is moved back by the header's length and compiled against a file
+// that holds the source alone. Stack frames, error.stack and compile
+// errors then read the author's lines and columns straight from goja,
+// whatever line terminators the source uses.
 func compile(source string, inputNames []string) (*Program, error) {
+	if err := CheckNesting(source); err != nil {
+		return nil, err
+	}
 	text, start := assemble(source, inputNames)
 	lines, lastLen := lineStats(source)
 	p := &Program{
@@ -152,21 +185,30 @@ func compile(source string, inputNames []string) (*Program, error) {
 		lastLineLen: lastLen,
 	}
 	parsed, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
-	if err == nil {
-		if brace, escapes := closingBrace(parsed, start+len(source)); escapes {
-			pos := parsed.File.Position(int(brace) - parsed.File.Base())
-			e := &Error{Code: CodeSyntaxError, Message: "SyntaxError: " +
-				"this '}' closes the function execute before the end of the source: check that every brace is balanced"}
-			e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
-			return nil, e
-		}
-	}
-	if err == nil {
-		p.prog, err = goja.CompileAST(parsed, false)
-	}
 	if err != nil {
-		return nil, p.syntaxError(err)
+		return nil, p.parseError(err)
 	}
+	assembled := parsed.File
+	if brace, escapes := closingBrace(parsed, start+len(source)); escapes {
+		pos := assembled.Position(int(brace) - assembled.Base())
+		e := &Error{Code: CodeSyntaxError, Message: "SyntaxError: " +
+			"this '}' closes the function execute before the end of the source: check that every brace is balanced"}
+		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+		return nil, e
+	}
+	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth); deep != nil {
+		pos := assembled.Position(int(deep.Idx0()) - assembled.Base())
+		e := &Error{Code: CodeSyntaxError, Message: TooDeepMessage}
+		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+		return nil, e
+	}
+	parsed.File = file.NewFile(programName, source, 1)
+	before := allocatedBytes()
+	p.prog, err = goja.CompileAST(parsed, false)
+	if err != nil {
+		return nil, p.compileError(err)
+	}
+	p.cost = programCost(len(text), allocatedBytes()-before)
 	return p, nil
 }
 
@@ -185,24 +227,22 @@ func closingBrace(prog *ast.Program, sourceEnd int) (file.Idx, bool) {
 }
 
 // generatedFunction finds the generated execute in the wrapper's shape:
-// (function () { var args; var gen = function execute(...) {...}; ... })().
+// (function (marker) { var gen = function execute(...) {...}; return gen; }),
+// whose first statement stays the declaration even when the source closed
+// the function early and added statements after it.
 func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
-	if len(prog.Body) == 0 {
+	if len(prog.Body) != 1 {
 		return nil
 	}
 	stmt, ok := prog.Body[0].(*ast.ExpressionStatement)
 	if !ok {
 		return nil
 	}
-	call, ok := stmt.Expression.(*ast.CallExpression)
-	if !ok {
+	outer, ok := stmt.Expression.(*ast.FunctionLiteral)
+	if !ok || outer.Body == nil || len(outer.Body.List) == 0 {
 		return nil
 	}
-	outer, ok := call.Callee.(*ast.FunctionLiteral)
-	if !ok || outer.Body == nil || len(outer.Body.List) < 2 {
-		return nil
-	}
-	decl, ok := outer.Body.List[1].(*ast.VariableStatement)
+	decl, ok := outer.Body.List[0].(*ast.VariableStatement)
 	if !ok || len(decl.List) == 0 {
 		return nil
 	}
@@ -213,35 +253,47 @@ func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 	return gen
 }
 
-// syntaxError turns a parser or compiler error into a *Error positioned in
-// the author's source.
-func (p *Program) syntaxError(err error) *Error {
+// parseError turns a parser error, positioned in the assembled text, into a
+// *Error positioned in the author's source.
+func (p *Program) parseError(err error) *Error {
 	e := &Error{Code: CodeSyntaxError, Message: err.Error()}
-	var ce *goja.CompilerSyntaxError
 	var pe parser.ErrorList
-	switch {
-	case errors.As(err, &pe) && len(pe) > 0:
+	if errors.As(err, &pe) && len(pe) > 0 {
 		e.Message = pe[0].Message
 		e.Line, e.Column = p.mapPosition(pe[0].Position.Line, pe[0].Position.Column)
-	case errors.As(err, &ce):
+	}
+	e.Message = "SyntaxError: " + strings.TrimPrefix(e.Message, "SyntaxError: ")
+	return e
+}
+
+// compileError turns a compiler error, positioned in the author's source
+// already (see compile), into a *Error.
+func (p *Program) compileError(err error) *Error {
+	e := &Error{Code: CodeSyntaxError, Message: err.Error()}
+	var ce *goja.CompilerSyntaxError
+	if errors.As(err, &ce) {
 		e.Message = ce.Message
 		if ce.File != nil {
 			pos := ce.File.Position(ce.Offset)
-			e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+			e.Line, e.Column = p.clamp(pos.Line, pos.Column)
 		}
 	}
 	e.Message = "SyntaxError: " + strings.TrimPrefix(e.Message, "SyntaxError: ")
 	return e
 }
 
-// mapPosition maps a line and column of the assembled program back to the
-// author's source. A position in the wrapper's tail (an unclosed brace or
-// comment) is reported just after the source's last character; one in the
-// header (an input name problem) as line 0.
+// mapPosition maps a line and column of the assembled text back to the
+// author's source (see clamp).
 func (p *Program) mapPosition(line, col int) (int, int) {
-	line -= headerLines
+	return p.clamp(line-headerLines, col)
+}
+
+// clamp keeps a position in the author's source: one in the wrapper's tail
+// (an unclosed brace or comment) is reported just after the source's last
+// character; one in the header (an input name problem) as line 0.
+func (p *Program) clamp(line, col int) (int, int) {
 	switch {
-	case line < 1:
+	case line < 1 || col < 1:
 		return 0, 0
 	case line > p.sourceLines:
 		return p.sourceLines, p.lastLineLen + 1
@@ -249,8 +301,19 @@ func (p *Program) mapPosition(line, col int) (int, int) {
 	return line, col
 }
 
+// lineStats returns how many lines source has and the byte length of its
+// last line, counting line terminators as goja's positions do: \n, \r\n,
+// \r, U+2028 and U+2029.
 func lineStats(source string) (lines, lastLen int) {
-	lines = strings.Count(source, "\n") + 1
-	last := source[strings.LastIndexByte(source, '\n')+1:]
-	return lines, len(last) // columns count bytes, as the parser's do
+	lines, lastStart := 1, 0
+	for i := 0; i < len(source); {
+		if n := lineTerminatorAt(source, i); n > 0 {
+			i += n
+			lines++
+			lastStart = i
+			continue
+		}
+		i++
+	}
+	return lines, len(source) - lastStart // columns count bytes, as the parser's do
 }

@@ -184,12 +184,12 @@ func TestCompiledProgramsAreCached(t *testing.T) {
 }
 
 func TestProgramCacheEvictsLeastRecentlyUsed(t *testing.T) {
-	c := newProgramCache(2)
+	c := newProgramCache(2000)
 	a, b, d := cacheKey("a", nil), cacheKey("b", nil), cacheKey("d", nil)
-	c.put(a, &Program{})
-	c.put(b, &Program{})
+	c.put(a, &Program{cost: 1000})
+	c.put(b, &Program{cost: 1000})
 	c.get(a) // a is now the most recent
-	c.put(d, &Program{})
+	c.put(d, &Program{cost: 1000})
 	if _, ok := c.get(b); ok {
 		t.Error("b should have been evicted")
 	}

@@ -25,7 +25,11 @@ const (
 	// identifier). Never retried.
 	CodeInvalidInput Code = "INVALID_SCRIPT_INPUT"
 	// CodeCrash: the worker process died or spoke garbage for a reason that
-	// is not the script's limits. Transient: the caller may retry.
+	// is not the script's limits, nor anything the pool could attribute to
+	// the script (engine panics, out-of-memory deaths and stack overflows
+	// are the script's codes). Retryable once: a crash is usually the
+	// platform's, but a job that crashes a worker twice in a row is what
+	// crashes it — fail it with this code rather than run it again.
 	CodeCrash Code = "SANDBOX_CRASH"
 )
 
@@ -57,7 +61,8 @@ func (e *Error) Error() string {
 }
 
 // Retryable reports whether the failure is the platform's and not the
-// script's: running the same script again may succeed.
+// script's: running the same script again may succeed. Only CodeCrash is,
+// and only once in a row (see CodeCrash).
 func (e *Error) Retryable() bool { return e.Code == CodeCrash }
 
 // AsError returns the *Error in err's chain, or nil.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -72,6 +73,13 @@ func checkInputs(inputs []Input, l Limits) *Error {
 }
 
 // run executes the program in a fresh runtime until it returns or ctx ends.
+//
+// The result is taken when the script's execute returns, and serialized at
+// once: nothing of the script runs after that. Promise callbacks the script
+// queued never run (the runtime's job queue is never drained: see vm), and
+// a result that is only ready after the deadline is a timeout, whatever it
+// is — a native built-in that gave up at a limit of its own (a regular
+// expression engine's, say) cannot turn into a wrong answer that way.
 func (p *Program) run(ctx context.Context, l Limits, values []string) (string, *Error) {
 	if ctx.Err() != nil {
 		return "", causeOf(ctx)
@@ -85,35 +93,71 @@ func (p *Program) run(ctx context.Context, l Limits, values []string) (string, *
 
 	out, err := p.call(v, values)
 	if err != nil {
-		return "", p.classify(ctx, v, err)
+		return "", p.classify(ctx, v, l, err)
+	}
+	if ctx.Err() != nil {
+		return "", causeOf(ctx)
 	}
 	return p.checkOutput(out, l)
 }
 
-// call runs the assembled program, calls its entry function with the input
-// values (primitive strings: nothing of Go is reachable from the VM) and
-// serializes the result inside the VM.
+// call runs the assembled program, calls the generated execute with the
+// input values (primitive strings: nothing of Go is reachable from the VM),
+// then the author's own execute when the tail hands it back, and
+// serializes the result inside the VM. Go makes every call, so the script's
+// stack traces hold its own frames only.
 func (p *Program) call(v *vm, values []string) (goja.Value, error) {
-	entryValue, err := v.rt.RunProgram(p.prog)
-	if err != nil {
+	var factory goja.Value
+	if err := v.try(func() {
+		var err error
+		if factory, err = v.rt.RunProgram(p.prog); err != nil {
+			panic(err)
+		}
+	}); err != nil {
 		return nil, err
 	}
-	entry, ok := goja.AssertFunction(entryValue)
-	if !ok {
-		return nil, errors.New("the assembled program did not evaluate to a function")
+	marker := v.rt.NewObject()
+	gen, err := v.invoke(factory, goja.Undefined(), marker)
+	if err != nil {
+		return nil, err
 	}
 	args := make([]goja.Value, len(values))
 	for i, s := range values {
 		args[i] = v.rt.ToValue(s)
 	}
-	ret, err := entry(goja.Undefined(), args...)
+	ret, err := v.invoke(gen, goja.Undefined(), args...)
 	if err != nil {
 		return nil, err
+	}
+	if own, ok := v.shadowingExecute(ret, marker); ok {
+		if ret, err = v.invoke(own, goja.Undefined(), args...); err != nil {
+			return nil, err
+		}
 	}
 	if obj, ok := ret.(*goja.Object); ok && obj.ClassName() == "Promise" {
 		return nil, errAsync
 	}
-	return v.serialize(goja.Undefined(), ret)
+	return v.serialize(ret)
+}
+
+// shadowingExecute recognizes what the tail returns when the source declared
+// its own execute: [marker, execute], an array only the tail can build with
+// this run's marker.
+func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, bool) {
+	arr, ok := ret.(*goja.Object)
+	if !ok || arr.ClassName() != "Array" {
+		return nil, false
+	}
+	// The tail's array literal holds plain data properties. Whatever else
+	// the author returns (a Proxy whose get throws, say) is theirs: it is
+	// serialized, and reports its own error there.
+	var own goja.Value
+	_ = v.try(func() {
+		if first := arr.Get("0"); first != nil && first.SameAs(marker) {
+			own = arr.Get("1")
+		}
+	})
+	return own, own != nil
 }
 
 func (p *Program) checkOutput(out goja.Value, l Limits) (string, *Error) {
@@ -134,9 +178,10 @@ func (p *Program) checkOutput(out goja.Value, l Limits) (string, *Error) {
 }
 
 // classify turns what the VM returned into a coded error.
-func (p *Program) classify(ctx context.Context, v *vm, err error) *Error {
+func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Error {
 	var interrupted *goja.InterruptedError
 	var overflow *goja.StackOverflowError
+	var engine *enginePanic
 	var ex *goja.Exception
 	switch {
 	case errors.Is(err, errAsync):
@@ -147,10 +192,12 @@ func (p *Program) classify(ctx context.Context, v *vm, err error) *Error {
 		e := &Error{Code: CodeScriptError, Message: "RangeError: Maximum call stack size exceeded"}
 		e.Line, e.Column = p.position(overflow.Stack())
 		return e
-	case errors.As(err, &ex):
-		if ex.Value() == v.asyncMarker {
-			return copyOf(errAsync)
+	case errors.As(err, &engine):
+		if ctx.Err() != nil {
+			return causeOf(ctx)
 		}
+		return engine.classify(l)
+	case errors.As(err, &ex):
 		msg, ok := p.describe(ctx, v, ex)
 		if !ok {
 			return causeOf(ctx)
@@ -163,15 +210,35 @@ func (p *Program) classify(ctx context.Context, v *vm, err error) *Error {
 	}
 }
 
+// classify says what an engine panic means for the script: a size the
+// engine could not allocate is the memory limit; anything else is a script
+// error with the engine's message. Never SANDBOX_CRASH: the script caused
+// it, and running it again fails the same way.
+func (e *enginePanic) classify(l Limits) *Error {
+	msg := e.Error()
+	for _, size := range []string{"makeslice", "growslice", "makemap", "out of memory", "too large"} {
+		if strings.Contains(msg, size) {
+			return &Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
+				"Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB): the engine could not allocate a value that large (%s)",
+				l.MemoryMB, msg)}
+		}
+	}
+	return &Error{Code: CodeScriptError, Message: "InternalError: the JavaScript engine failed on this script (" + msg + ")"}
+}
+
 // describe reads the thrown value's message inside the VM, under the
 // script's deadline (a hostile getter or toString is interrupted too). It
 // reports false when the deadline ended the reading.
 func (p *Program) describe(ctx context.Context, v *vm, ex *goja.Exception) (string, bool) {
-	msg, err := v.describe(goja.Undefined(), ex.Value())
-	if err != nil || ctx.Err() != nil {
+	msg, err := v.describe(ex.Value())
+	var interrupted *goja.InterruptedError
+	switch {
+	case ctx.Err() != nil, errors.As(err, &interrupted):
 		return "", false
+	case err != nil:
+		return "Uncaught exception (its message could not be read)", true
 	}
-	return msg.String(), true
+	return msg, true
 }
 
 // position returns the author's line and column of the innermost stack
@@ -180,7 +247,7 @@ func (p *Program) position(stack []goja.StackFrame) (int, int) {
 	for _, f := range stack {
 		if f.SrcName() == programName {
 			pos := f.Position()
-			return p.mapPosition(pos.Line, pos.Column)
+			return p.clamp(pos.Line, pos.Column)
 		}
 	}
 	return 0, 0

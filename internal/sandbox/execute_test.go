@@ -97,9 +97,8 @@ func TestTimeoutAndCancel(t *testing.T) {
 	for _, src := range []string{
 		"while (true) {}",
 		"for (;;) { [1, 2, 3].map(x => x * 2) }",
-		"function f() { Promise.resolve().then(f) } f()", // a microtask storm
-		"throw {get message() { for (;;) {} }}",          // a hostile message getter
-		"return {toJSON() { for (;;) {} }}",              // serialization that loops
+		"throw {get message() { for (;;) {} }}", // a hostile message getter
+		"return {toJSON() { for (;;) {} }}",     // serialization that loops
 	} {
 		t.Run(src, func(t *testing.T) {
 			res := Execute(context.Background(), l, Request{Source: src})

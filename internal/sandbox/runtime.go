@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -26,20 +27,40 @@ var asyncGeneratorProbe = sync.OnceValue(func() *goja.Program {
 	return p
 })
 
+// nativeFunc is how Go calls a native built-in directly.
+type nativeFunc = func(goja.FunctionCall) goja.Value
+
 // vm is one fresh, locked-down runtime.
+//
+// Every call into the script goes through invoke: Function.prototype.call,
+// called from Go inside Runtime.Try. Unlike goja.AssertFunction, that path
+// never drains the promise job queue when the call returns, so no promise
+// callback of the script ever runs (see run), and the call adds no frame of
+// its own to the script's stack traces.
 type vm struct {
-	rt          *goja.Runtime
-	serialize   goja.Callable
-	describe    goja.Callable
-	asyncMarker *goja.Object
+	rt *goja.Runtime
+	// call is Function.prototype.call, stringify JSON.stringify, both taken
+	// before the script could replace them.
+	call      nativeFunc
+	json      *goja.Object
+	stringify nativeFunc
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
-// every Function constructor disabled, built-ins frozen, the call stack
-// capped. Nothing of the host is reachable from it.
+// every Function constructor disabled, the call stack capped. Nothing of the
+// host is reachable from it.
 func newVM(l Limits) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
+	v := &vm{rt: rt}
+	var ok1, ok2 bool
+	v.json = rt.Get("JSON").ToObject(rt)
+	v.stringify, ok1 = v.json.Get("stringify").Export().(nativeFunc)
+	proto := rt.Get("Function").ToObject(rt).Get("prototype").ToObject(rt)
+	v.call, ok2 = proto.Get("call").Export().(nativeFunc)
+	if !ok1 || !ok2 {
+		return nil, errors.New("JSON.stringify or Function.prototype.call is not a native function")
+	}
 
 	extra := []any{}
 	if probe := asyncGeneratorProbe(); probe != nil {
@@ -53,20 +74,55 @@ func newVM(l Limits) (*vm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
-	build, ok := goja.AssertFunction(factory)
-	if !ok {
-		return nil, fmt.Errorf("running lockdown: it did not evaluate to a function")
-	}
-	marker := rt.NewObject()
-	helpers, err := build(goja.Undefined(), rt.GlobalObject(), marker, rt.NewArray(extra...))
-	if err != nil {
+	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.NewArray(extra...)); err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
-	pair := helpers.ToObject(rt)
-	serialize, ok1 := goja.AssertFunction(pair.Get("0"))
-	describe, ok2 := goja.AssertFunction(pair.Get("1"))
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("running lockdown: it did not return the serializer and the describer")
-	}
-	return &vm{rt: rt, serialize: serialize, describe: describe, asyncMarker: marker}, nil
+	return v, nil
 }
+
+// invoke calls fn with this and args. The error is a *goja.Exception (the
+// script threw), a *goja.InterruptedError, a *goja.StackOverflowError, or
+// an *enginePanic.
+func (v *vm) invoke(fn, this goja.Value, args ...goja.Value) (goja.Value, error) {
+	var ret goja.Value
+	err := v.try(func() {
+		ret = v.call(goja.FunctionCall{This: fn, Arguments: append([]goja.Value{this}, args...)})
+	})
+	return ret, err
+}
+
+// try runs f, which calls into the script, and turns what it throws or
+// panics with into an error.
+func (v *vm) try(f func()) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			err = recovered(x)
+		}
+	}()
+	if ex := v.rt.Try(f); ex != nil {
+		return ex
+	}
+	return nil
+}
+
+// recovered turns a panic out of goja into an error: the engine's own
+// uncatchable errors as they are, anything else as an *enginePanic.
+func recovered(x any) error {
+	switch e := x.(type) {
+	case *goja.InterruptedError:
+		return e
+	case *goja.StackOverflowError:
+		return e
+	case *goja.Exception:
+		return e
+	}
+	return &enginePanic{value: x}
+}
+
+// enginePanic is a Go panic inside goja while it ran the script: goja
+// failed on the script's behalf (BigInt.asUintN(2**53 - 1, -1n) asks it for
+// a slice of 2^53 bits). The script caused it, so it is the script's error,
+// never the platform's.
+type enginePanic struct{ value any }
+
+func (e *enginePanic) Error() string { return fmt.Sprint(e.value) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -18,7 +19,7 @@ import (
 // returns its address and limiter.
 func serveLimited(t *testing.T, cfg Config) (string, *connLimiter) {
 	t.Helper()
-	srv, err := NewServer(cfg, openEmbedded(t, cfg), sandbox.NewInProcess(cfg.Sandbox), nil)
+	srv, err := NewServer(cfg, openEmbedded(t, cfg), sandbox.NewInProcess(cfg.Sandbox), guardrails.NewInProcess(cfg.Sandbox), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

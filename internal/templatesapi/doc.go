@@ -84,17 +84,28 @@
 //   - Errors have one shape everywhere:
 //     {"error":{"code","message","fields":[{"field","code","message","line","column"}]}}.
 //   - A save (POST, PUT) is validated before anything is written: field
-//     rules (templates.Draft.Validate), the source compiled by the sandbox's
-//     own builder (sandbox.CompileWithLimits: a syntax error comes back with
-//     its line and column), and the guardrails (package guardrails): findings
-//     of severity error refuse the save (422), warnings are returned beside
-//     the saved template in "warnings".
-//   - POST {base}/scripts/test runs source and inputVariables through the
-//     injected sandbox.Runner (the worker pool in production) and answers
-//     200 with the output or the script's error (code, message, line,
-//     column) and durationMs; the guardrail findings come along. At most
-//     SANDBOX_MAX_PARALLEL test runs at a time per replica: one more answers
-//     429 SANDBOX_BUSY with the seed's message at once, never queued.
+//     rules (templates.Draft.Validate), then the source compiled by the
+//     sandbox's own builder (a syntax error comes back with its line and
+//     column) and the guardrails (package guardrails): findings of severity
+//     error refuse the save (422), warnings are returned beside the saved
+//     template in "warnings". Both run in a sandbox worker, through the
+//     injected guardrails.Checker (the worker pool in production): this
+//     process never parses an author's source, so no source can take it
+//     down or grow it. A source that cannot be compiled within the
+//     sandbox's time or memory limits is refused (422, its code
+//     SCRIPT_TIMEOUT or SCRIPT_MEMORY_LIMIT on the field source); no worker
+//     free within twice the sandbox timeout answers 429 SANDBOX_BUSY; a
+//     worker crash is retried once, and a second in a row refuses the
+//     source (SANDBOX_CRASH).
+//   - POST {base}/scripts/test checks the source the same way, then runs
+//     source and inputVariables through the injected sandbox.Runner (the
+//     worker pool in production) and answers 200 with the output or the
+//     script's error (code, message, line, column) and durationMs; the
+//     guardrail findings come along. A source that does not compile, or
+//     cannot be checked within the limits, is answered without running. At
+//     most SANDBOX_MAX_PARALLEL test runs at a time per replica: one more
+//     answers 429 SANDBOX_BUSY with the seed's message at once, never
+//     queued.
 //   - Store down: 503 STORE_UNAVAILABLE with Retry-After; the PostgreSQL
 //     pool reconnects by itself, so the next request after the database is
 //     back succeeds.
@@ -109,8 +120,9 @@
 //     admin port) and no admin port, and a public /metrics beside the API
 //     would be its only unauthenticated route besides the probes.
 //
-// The package must never run a script outside the injected Runner, never log
-// a request body (sources and inputs are the authors') or a credential,
-// never hold a lock across the network on the authentication path, and
-// never answer with anything but JSON.
+// The package must never run a script outside the injected Runner, never
+// parse one outside the injected Checker, never log a request body (sources
+// and inputs are the authors') or a credential, never hold a lock across the
+// network on the authentication path, and never answer with anything but
+// JSON.
 package templatesapi

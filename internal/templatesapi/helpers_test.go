@@ -4,21 +4,34 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/templates"
 	"github.com/flowscript/flowscript/internal/templates/storetest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	code := m.Run()
+	removeAPIBinary()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
 
 const (
 	testAPIKey     = "test-key-0123456789abcdef"
@@ -94,7 +107,7 @@ func startAPI(t testing.TB, cfg Config, store templates.Store, runner sandbox.Ru
 	if runner == nil {
 		runner = sandbox.NewInProcess(cfg.Sandbox)
 	}
-	srv, err := NewServer(cfg, store, runner, nil)
+	srv, err := NewServer(cfg, store, runner, guardrails.NewInProcess(cfg.Sandbox), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

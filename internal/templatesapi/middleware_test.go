@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -16,7 +17,7 @@ func startLoggedAPI(t *testing.T, cfg Config, level slog.Level) (*api, *logSink)
 	t.Helper()
 	logs := &logSink{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: level}))
-	srv, err := NewServer(cfg, openEmbedded(t, cfg), sandbox.NewInProcess(cfg.Sandbox), logger)
+	srv, err := NewServer(cfg, openEmbedded(t, cfg), sandbox.NewInProcess(cfg.Sandbox), guardrails.NewInProcess(cfg.Sandbox), logger)
 	if err != nil {
 		t.Fatal(err)
 	}

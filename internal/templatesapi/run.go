@@ -11,6 +11,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/templates"
 )
@@ -20,6 +21,11 @@ type Deps struct {
 	Logger *slog.Logger
 	// Runner runs test scripts: the sandbox worker pool in production.
 	Runner sandbox.Runner
+	// Checker compiles and inspects sources at save and before a test run.
+	// Default: Runner, when it is also a guardrails.Checker (the worker
+	// pool is). Never a checker that parses in this process in production:
+	// see guardrails.Inspect.
+	Checker guardrails.Checker
 	// Listener, when set, is served instead of listening on cfg.Addr
 	// (tests pass one on a random port).
 	Listener net.Listener
@@ -46,6 +52,14 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 	if deps.Runner == nil {
 		return errors.New("running the templates API: a sandbox runner is required")
 	}
+	checker := deps.Checker
+	if checker == nil {
+		c, ok := deps.Runner.(guardrails.Checker)
+		if !ok {
+			return errors.New("running the templates API: a source checker is required (the sandbox worker pool is one)")
+		}
+		checker = c
+	}
 	store, kind, err := OpenStore(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -56,7 +70,7 @@ func Run(ctx context.Context, cfg Config, deps Deps) error {
 		}
 	}()
 
-	srv, err := NewServer(cfg, store, deps.Runner, log)
+	srv, err := NewServer(cfg, store, deps.Runner, checker, log)
 	if err != nil {
 		return err
 	}

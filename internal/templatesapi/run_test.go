@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -22,7 +23,9 @@ func TestRunServesThenShutsDownGracefully(t *testing.T) {
 	defer cancel()
 	g := &gate{next: sandbox.NewInProcess(cfg.Sandbox), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	done := make(chan error, 1)
-	go func() { done <- Run(ctx, cfg, Deps{Runner: g, Listener: ln}) }()
+	go func() {
+		done <- Run(ctx, cfg, Deps{Runner: g, Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
+	}()
 
 	client := &http.Client{Timeout: 10 * time.Second}
 	defer client.CloseIdleConnections()
@@ -82,5 +85,16 @@ func TestRunServesThenShutsDownGracefully(t *testing.T) {
 func TestRunRefusesWithoutARunner(t *testing.T) {
 	if err := Run(context.Background(), testConfig(), Deps{}); err == nil {
 		t.Error("Run without a runner started")
+	}
+}
+
+// TestRunRefusesWithoutAChecker: a runner that cannot check sources (the
+// in-process one) needs a checker beside it; none is made up.
+func TestRunRefusesWithoutAChecker(t *testing.T) {
+	cfg := testConfig()
+	cfg.DataDir = t.TempDir()
+	err := Run(context.Background(), cfg, Deps{Runner: sandbox.NewInProcess(cfg.Sandbox)})
+	if err == nil || !strings.Contains(err.Error(), "checker") {
+		t.Errorf("Run without a checker: %v; want a refusal naming the checker", err)
 	}
 }

@@ -57,14 +57,24 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	for i, in := range body.InputVariables {
 		names[i] = in.Name
 	}
-	findings, _ := guardrails.Check(body.Source, names) // a syntax error comes back from the run
+	// The builder and the guardrails look at the source in a worker first:
+	// a source that does not compile is not run, and one that cannot be
+	// compiled within the sandbox's limits fails here, once.
+	checked := s.check(r.Context(), guardrails.CheckRequest{Source: body.Source, InputNames: names})
+	findings := checked.Report.Findings
 	if findings == nil {
 		findings = []guardrails.Finding{}
 	}
-	res := s.runner.Run(r.Context(), sandbox.Request{Source: body.Source, Inputs: body.InputVariables})
+	res := sandbox.Result{Err: checked.Err, Duration: checked.Duration}
+	if res.Err == nil {
+		res.Err = checked.Report.Compile
+	}
+	if res.Err == nil {
+		res = s.runner.Run(r.Context(), sandbox.Request{Source: body.Source, Inputs: body.InputVariables})
+	}
 	if res.Err != nil {
 		switch res.Err.Code {
-		case sandbox.CodeBusy: // the runner itself was full (a pool shared with others)
+		case sandbox.CodeBusy: // the sandbox itself was full (a pool shared with others)
 			writeError(w, busy(s.cfg.Sandbox.MaxParallel))
 			return
 		case sandbox.CodeInvalidInput:

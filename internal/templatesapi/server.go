@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 	"github.com/flowscript/flowscript/internal/templates"
@@ -21,6 +22,7 @@ type Server struct {
 	prefix  string
 	store   templates.Store
 	runner  sandbox.Runner
+	checker guardrails.Checker
 	auth    *Authenticator
 	log     *slog.Logger
 	slots   chan struct{} // test runs in flight, at most Sandbox.MaxParallel
@@ -33,14 +35,16 @@ type Server struct {
 
 // NewServer wires the handlers. cfg must be valid (ConfigFromEnv, or
 // WithDefaults then Validate); runner runs the test runs and must allow at
-// least cfg.Sandbox.MaxParallel scripts at once. Close stops the key set's
-// background fetches (Run does it at shutdown).
-func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger *slog.Logger) (*Server, error) {
+// least cfg.Sandbox.MaxParallel scripts at once; checker compiles and
+// inspects sources at save and before a test run (the worker pool, which is
+// both, in production: this process never parses an author's source).
+// Close stops the key set's background fetches (Run does it at shutdown).
+func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker guardrails.Checker, logger *slog.Logger) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("validating the templates API configuration: %w", err)
 	}
-	if store == nil || runner == nil {
-		return nil, errors.New("creating the templates API: a store and a sandbox runner are required")
+	if store == nil || runner == nil || checker == nil {
+		return nil, errors.New("creating the templates API: a store, a sandbox runner and a source checker are required")
 	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -56,6 +60,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, logger 
 		probes:  map[string]bool{},
 		refused: newLogLimiter(refusedLogEvery),
 	}
+	s.checker = checker
 	doc, err := openAPIDocument(cfg.BasePath)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -79,7 +80,7 @@ func runService(t *testing.T, cfg Config) *service {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, cfg, Deps{Logger: logger, Runner: sandbox.NewInProcess(cfg.Sandbox), Listener: ln})
+		done <- Run(ctx, cfg, Deps{Logger: logger, Runner: sandbox.NewInProcess(cfg.Sandbox), Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
 	}()
 	tr := &http.Transport{MaxIdleConnsPerHost: 8}
 	s := &service{t: t, addr: ln.Addr().String(), base: "http://" + ln.Addr().String(),

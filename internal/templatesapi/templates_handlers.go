@@ -135,9 +135,9 @@ func parseID(r *http.Request) (uuid.UUID, *httpError) {
 	return id, nil
 }
 
-// readDraft decodes and checks a template body: the field rules, the source
-// through the sandbox's builder, and the guardrails. Nothing is written
-// unless it returns no error.
+// readDraft decodes and checks a template body: the field rules, then the
+// source through the sandbox's builder and the guardrails, in a sandbox
+// worker (the checker). Nothing is written unless it returns no error.
 func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Draft, []guardrails.Finding, *httpError) {
 	var body templateRequest
 	if herr := decodeJSON(w, r, s.templateBodyLimit(), &body); herr != nil {
@@ -153,9 +153,11 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 	}
 	var warnings []guardrails.Finding
 	if !hasField(fields, "source") {
-		var sourceFields []fieldError
-		sourceFields, warnings = s.checkSource(d.Source)
-		fields = append(fields, sourceFields...)
+		sourceFields, found, herr := s.checkSource(r.Context(), d.Source)
+		if herr != nil {
+			return templates.Draft{}, nil, herr
+		}
+		fields, warnings = append(fields, sourceFields...), found
 	}
 	if len(fields) > 0 {
 		msg := "the template was not saved: " + fields[0].Message
@@ -165,36 +167,75 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 	return d, warnings, nil
 }
 
+// checkWait bounds a check request: waiting for a free sandbox worker and
+// the check itself (which has the sandbox's time limit).
+func (s *Server) checkWait() time.Duration { return 2*s.cfg.Sandbox.Timeout + time.Second }
+
+// check asks the checker about a source, once more when its worker crashed:
+// a crash is retryable once; a second in a row is the source's doing, and
+// its answer stands.
+func (s *Server) check(ctx context.Context, req guardrails.CheckRequest) guardrails.CheckResult {
+	ctx, cancel := context.WithTimeout(ctx, s.checkWait())
+	defer cancel()
+	res := s.checker.Check(ctx, req)
+	if res.Err != nil && res.Err.Code == sandbox.CodeCrash && ctx.Err() == nil {
+		res = s.checker.Check(ctx, req)
+	}
+	return res
+}
+
 // checkSource compiles source as the executor will (no inputs: a template
-// is saved without them) and runs the guardrails. It returns the problems
-// that refuse the save and the warnings.
-func (s *Server) checkSource(source string) ([]fieldError, []guardrails.Finding) {
+// is saved without them) and runs the guardrails, through the checker. It
+// returns the problems that refuse the save and the warnings, or the
+// answer to give when the source could not be checked now (busy).
+func (s *Server) checkSource(ctx context.Context, source string) ([]fieldError, []guardrails.Finding, *httpError) {
+	res := s.check(ctx, guardrails.CheckRequest{Source: source})
+	if res.Err != nil {
+		if res.Err.Code == sandbox.CodeBusy {
+			return nil, nil, busy(s.cfg.Sandbox.MaxParallel)
+		}
+		return []fieldError{uncheckable(res.Err)}, nil, nil
+	}
+	rep := res.Report
 	var fields []fieldError
-	_, compileErr := sandbox.CompileWithLimits(source, nil, s.cfg.Sandbox)
-	findings, guardErr := guardrails.Check(source, nil)
-	if compileErr != nil && !hasEscape(findings) {
+	if rep.Compile != nil && !hasEscape(rep.Findings) {
 		// An escape finding says the same as the builder's error, with its
 		// own code: report it once.
-		fields = append(fields, sourceError(compileErr))
+		fields = append(fields, sourceError(rep.Compile))
 	}
-	if guardErr != nil && compileErr == nil {
+	if rep.Parse != nil && rep.Compile == nil {
 		// The builder accepted what the guardrails' wrapper could not
 		// parse: the source closes the function it runs in and goes on
 		// outside it. Refuse rather than store a source nobody checked.
-		f := sourceError(guardErr)
+		f := sourceError(rep.Parse)
 		f.Code = string(guardrails.CodeWrapperEscape)
 		f.Message = "the source closes the function it runs in and goes on outside it (" + f.Message + "): check its braces"
 		fields = append(fields, f)
 	}
 	var warnings []guardrails.Finding
-	for _, f := range findings {
+	for _, f := range rep.Findings {
 		if f.Severity == guardrails.SeverityError {
 			fields = append(fields, fieldError{Field: "source", Code: string(f.Code), Message: f.Message, Line: f.Line, Column: f.Column})
 		} else {
 			warnings = append(warnings, f)
 		}
 	}
-	return fields, warnings
+	return fields, warnings, nil
+}
+
+// uncheckable is the field error for a source the sandbox could not compile
+// within its limits: the source's doing, so the save is refused.
+func uncheckable(e *sandbox.Error) fieldError {
+	f := sourceError(e)
+	switch e.Code {
+	case sandbox.CodeTimeout:
+		f.Message = "compiling the source took longer than the sandbox's time limit (SANDBOX_TIMEOUT_MS): split it into smaller scripts"
+	case sandbox.CodeMemoryLimit:
+		f.Message = "compiling the source took more memory than the sandbox's limit (SANDBOX_MEMORY_MB): make it smaller"
+	case sandbox.CodeCrash:
+		f.Message = "the sandbox failed twice in a row while checking this source, which is refused: " + e.Message
+	}
+	return f
 }
 
 func hasEscape(findings []guardrails.Finding) bool {
@@ -206,11 +247,8 @@ func hasEscape(findings []guardrails.Finding) bool {
 	return false
 }
 
-func sourceError(err error) fieldError {
-	if se := sandbox.AsError(err); se != nil {
-		return fieldError{Field: "source", Code: string(se.Code), Message: se.Message, Line: se.Line, Column: se.Column}
-	}
-	return fieldError{Field: "source", Code: string(sandbox.CodeSyntaxError), Message: err.Error()}
+func sourceError(e *sandbox.Error) fieldError {
+	return fieldError{Field: "source", Code: string(e.Code), Message: e.Message, Line: e.Line, Column: e.Column}
 }
 
 func hasField(fields []fieldError, name string) bool {

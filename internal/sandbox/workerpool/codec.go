@@ -2,6 +2,7 @@ package workerpool
 
 import (
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -15,10 +16,14 @@ import (
 // body and bytes left over after the last field.
 //
 //	job:    id u64 · timeout-ns i64 · source str · count uvarint · (name str · value str)*
-//	result: id u64 · flags byte · duration-ns i64 · output str
+//	result: id u64 · flags byte · [reason byte]  when flags has replyRetiring
+//	        · duration-ns i64 · output str
 //	        · [code str · message str · line uvarint · column uvarint]  when flags has resultHasError
+//	check:  id u64 · timeout-ns i64 · source str · count uvarint · (name str)*
+//	report: id u64 · flags byte · [reason byte]  when flags has replyRetiring
+//	        · duration-ns i64 · JSON of {report, error}
 const (
-	resultExiting  = 1 << 0
+	replyRetiring  = 1 << 0
 	resultHasError = 1 << 1
 )
 
@@ -53,16 +58,12 @@ func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
 	return id, d.end("job")
 }
 
-func appendResult(buf []byte, id uint64, res *sandbox.Result, exiting bool) []byte {
+func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireReason) []byte {
 	var flags byte
-	if exiting {
-		flags |= resultExiting
-	}
 	if res.Err != nil {
 		flags |= resultHasError
 	}
-	buf = binary.BigEndian.AppendUint64(buf, id)
-	buf = append(buf, flags)
+	buf = appendReplyHead(buf, id, flags, retiring)
 	buf = binary.BigEndian.AppendUint64(buf, uint64(res.Duration))
 	buf = appendString(buf, res.Output)
 	if e := res.Err; e != nil {
@@ -74,20 +75,98 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, exiting bool) []by
 	return buf
 }
 
-func decodeResult(payload []byte, res *sandbox.Result) (id uint64, exiting bool, err error) {
+func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring retireReason, err error) {
 	d := decoder{b: payload}
-	id = d.uint64()
-	flags := d.byte()
+	id, flags, retiring := d.replyHead("result", resultHasError)
 	res.Duration = time.Duration(d.uint64())
 	res.Output = d.string()
 	if flags&resultHasError != 0 {
 		res.Err = &sandbox.Error{Code: sandbox.Code(d.string()), Message: d.string(),
 			Line: d.int(), Column: d.int()}
 	}
-	if flags&^(resultExiting|resultHasError) != 0 && d.err == nil {
-		d.err = fmt.Errorf("unknown result flags %#x", flags)
+	return id, retiring, d.end("result")
+}
+
+// appendReplyHead writes what every reply starts with: the request's id,
+// the flags and, when the worker retires after it, why.
+func appendReplyHead(buf []byte, id uint64, flags byte, retiring retireReason) []byte {
+	if retiring != retireNone {
+		flags |= replyRetiring
 	}
-	return id, flags&resultExiting != 0, d.end("result")
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	buf = append(buf, flags)
+	if retiring != retireNone {
+		buf = append(buf, byte(retiring))
+	}
+	return buf
+}
+
+// replyHead reads what appendReplyHead wrote; known are the flags the
+// reply's kind may set besides replyRetiring.
+func (d *decoder) replyHead(kind string, known byte) (id uint64, flags byte, retiring retireReason) {
+	id = d.uint64()
+	flags = d.byte()
+	if flags&replyRetiring != 0 {
+		retiring = retireReason(d.byte())
+		if (retiring == retireNone || retiring >= retireReasons) && d.err == nil {
+			d.err = fmt.Errorf("unknown retirement reason %d", retiring)
+		}
+	}
+	if flags&^(replyRetiring|known) != 0 && d.err == nil {
+		d.err = fmt.Errorf("unknown %s flags %#x", kind, flags)
+	}
+	return id, flags, retiring
+}
+
+func appendCheck(buf []byte, id uint64, req *checkRequest) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(req.Timeout))
+	buf = appendString(buf, req.Source)
+	buf = binary.AppendUvarint(buf, uint64(len(req.InputNames)))
+	for _, name := range req.InputNames {
+		buf = appendString(buf, name)
+	}
+	return buf
+}
+
+func decodeCheck(payload []byte, req *checkRequest) (id uint64, err error) {
+	d := decoder{b: payload}
+	id = d.uint64()
+	req.Timeout = time.Duration(d.uint64())
+	req.Source = d.string()
+	// Each name takes at least a byte (its length).
+	if n := d.uvarint(); n > 0 && d.err == nil {
+		if n > uint64(len(d.b)) {
+			return 0, fmt.Errorf("%d input names announced in %d bytes", n, len(d.b))
+		}
+		req.InputNames = make([]string, n)
+		for i := range req.InputNames {
+			req.InputNames[i] = d.string()
+		}
+	}
+	return id, d.end("check")
+}
+
+func appendReport(buf []byte, id uint64, rep *checkReport, retiring retireReason) ([]byte, error) {
+	buf = appendReplyHead(buf, id, 0, retiring)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(rep.Duration))
+	return appendJSON(buf, rep)
+}
+
+func decodeReport(payload []byte, rep *checkReport) (id uint64, retiring retireReason, err error) {
+	d := decoder{b: payload}
+	id, _, retiring = d.replyHead("report", 0)
+	rep.Duration = time.Duration(d.uint64())
+	if d.err == nil {
+		if err := json.Unmarshal(d.b, rep); err != nil {
+			d.err = fmt.Errorf("report: %w", err)
+		}
+		d.b = nil
+	}
+	if d.err == nil && rep.Err != nil && rep.Err.Code == "" {
+		d.err = errors.New("an error without a code")
+	}
+	return id, retiring, d.end("report")
 }
 
 func appendString(buf []byte, s string) []byte {

@@ -1,6 +1,10 @@
 // Package workerpool runs untrusted scripts in sandbox worker processes: the
-// running binary re-executed in a hidden worker mode, one script at a time
-// per worker, fed length-prefixed frames over stdin and stdout (frame.go, codec.go).
+// running binary re-executed in a hidden worker mode, one request at a time
+// per worker, fed length-prefixed frames over stdin and stdout (frame.go,
+// codec.go). A request is a job (Run, TryRun: run a script) or a check
+// (Check: compile a source with the program builder and run the save-time
+// guardrails on it, without running it — goja's parser never sees an
+// author's text in a service's own process).
 //
 // goja has no heap limit and native built-ins ignore Runtime.Interrupt, so a
 // script can run on after its deadline or end the whole Go process with a
@@ -17,23 +21,41 @@
 //   - the parent kills a worker that overruns the deadline by KillMargin
 //     (SCRIPT_TIMEOUT), reads the stderr of a worker that died to tell an
 //     out-of-memory (SCRIPT_MEMORY_LIMIT) or a stack overflow (SCRIPT_ERROR,
-//     "Maximum call stack size exceeded") from any other crash
+//     "Maximum call stack size exceeded"; SCRIPT_SYNTAX_ERROR when it
+//     overflowed compiling — any overflow in a check, or one whose deepest
+//     frames are goja's parser or compiler) from any other crash
 //     (SANDBOX_CRASH, retryable), and replaces the dead worker.
 //
-// SANDBOX_MEMORY_MB is the live heap a script may hold, on top of what the
-// runtime keeps on its own (measured at start, about 0.5 MB). It is sampled
-// every 5 ms and checked again when a job ends, where the heap's address
-// space (which never shrinks) also shows a buffer the GC freed before
-// anyone looked: a job that took it past 1.5 × SANDBOX_MEMORY_MB plus the
-// stack limit fails for memory and its worker retires. The OS limit is about
-// 2 × SANDBOX_MEMORY_MB + 172 MB of address space above the worker's
-// start-up footprint (see hardBudget), the bound no script can pass.
+// SANDBOX_MEMORY_MB is the live heap a job may hold on top of the worker's
+// baseline: what the worker keeps between jobs (the runtime's own share,
+// about 0.5 MB, and the compiled programs it caches), measured with a GC
+// whenever it may be stale. Programs cached by earlier jobs are never
+// charged to a later one, and the cache is bounded by bytes (half the
+// script's share, at least 8 MB). The heap is sampled every 5 ms and checked
+// again when a job ends, where the heap's address space (which never
+// shrinks) also shows a buffer the GC freed before anyone looked: a job
+// that took it past 1.5 × SANDBOX_MEMORY_MB plus the stack limit fails for
+// memory and its worker retires. The OS limit is about 2.5 ×
+// SANDBOX_MEMORY_MB + the cache bound + 172 MB of address space above the
+// worker's start-up footprint (see hardBudget), the bound no script can pass.
+//
+// A worker that answers and then exits on purpose — its job took the heap
+// past its share, its baseline grew past the cache bound plus half the
+// script's share, or its own code panicked — says so in its answer (a
+// planned retirement): the pool replaces it at once, with no back-off,
+// reports the restart as "retired" ("panic" for the last), and logs no
+// warning. Only a worker that dies without answering is a crash.
+//
+// The protocol is request and reply under one id, read through one loop on
+// the parent's side (Pool.await): frames a worker will send in the middle of
+// a request (host calls, answered by the parent) are one more case there.
 //
 // Every binary that creates a Pool must call MaybeRunWorker first thing in
 // main (and test binaries in TestMain): that is where a re-executed worker
 // takes over.
 //
 // This package must never pass the parent's environment, files or live Go
-// values to a worker, never run a script in the parent process, and never
-// let one job's failure fail or delay another job beyond its own limits.
+// values to a worker, never run a script or parse a source in the parent
+// process, and never let one job's failure or memory fail or delay another
+// job beyond its own limits.
 package workerpool

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -21,14 +23,23 @@ import (
 // frames, sent for every script, carry a binary payload (see codec.go):
 // encoding/json cost about 5 µs per job on both sides together, a share of
 // the pool's overhead per job that the binary form brings under 1 µs.
+// Check and report frames (a template's save-time check) are binary up to
+// the report itself, which is JSON: they are rare.
+//
+// A request (a job or a check) carries an id; its reply carries the same id
+// and ends the request. The parent reads every frame of a request through
+// one loop (Pool.await), so frames that a worker will send in the middle of
+// a request — a host call, answered by the parent under the same id — are
+// one more case there, not a change of the protocol's shape.
 const (
 	frameMagic  = "FSW2"
 	headerBytes = 8
 )
 
 // Frame kinds, each the first byte of a frame's body. The parent sends
-// config once, then jobs; the worker answers config with ready and every
-// job with a result carrying the job's id.
+// config once, then requests; the worker answers config with ready, every
+// job with a result and every check with a report, carrying the request's
+// id.
 type frameKind byte
 
 const (
@@ -36,6 +47,8 @@ const (
 	kindReady  frameKind = 'r'
 	kindJob    frameKind = 'j'
 	kindResult frameKind = 'R'
+	kindCheck  frameKind = 'k'
+	kindReport frameKind = 'K'
 )
 
 func (k frameKind) String() string {
@@ -48,20 +61,86 @@ func (k frameKind) String() string {
 		return "job"
 	case kindResult:
 		return "result"
+	case kindCheck:
+		return "check"
+	case kindReport:
+		return "report"
 	}
 	return fmt.Sprintf("unknown (%#x)", byte(k))
+}
+
+// replyKind is the kind of the frame that ends a request of kind k.
+func replyKind(k frameKind) frameKind {
+	switch k {
+	case kindJob:
+		return kindResult
+	case kindCheck:
+		return kindReport
+	}
+	return 0
 }
 
 // frame is every message on the pipes; Kind says which pointer is set.
 type frame struct {
 	Kind   frameKind
-	ID     uint64 // job and result frames
+	ID     uint64 // request and reply frames
 	Config *workerConfig
 	Ready  *readyInfo
 	Job    *sandbox.Request
 	Result *sandbox.Result
-	// Exiting, on a result, says the worker exits after this answer.
-	Exiting bool
+	Check  *checkRequest
+	Report *checkReport
+	// Retiring, on a reply, says the worker exits after this answer, on
+	// purpose, and why (retireNone: it stays).
+	Retiring retireReason
+}
+
+// retireReason says why a worker exits after answering: a planned
+// retirement, which the pool replaces at once, with no back-off and no
+// crash reported.
+type retireReason byte
+
+const (
+	retireNone retireReason = iota
+	// retireSpent: the job took the heap's address space past the
+	// script's share (it failed for memory); the next job starts clean.
+	retireSpent
+	// retireBaseline: the worker's own memory between jobs (runtime,
+	// caches) grew past its bound.
+	retireBaseline
+	// retirePanic: the worker's own code panicked (not the engine on the
+	// script's behalf); its state is suspect.
+	retirePanic
+	retireReasons // the number of reasons, for the decoder
+)
+
+func (r retireReason) String() string {
+	switch r {
+	case retireNone:
+		return "none"
+	case retireSpent:
+		return "memory"
+	case retireBaseline:
+		return "baseline"
+	case retirePanic:
+		return "panic"
+	}
+	return fmt.Sprintf("unknown (%d)", byte(r))
+}
+
+// checkRequest is a check frame's payload: a source to compile and inspect
+// without running it.
+type checkRequest struct {
+	Timeout    time.Duration
+	Source     string
+	InputNames []string
+}
+
+// checkReport is a report frame's payload: the check's outcome.
+type checkReport struct {
+	Report   guardrails.Report `json:"report"`
+	Err      *sandbox.Error    `json:"error,omitempty"`
+	Duration time.Duration     `json:"-"`
 }
 
 // workerConfig is what a worker needs to know, sent as the first frame:
@@ -114,7 +193,11 @@ func appendFrame(buf []byte, f *frame) ([]byte, error) {
 	case f.Kind == kindJob && f.Job != nil:
 		buf = appendJob(buf, f.ID, f.Job)
 	case f.Kind == kindResult && f.Result != nil:
-		buf = appendResult(buf, f.ID, f.Result, f.Exiting)
+		buf = appendResult(buf, f.ID, f.Result, f.Retiring)
+	case f.Kind == kindCheck && f.Check != nil:
+		buf = appendCheck(buf, f.ID, f.Check)
+	case f.Kind == kindReport && f.Report != nil:
+		buf, err = appendReport(buf, f.ID, f.Report, f.Retiring)
 	case f.Kind == kindConfig && f.Config != nil:
 		buf, err = appendJSON(buf, f.Config)
 	case f.Kind == kindReady && f.Ready != nil:
@@ -194,7 +277,13 @@ func decodeBody(body []byte) (*frame, error) {
 		f.ID, err = decodeJob(payload, f.Job)
 	case kindResult:
 		f.Result = new(sandbox.Result)
-		f.ID, f.Exiting, err = decodeResult(payload, f.Result)
+		f.ID, f.Retiring, err = decodeResult(payload, f.Result)
+	case kindCheck:
+		f.Check = new(checkRequest)
+		f.ID, err = decodeCheck(payload, f.Check)
+	case kindReport:
+		f.Report = new(checkReport)
+		f.ID, f.Retiring, err = decodeReport(payload, f.Report)
 	case kindConfig:
 		f.Config = new(workerConfig)
 		err = json.Unmarshal(payload, f.Config)
@@ -210,19 +299,26 @@ func decodeBody(body []byte) (*frame, error) {
 	return f, nil
 }
 
-// maxJobFrame bounds a job frame for limits l: the source and the inputs,
-// with a length prefix of at most 10 bytes for each string, plus slack. The
-// parent never sends a request over its caps (see Pool.oversized), so a
-// bigger frame is garbage.
+// maxJobFrame bounds a job or check frame for limits l: the source and the
+// inputs, with a length prefix of at most 10 bytes for each string, plus
+// slack. The parent never sends a request over its caps (see
+// Pool.oversized), so a bigger frame is garbage.
 func maxJobFrame(l sandbox.Limits) int {
 	return l.MaxSourceBytes + 21*l.MaxInputBytes + 64<<10
 }
 
-// maxResultFrame bounds a result frame: the output cap plus an error message
-// the worker truncates to maxErrorMessage, plus slack.
+// maxResultFrame bounds a result or report frame: the output cap plus an
+// error message the worker truncates to maxErrorMessage, plus slack; a
+// report's findings (at most guardrails.MaxFindings, each with a short
+// message) fit in the slack of the smallest output cap, which is why a
+// report counts them against maxReportFindings bytes.
 func maxResultFrame(l sandbox.Limits) int {
-	return l.MaxOutputBytes + maxErrorMessage + 64<<10
+	return max(l.MaxOutputBytes, maxReportFindings) + maxErrorMessage + 64<<10
 }
+
+// maxReportFindings bounds the JSON of a report's findings: MaxFindings of
+// them, each well under 1 KB (their messages are the package's own).
+const maxReportFindings = guardrails.MaxFindings << 10
 
 // maxErrorMessage caps the error message a worker sends back: a script can
 // throw a string of any size.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -53,6 +54,11 @@ func TestReadFrameRejects(t *testing.T) {
 		{"string past the end", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x7f\x01", "ends inside a field"},
 		{"input count over the body", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x00\x7f", "127 inputs announced in 0 bytes"},
 		{"unknown result flag", frameMagic + "\x00\x00\x00\x13R" + strings.Repeat("\x00", 8) + "\x80" + strings.Repeat("\x00", 9), "unknown result flags 0x80"},
+		{"unknown retirement reason", frameMagic + "\x00\x00\x00\x14R" + strings.Repeat("\x00", 8) + "\x01\x09" + strings.Repeat("\x00", 9), "unknown retirement reason 9"},
+		{"retiring without a reason", frameMagic + "\x00\x00\x00\x14R" + strings.Repeat("\x00", 8) + "\x01\x00" + strings.Repeat("\x00", 9), "unknown retirement reason 0"},
+		{"report that is not JSON", frameMagic + "\x00\x00\x00\x13K" + strings.Repeat("\x00", 8) + "\x00" + strings.Repeat("\x00", 8) + "{", "report:"},
+		{"report error without a code", string(mustFrame(t, &frame{Kind: kindReport, ID: 1, Report: &checkReport{Err: &sandbox.Error{Message: "m"}}})), "an error without a code"},
+		{"check names over the body", frameMagic + "\x00\x00\x00\x13k" + strings.Repeat("\x00", 16) + "\x00\x7f", "127 input names announced in 0 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readFrame(bufio.NewReader(strings.NewReader(tc.input)), 200)
@@ -61,6 +67,15 @@ func TestReadFrameRejects(t *testing.T) {
 			}
 		})
 	}
+}
+
+func mustFrame(t *testing.T, f *frame) []byte {
+	t.Helper()
+	b, err := appendFrame(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // withTrailingByte encodes f with one byte too many in its body.
@@ -84,7 +99,17 @@ func TestFrameKindsRoundTrip(t *testing.T) {
 		{Kind: kindJob, ID: 1<<64 - 1, Job: &sandbox.Request{Source: "", Timeout: -1}},
 		{Kind: kindJob, ID: 2, Job: &sandbox.Request{Source: strings.Repeat("é", 300), Inputs: []sandbox.Input{{Name: "a"}, {Name: "b", Value: "\x00"}}}},
 		{Kind: kindResult, ID: 3, Result: &sandbox.Result{Output: "", Duration: time.Millisecond}},
-		{Kind: kindResult, ID: 4, Exiting: true, Result: &sandbox.Result{Duration: 1, Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "m"}}},
+		{Kind: kindResult, ID: 4, Retiring: retirePanic, Result: &sandbox.Result{Duration: 1, Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "m"}}},
+		{Kind: kindResult, ID: 5, Retiring: retireSpent, Result: &sandbox.Result{Output: "x"}},
+		{Kind: kindCheck, ID: 6, Check: &checkRequest{Timeout: time.Second, Source: "return 1", InputNames: []string{"a", "é"}}},
+		{Kind: kindCheck, ID: 7, Check: &checkRequest{Source: ""}},
+		{Kind: kindReport, ID: 8, Report: &checkReport{Duration: 3, Report: guardrails.Report{
+			Compile:  &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: "SyntaxError: x", Line: 1, Column: 2},
+			Findings: []guardrails.Finding{{Code: guardrails.CodeProcess, Severity: guardrails.SeverityError, Name: "process", Message: "m", Line: 3, Column: 4}},
+			Parse:    &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: "y"},
+		}}},
+		{Kind: kindReport, ID: 9, Retiring: retireBaseline, Report: &checkReport{Report: guardrails.Report{Findings: []guardrails.Finding{}},
+			Err: &sandbox.Error{Code: sandbox.CodeMemoryLimit, Message: "m"}}},
 	} {
 		b, err := appendFrame([]byte("prefix"), f)
 		if err != nil {
@@ -108,6 +133,8 @@ func FuzzReadFrame(f *testing.F) {
 		{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "return 1", Inputs: []sandbox.Input{{Name: "a", Value: "b"}}}},
 		{Kind: kindResult, ID: 1, Result: &sandbox.Result{Err: &sandbox.Error{Code: "C", Message: "m", Line: 1, Column: 2}}},
 		{Kind: kindReady, Ready: &readyInfo{PID: 1}},
+		{Kind: kindCheck, ID: 2, Check: &checkRequest{Source: "return 1", InputNames: []string{"a"}}},
+		{Kind: kindReport, ID: 2, Retiring: retireSpent, Report: &checkReport{Report: guardrails.Report{Findings: []guardrails.Finding{}}}},
 	} {
 		valid, _ := appendFrame(nil, fr)
 		f.Add(valid)
@@ -159,6 +186,9 @@ func TestVerdict(t *testing.T) {
 		{"tripped then killed at the deadline", stderrMemoryTrip + ": live heap 2\n", endDeadline, sandbox.CodeMemoryLimit, "memory"},
 		{"GC fault at the memory limit", "SIGSEGV: segmentation violation\nPC=0x437cbd m=0 sigcode=1 addr=0x0\n\ngoroutine 0 gp=0xfae300 m=0 mp=0xfaf300 [idle]:\nruntime.(*spanQueue).tryDrain(0x7ffe00000400?)\n", endDied, sandbox.CodeMemoryLimit, "memory"},
 		{"stack overflow", "runtime: goroutine stack exceeds 16777216-byte limit\nruntime: sp=0xc0200e0388\nfatal error: stack overflow\n", endDied, sandbox.CodeScriptError, "stack"},
+		{"stack overflow running", "runtime: goroutine stack exceeds 8388608-byte limit\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw({0x9c9a77?, 0x0?})\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0xfae240 [running]:\ngithub.com/dop251/goja.(*vm).run(0xc0001f2000)\n", endDied, sandbox.CodeScriptError, "stack"},
+		{"stack overflow parsing", "runtime: goroutine stack exceeds 8388608-byte limit\nfatal error: stack overflow\n\nruntime stack:\nruntime.throw({0x9c9a77?, 0x0?})\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0xfae240 [running]:\ngithub.com/dop251/goja/parser.(*_parser).parseUnaryExpression(0xc0001f2000)\n", endDied, sandbox.CodeSyntaxError, "stack"},
+		{"stack overflow compiling", "runtime: goroutine stack exceeds 8388608-byte limit\nfatal error: stack overflow\n\ngoroutine 1 gp=0xc000002380 m=0 mp=0xfae240 [running]:\ngithub.com/dop251/goja.(*compiler).compileExpression(0xc0001f2000)\n", endDied, sandbox.CodeSyntaxError, "stack"},
 		{"killed at the deadline", "", endDeadline, sandbox.CodeTimeout, "timeout"},
 		{"cancelled", "", endCanceled, sandbox.CodeTimeout, "canceled"},
 		{"garbage", "", endProtocol, sandbox.CodeCrash, "protocol"},
@@ -169,11 +199,22 @@ func TestVerdict(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			proc := &process{exited: make(chan struct{})}
 			_, _ = proc.stderr.Write([]byte(tc.stderr))
-			got, reason := p.verdict(proc, tc.end, errors.New("exit status 2"))
+			got, reason := p.verdict(proc, kindJob, tc.end, errors.New("exit status 2"))
 			if got.Code != tc.code || reason != tc.reason {
 				t.Errorf("got %v (%s); want %s (%s)", got, reason, tc.code, tc.reason)
 			}
 		})
+	}
+}
+
+// TestVerdictOfACheck: a check runs nothing, so a stack overflow in its
+// worker is the source's nesting, whatever the frames say.
+func TestVerdictOfACheck(t *testing.T) {
+	p := &Pool{cfg: Config{Limits: sandbox.Limits{MemoryMB: 32}}}
+	proc := &process{exited: make(chan struct{})}
+	_, _ = proc.stderr.Write([]byte("runtime: goroutine stack exceeds 8388608-byte limit\nfatal error: stack overflow\n"))
+	if got, reason := p.verdict(proc, kindCheck, endDied, nil); got.Code != sandbox.CodeSyntaxError || reason != "stack" {
+		t.Errorf("got %v (%s); want SCRIPT_SYNTAX_ERROR (stack)", got, reason)
 	}
 }
 

@@ -25,27 +25,84 @@ const (
 // be reaped and its stderr read before it reports the job anyway.
 const exitWait = 2 * time.Second
 
+// request is what a caller asks of a worker: a job or a check (kind says
+// which of job and check is set). Its frame is made once the time limit is
+// known (see frame).
+type request struct {
+	kind  frameKind
+	job   *sandbox.Request
+	check *checkRequest
+}
+
+// frame returns the request's frame with the time limit set.
+func (r *request) frame(timeout time.Duration) *frame {
+	if r.kind == kindCheck {
+		r.check.Timeout = timeout
+		return &frame{Kind: kindCheck, Check: r.check}
+	}
+	r.job.Timeout = timeout
+	return &frame{Kind: kindJob, Job: r.job}
+}
+
+// timeout is the time limit the request asks for (0: the pool's).
+func (r *request) timeout() time.Duration {
+	if r.kind == kindJob {
+		return r.job.Timeout
+	}
+	return 0
+}
+
+// outcome is how a request ended: the worker's reply, or the error that
+// stands for it (the worker died, was killed, or was never reached).
+type outcome struct {
+	reply *frame
+	err   *sandbox.Error
+}
+
+// do takes a free worker (see take) and runs req on it. A worker found dead
+// on the way is skipped (runOn replaces it) and another is taken. Waiting
+// for a worker until ctx ends is reported as waitErr(ctx).
+func (p *Pool) do(ctx context.Context, req *request, wait bool, waitErr func(context.Context) *sandbox.Error) outcome {
+	for {
+		select {
+		case <-p.done:
+			return outcome{err: errPoolClosed()}
+		default:
+		}
+		if ctx.Err() != nil {
+			return outcome{err: waitErr(ctx)}
+		}
+		proc, err := p.take(ctx, wait, waitErr)
+		if err != nil {
+			return outcome{err: err}
+		}
+		if out, ran := p.runOn(ctx, proc, req); ran {
+			return out
+		}
+	}
+}
+
 // runOn runs req on proc, which the caller took from the idle set. ran is
 // false when proc turned out to have died while idle: it is being replaced
 // and the caller should take another.
-func (p *Pool) runOn(ctx context.Context, proc *process, req sandbox.Request, start time.Time) (res sandbox.Result, ran bool) {
+func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outcome, ran bool) {
 	if proc.dead() {
 		proc.slot.failures.Add(1)
 		p.log.Warn("sandbox worker exited while idle", "slot", proc.slot.index, "pid", proc.pid, "exit", proc.exitStatus(),
 			"stderr", proc.stderr.text())
 		p.replace(proc, "idle-exit")
-		return sandbox.Result{}, false
+		return outcome{}, false
 	}
 
-	timeout := p.timeoutFor(ctx, req)
+	timeout := p.timeoutFor(ctx, req.timeout())
 	if timeout <= 0 {
 		p.release(proc)
-		return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}, true
+		return outcome{err: causeOf(ctx)}, true
 	}
-	req.Timeout = timeout
+	f := req.frame(timeout)
 	proc.nextID++
-	job := &frame{Kind: kindJob, ID: proc.nextID, Job: &req}
-	size, err := proc.encode(job)
+	f.ID = proc.nextID
+	size, err := proc.encode(f)
 	if err == nil && size > maxJobFrame(p.cfg.Limits) {
 		err = p.oversized(size)
 	}
@@ -55,7 +112,7 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req sandbox.Request, st
 		if se == nil {
 			se = &sandbox.Error{Code: sandbox.CodeInvalidInput, Message: err.Error()}
 		}
-		return sandbox.Result{Err: se, Duration: time.Since(start)}, true
+		return outcome{err: se}, true
 	}
 
 	proc.stderr.reset()
@@ -78,43 +135,62 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req sandbox.Request, st
 		}
 	})
 	err = proc.write(time.Now().Add(limit))
-	var f *frame
+	var reply *frame
 	if err == nil {
-		f, err = proc.read()
+		reply, err = p.await(proc, f)
 	}
 	timer.Stop()
 	stop()
 
 	switch end := ending(killedFor.Load()); {
 	case err != nil && end != 0:
-		return p.finish(proc, end, context.Cause(ctx), start), true
+		return outcome{err: p.finish(proc, req.kind, end, context.Cause(ctx))}, true
 	case errors.Is(err, errMalformed):
-		return p.finish(proc, endProtocol, err, start), true
+		return outcome{err: p.finish(proc, req.kind, endProtocol, err)}, true
 	case err != nil:
-		return p.finish(proc, endDied, err, start), true
-	case f.Kind != kindResult || f.ID != job.ID || f.Result == nil:
-		err := fmt.Errorf("%w: expected the result of job %d, got a %q frame for job %d", errMalformed, job.ID, f.Kind, f.ID)
-		return p.finish(proc, endProtocol, err, start), true
-	case f.Result.Err != nil && f.Result.Err.Code == "":
-		return p.finish(proc, endProtocol, fmt.Errorf("%w: an error without a code", errMalformed), start), true
-	case end != 0 || f.Exiting:
-		// The answer came, but the worker is going away: killed as the
-		// answer arrived, or exiting after a recovered panic. The job has
-		// its result, the slot gets a new worker.
-		p.finish(proc, endDied, errors.New("the worker ended after answering"), start)
-		return *f.Result, true
+		return outcome{err: p.finish(proc, req.kind, endDied, err)}, true
+	case end != 0:
+		// The answer came, but the worker was killed as it arrived: it
+		// has its answer, the slot gets a new worker.
+		_ = p.finish(proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
+	case reply.Retiring != retireNone:
+		p.retire(proc, reply.Retiring)
+	default:
+		proc.slot.failures.Store(0)
+		p.release(proc)
 	}
-	proc.slot.failures.Store(0)
-	p.release(proc)
-	return *f.Result, true
+	return outcome{reply: reply}, true
 }
 
-// timeoutFor is the job's time limit: the pool's, or the request's when
+// await reads the worker's frames until the reply that ends request f. A
+// frame of another request, or of a kind this request does not expect, is
+// a protocol error. Today the reply is the only frame of a request; frames
+// a worker will send in the middle of one (host calls, answered by the
+// parent under the same id) make this a loop: read, answer, read again,
+// until the reply.
+func (p *Pool) await(proc *process, f *frame) (*frame, error) {
+	want := replyKind(f.Kind)
+	got, err := proc.read()
+	switch {
+	case err != nil:
+		return nil, err
+	case got.ID != f.ID:
+		return nil, fmt.Errorf("%w: expected the %s of %s %d, got a %s frame for request %d",
+			errMalformed, want, f.Kind, f.ID, got.Kind, got.ID)
+	case got.Kind != want:
+		return nil, fmt.Errorf("%w: a %s frame in the middle of %s %d", errMalformed, got.Kind, f.Kind, f.ID)
+	case got.Result != nil && got.Result.Err != nil && got.Result.Err.Code == "":
+		return nil, fmt.Errorf("%w: an error without a code", errMalformed)
+	}
+	return got, nil
+}
+
+// timeoutFor is a request's time limit: the pool's, or the request's when
 // lower, or what is left of ctx when that is lower still.
-func (p *Pool) timeoutFor(ctx context.Context, req sandbox.Request) time.Duration {
+func (p *Pool) timeoutFor(ctx context.Context, reqTimeout time.Duration) time.Duration {
 	t := p.cfg.Limits.Timeout
-	if req.Timeout > 0 && req.Timeout < t {
-		t = req.Timeout
+	if reqTimeout > 0 && reqTimeout < t {
+		t = reqTimeout
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		t = min(t, time.Until(dl))
@@ -132,9 +208,10 @@ func (p *Pool) oversized(size int) error {
 		size, l.MaxSourceBytes, l.MaxInputBytes)}
 }
 
-// finish ends a job whose worker is dead or must die: kill it unless it
-// died on its own, read why from its stderr, report the job, replace it.
-func (p *Pool) finish(proc *process, end ending, cause error, start time.Time) sandbox.Result {
+// finish ends a request whose worker is dead or must die: kill it unless
+// it died on its own, read why from its stderr, replace it, and return the
+// request's error.
+func (p *Pool) finish(proc *process, kind frameKind, end ending, cause error) *sandbox.Error {
 	if end != endDied {
 		proc.kill()
 	} else if !proc.awaitExit(exitWait) {
@@ -143,7 +220,7 @@ func (p *Pool) finish(proc *process, end ending, cause error, start time.Time) s
 	if !proc.awaitExit(exitWait) {
 		p.log.Error("sandbox worker did not exit after SIGKILL", "slot", proc.slot.index, "pid", proc.pid)
 	}
-	serr, reason := p.verdict(proc, end, cause)
+	serr, reason := p.verdict(proc, kind, end, cause)
 	stderr := proc.stderr.text()
 	if reason == "crash" || reason == "protocol" {
 		// Not the script's limits: a crash loop (a broken binary, a bad
@@ -152,13 +229,52 @@ func (p *Pool) finish(proc *process, end ending, cause error, start time.Time) s
 	}
 	p.replace(proc, reason)
 
-	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "reason", reason, "code", serr.Code}
+	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "request", kind.String(), "reason", reason, "code", serr.Code}
 	if reason == "crash" || reason == "protocol" {
 		p.log.Warn("sandbox worker crashed; replaced", append(attrs, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
 	} else {
 		p.log.Info("sandbox worker ended by a script's limit; replaced", attrs...)
 	}
-	return sandbox.Result{Err: serr, Duration: time.Since(start)}
+	return serr
+}
+
+// retire replaces a worker that answered and exits on purpose: a planned
+// retirement, not a crash. It is not killed, its slot's back-off is reset
+// (a start right away), and it is reported with the reason "retired"
+// ("panic" when the worker's own code failed: a bug to look at, though the
+// worker did answer). The caller has its answer already; reaping the old
+// worker and starting the new one happen off its path.
+func (p *Pool) retire(proc *process, why retireReason) {
+	proc.slot.failures.Store(0)
+	reason := "retired"
+	if why == retirePanic {
+		reason = "panic"
+	}
+	p.mu.Lock()
+	closed := p.closed
+	if !closed {
+		p.wg.Add(1)
+	}
+	p.mu.Unlock()
+	if closed {
+		proc.stop(time.Second)
+		return
+	}
+	go func() {
+		defer p.wg.Done()
+		if !proc.awaitExit(exitWait) {
+			proc.kill() // it said it would exit: it does not get to stay
+			proc.awaitExit(exitWait)
+		}
+		attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "why", why.String()}
+		if why == retirePanic {
+			p.log.Error("sandbox worker retired after its own code failed; replaced",
+				append(attrs, "exit", proc.exitStatus(), "stderr", proc.stderr.text())...)
+		} else {
+			p.log.Debug("sandbox worker retired; replaced", attrs...)
+		}
+		p.replace(proc, reason)
+	}()
 }
 
 // Stderr lines (prefixes) that name why a worker died.
@@ -178,14 +294,19 @@ var (
 	crashLines = []string{"fatal error:", "panic:", "flowscript-worker:", "runtime:"}
 )
 
-// verdict classifies a job whose worker died. The stderr text wins: a worker
-// that ran out of memory is a memory error even when the deadline passed
-// too.
-func (p *Pool) verdict(proc *process, end ending, cause error) (*sandbox.Error, string) {
+// verdict classifies a request whose worker died. The stderr text wins: a
+// worker that ran out of memory is a memory error even when the deadline
+// passed too. A stack overflow while compiling (any overflow in a check, or
+// one whose deepest frames are goja's parser or compiler) is a syntax
+// error: the source is nested too deeply for the builder.
+func (p *Pool) verdict(proc *process, kind frameKind, end ending, cause error) (*sandbox.Error, string) {
 	text := proc.stderr.text()
 	switch {
 	case firstLine(text, memoryDeaths...) != "" || threadENOMEM(text) || runtimeFault(text):
 		return memoryLimitError(p.cfg.Limits.MemoryMB), "memory"
+	case firstLine(text, stackDeaths...) != "" && (kind == kindCheck || overflowedCompiling(text)):
+		return &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: "SyntaxError: the source is nested too deeply to compile " +
+			"(a very long chain of operators, else-ifs or unary operators): split it into smaller expressions or functions"}, "stack"
 	case firstLine(text, stackDeaths...) != "":
 		return &sandbox.Error{Code: sandbox.CodeScriptError, Message: "RangeError: Maximum call stack size exceeded"}, "stack"
 	case end == endDeadline:
@@ -233,4 +354,33 @@ func runtimeFault(text string) bool {
 	}
 	_, rest, ok = strings.Cut(rest, "\n")
 	return ok && strings.HasPrefix(rest, "runtime.")
+}
+
+// compilingFrames are the functions that, on top of an overflowed stack,
+// show it grew while compiling the source rather than while running it.
+var compilingFrames = []string{
+	"github.com/dop251/goja/parser.",
+	"github.com/dop251/goja.(*compiler)",
+	"github.com/dop251/goja.(*compiled",
+	"github.com/flowscript/flowscript/internal/guardrails.",
+}
+
+// overflowedCompiling reports whether the goroutine whose stack overflowed
+// (the first one Go's fatal error dumps) was compiling: its first frame is
+// one of compilingFrames.
+func overflowedCompiling(text string) bool {
+	_, rest, ok := strings.Cut(text, "\ngoroutine ")
+	if !ok {
+		return false
+	}
+	_, rest, ok = strings.Cut(rest, "\n")
+	if !ok {
+		return false
+	}
+	for _, prefix := range compilingFrames {
+		if strings.HasPrefix(rest, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -36,8 +37,11 @@ type Config struct {
 	// by its job's limits is replaced at once. Defaults 50ms and 5s.
 	RestartBackoffMin, RestartBackoffMax time.Duration
 	// OnWorkerRestart, when set, is called (synchronously, keep it cheap)
-	// each time a dead worker is replaced, with the reason: "timeout",
-	// "canceled", "memory", "stack", "protocol", "crash" or "idle-exit".
+	// each time a worker is replaced, with the reason: "timeout",
+	// "canceled", "memory", "stack", "protocol", "crash" or "idle-exit"
+	// for one that died or was killed; "retired" for one that answered and
+	// exited on purpose (a planned retirement: no back-off, not a crash),
+	// "panic" for one that retired after its own code failed.
 	OnWorkerRestart func(reason string)
 
 	// workerArgs are the worker's arguments; tests point them at fake
@@ -184,32 +188,45 @@ func (p *Pool) TryRun(ctx context.Context, req sandbox.Request) sandbox.Result {
 	return p.run(ctx, req, false)
 }
 
-// run takes a free worker (see take) and runs req on it. A worker found
-// dead on the way is skipped (runOn replaces it) and another is taken.
 func (p *Pool) run(ctx context.Context, req sandbox.Request, wait bool) sandbox.Result {
 	start := time.Now()
-	for {
-		select {
-		case <-p.done:
-			return sandbox.Result{Err: errPoolClosed(), Duration: time.Since(start)}
-		default:
-		}
-		if ctx.Err() != nil {
-			return sandbox.Result{Err: causeOf(ctx), Duration: time.Since(start)}
-		}
-		proc, err := p.take(ctx, wait)
-		if err != nil {
-			return sandbox.Result{Err: err, Duration: time.Since(start)}
-		}
-		if res, ran := p.runOn(ctx, proc, req, start); ran {
-			return res
-		}
+	out := p.do(ctx, &request{kind: kindJob, job: &req}, wait, causeOf)
+	if out.err != nil {
+		return sandbox.Result{Err: out.err, Duration: time.Since(start)}
 	}
+	return *out.reply.Result
+}
+
+// Check compiles req's source with the sandbox's program builder and runs
+// the save-time guardrails on it (guardrails.Inspect), in a worker: goja's
+// parser never sees untrusted text in this process. It waits for a free
+// worker like Run, until ctx ends (then SANDBOX_BUSY: nobody looked at the
+// source). The check has the pool's time limit, or what is left of ctx when
+// that is lower, and the memory and stack limits of a job: a source that
+// takes longer to compile is SCRIPT_TIMEOUT, one that takes more memory
+// SCRIPT_MEMORY_LIMIT, one nested deeper than a worker's stack
+// SCRIPT_SYNTAX_ERROR. Nothing is cached and nothing runs.
+func (p *Pool) Check(ctx context.Context, req guardrails.CheckRequest) guardrails.CheckResult {
+	start := time.Now()
+	out := p.do(ctx, &request{kind: kindCheck, check: &checkRequest{Source: req.Source, InputNames: req.InputNames}}, true, p.busy)
+	if out.err != nil {
+		return guardrails.CheckResult{Err: out.err, Duration: time.Since(start)}
+	}
+	rep := out.reply.Report
+	return guardrails.CheckResult{Report: rep.Report, Err: rep.Err, Duration: rep.Duration}
+}
+
+var _ guardrails.Checker = (*Pool)(nil)
+
+// busy is SANDBOX_BUSY with the seed's message.
+func (p *Pool) busy(context.Context) *sandbox.Error {
+	return &sandbox.Error{Code: sandbox.CodeBusy, Message: sandbox.BusyMessage(p.cfg.Limits.MaxParallel)}
 }
 
 // take returns an idle worker: at once or SANDBOX_BUSY when wait is false,
-// otherwise waiting until one is free, ctx ends or the pool closes.
-func (p *Pool) take(ctx context.Context, wait bool) (*process, *sandbox.Error) {
+// otherwise waiting until one is free, ctx ends (reported as waitErr(ctx))
+// or the pool closes.
+func (p *Pool) take(ctx context.Context, wait bool, waitErr func(context.Context) *sandbox.Error) (*process, *sandbox.Error) {
 	if !wait {
 		select {
 		case proc := <-p.idle:
@@ -217,14 +234,14 @@ func (p *Pool) take(ctx context.Context, wait bool) (*process, *sandbox.Error) {
 		case <-p.done:
 			return nil, errPoolClosed()
 		default:
-			return nil, &sandbox.Error{Code: sandbox.CodeBusy, Message: sandbox.BusyMessage(p.cfg.Limits.MaxParallel)}
+			return nil, p.busy(ctx)
 		}
 	}
 	select {
 	case proc := <-p.idle:
 		return proc, nil
 	case <-ctx.Done():
-		return nil, causeOf(ctx)
+		return nil, waitErr(ctx)
 	case <-p.done:
 		return nil, errPoolClosed()
 	}

@@ -13,6 +13,7 @@ import (
 	_ "time/tzdata" // the worker has no environment and maybe no zoneinfo files: embed the zones
 	"unicode/utf8"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -27,8 +28,7 @@ const (
 	exitSetup    = 4 // the config could not be applied (said in the ready frame)
 	exitMemory   = 5 // the heap watchdog saw the hard memory budget exceeded
 	exitOrphan   = 6 // the parent died while a job ran
-	exitPanic    = 7 // the job path panicked; the reply was sent, the state is suspect
-	exitSpent    = 8 // a job took the heap past the script's share; the reply was sent
+	exitRetired  = 7 // a planned retirement (see retireReason); the reply was sent
 )
 
 // Lines the worker writes on stderr that the parent classifies.
@@ -85,6 +85,9 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 
 	w, info, err := setUp(*f.Config, stderr)
+	if w != nil {
+		w.in, w.out = in, stdout
+	}
 	info.PID = os.Getpid()
 	info.EnvVars = envVars
 	info.EnvironBytes = environBytes
@@ -95,43 +98,78 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 		_, _ = fmt.Fprintf(stderr, "flowscript-worker: starting: %v\n", errors.Join(err, werr))
 		return exitSetup
 	}
-	return w.serve(in, stdout)
+	return w.serve()
 }
 
-// worker is the child side: the limits it runs jobs under and its watchdog
-// thresholds.
+// worker is the child side: the limits it runs requests under and the
+// memory it measured.
 //
-// The memory thresholds, from the heap the runtime keeps live on its own
-// (measured at start) plus the script's share S = SANDBOX_MEMORY_MB:
-//   - softHeap, +S: live heap after a GC above which the watchdog interrupts
-//     the job (SCRIPT_MEMORY_LIMIT);
-//   - endHeap, +1.5 S: heap objects when the job ends above which it failed
+// A job's memory budget is relative to the worker's baseline: the live heap
+// the worker keeps between jobs (the runtime's own share, the compiled
+// programs it caches, everything but a job's garbage). Programs cached by
+// earlier jobs are never charged to a later one. With B the baseline and
+// S = SANDBOX_MEMORY_MB, the thresholds of a job are (see jobBudget):
+//   - soft, B + S: live heap after a GC above which the watchdog
+//     interrupts the job (SCRIPT_MEMORY_LIMIT);
+//   - end, B + 1.5 S: heap objects when the job ends above which it failed
 //     for memory even if it finished between two samples (a 100 MB typed
 //     array allocated and measured in a millisecond). The GC's limit is
-//     +1.25 S, so a script that only churns garbage stays below it;
-//   - startGC, +S/2: heap objects before a job above which the worker
-//     collects first, so that one job's garbage is not counted to the next;
-//   - hardMap, + hardBudget: memory mapped by the runtime above which the
-//     watchdog exits the worker (a native built-in that ignores the
-//     interrupt and keeps allocating);
-//   - spaceLimit, +1.5 S + the stack limit: heap address space when
-//     the job ends above which it failed for memory. The heap never gives
-//     address space back, so this catches a buffer allocated and dropped
-//     between two samples even when a GC freed it before the job ended
-//     (a GC under the memory limit often does). A worker past it retires
-//     after answering, so the next job starts below it again.
+//     B + 1.25 S, so a script that only churns garbage stays below it;
+//   - collect first, B + S/2: heap objects before a job above which the
+//     worker collects, so that one job's garbage is not counted to the
+//     next, and measures B afresh;
+//   - hardMap, the start-up footprint + the baseline's growth + hardBudget:
+//     memory mapped by the runtime above which the watchdog exits the
+//     worker (a native built-in that ignores the interrupt and keeps
+//     allocating);
+//   - space, the heap's address space at start + the largest baseline
+//     growth + 1.5 S + the stack limit: heap address space when the job
+//     ends above which it failed for memory. The heap never gives address
+//     space back, so this catches a buffer allocated and dropped between
+//     two samples even when a GC freed it before the job ended. A worker
+//     past it retires after answering, so the next job starts below it.
+//
+// B is measured (a GC, then the live heap) before a job whenever garbage
+// or programs added since the last measure could make it stale, and at
+// least every remeasureEvery jobs; in between it is the last measure plus
+// the cost of the programs cached since (sandbox.ProgramCacheStats), an
+// overestimate. The program cache is bounded (cacheBytesFor); a baseline
+// measured past its bound plus S/2 means something else grew: the worker
+// retires cleanly after its next answer (retireBaseline).
 type worker struct {
-	limits   sandbox.Limits
-	stderr   io.Writer
-	ppid     int
-	softHeap uint64
-	endHeap  uint64
-	startGC  uint64
-	hardMap  uint64
-	// spaceLimit: see above; the heap's address space at start included.
-	spaceLimit uint64
+	limits sandbox.Limits
+	stderr io.Writer
+	ppid   int
+	// in and out are the frame pipes. A request runs on the goroutine that
+	// reads them, so a job can exchange frames with the parent mid-run.
+	in  *bufio.Reader
+	out io.Writer
 
+	script   uint64 // S
+	maxStack uint64
+	budget   uint64 // hardBudget
+	// retireGrowth is how far the baseline may grow above the start-up
+	// one before the worker retires.
+	retireGrowth uint64
+	start        memory // after the warm-up and a GC
+
+	measured         uint64 // baseline at the last measure
+	addedAtMeasure   uint64 // sandbox.ProgramCacheStats' added then
+	jobsSinceMeasure int
+	maxGrowth        uint64 // largest baseline growth so far
+	memoryLimit      uint64 // the GC's limit, as last set
 	heapAfterLastJob uint64
+}
+
+// remeasureEvery bounds how many jobs pass between two measures of the
+// baseline: a full GC every thousand jobs costs nothing that shows.
+const remeasureEvery = 1000
+
+// cacheBytesFor is a worker's program cache bound: half the script's share,
+// at least 8 MB. Measured: 8 MB holds a thousand scripts like the seed's
+// cpf, or two sources of 60 KB of arrow functions.
+func cacheBytesFor(memoryMB int) uint64 {
+	return max(uint64(memoryMB)<<19, 8<<20)
 }
 
 // setUp applies cfg to this process: time zone, stack and memory limits, and
@@ -156,6 +194,8 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 		return nil, info, fmt.Errorf("validating limits: %w", err)
 	}
 	sandbox.UseTimeZone(loc)
+	cacheBytes := cacheBytesFor(l.MemoryMB)
+	sandbox.SetProgramCacheBytes(cacheBytes)
 
 	info.MaxStackBytes = maxStackFor(l.MaxCallStackSize)
 	debug.SetMaxStack(info.MaxStackBytes)
@@ -170,35 +210,74 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	runtime.GC()
 	m := readMemory()
 	info.BaseHeapBytes = m.liveHeap
+	_, added := sandbox.ProgramCacheStats()
 
-	scriptBytes := uint64(l.MemoryMB) << 20
-	budget := hardBudget(l.MemoryMB, info.MaxStackBytes)
-	// The GC works harder as the heap nears the script's share, which keeps
-	// the live-heap figure the watchdog reads fresh.
-	debug.SetMemoryLimit(int64(m.liveHeap + scriptBytes + scriptBytes/4))
+	w := &worker{
+		limits:         l,
+		stderr:         stderr,
+		ppid:           os.Getppid(),
+		script:         uint64(l.MemoryMB) << 20,
+		maxStack:       uint64(info.MaxStackBytes),
+		budget:         hardBudget(l.MemoryMB, info.MaxStackBytes),
+		start:          m,
+		measured:       m.liveHeap,
+		addedAtMeasure: added,
+	}
+	w.retireGrowth = cacheBytes + w.script/2
+	w.setMemoryLimit(m.liveHeap)
 
 	if !raceEnabled {
 		vmSize, err := addressSpaceBytes()
 		if err == nil {
-			info.RlimitASBytes = vmSize + budget + addressSpaceSlack
+			info.RlimitASBytes = vmSize + w.budget + w.retireGrowth + addressSpaceSlack
 			err = setAddressSpaceLimit(info.RlimitASBytes)
 		}
 		if err != nil {
 			return nil, info, fmt.Errorf("setting the OS memory limit: %w", err)
 		}
 	}
-
-	w := &worker{
-		limits:     l,
-		stderr:     stderr,
-		ppid:       os.Getppid(),
-		softHeap:   m.liveHeap + scriptBytes,
-		endHeap:    m.liveHeap + scriptBytes + scriptBytes/2,
-		startGC:    m.liveHeap + scriptBytes/2,
-		hardMap:    m.mapped + budget,
-		spaceLimit: m.heapSpace + scriptBytes + scriptBytes/2 + uint64(info.MaxStackBytes),
-	}
 	return w, info, nil
+}
+
+// setMemoryLimit sets the GC's limit for a baseline: the GC works harder
+// as the heap nears the script's share, which keeps the live-heap figure
+// the watchdog reads fresh.
+func (w *worker) setMemoryLimit(baseline uint64) {
+	if limit := baseline + w.script + w.script/4; limit != w.memoryLimit {
+		debug.SetMemoryLimit(int64(limit))
+		w.memoryLimit = limit
+	}
+}
+
+// budget is one job's memory thresholds (see worker).
+type budget struct {
+	soft, end, hardMap, space uint64
+	// retire: the baseline grew past its bound; the worker retires after
+	// answering this job.
+	retire bool
+}
+
+// jobBudget measures the baseline when it may be stale and returns the
+// thresholds of the next job.
+func (w *worker) jobBudget() budget {
+	_, added := sandbox.ProgramCacheStats()
+	b := w.measured + (added - w.addedAtMeasure)
+	if w.heapAfterLastJob > b+w.script/2 || b-w.measured > w.script/2 || w.jobsSinceMeasure >= remeasureEvery {
+		runtime.GC()
+		w.measured, w.addedAtMeasure, w.jobsSinceMeasure = readMemory().liveHeap, added, 0
+		b = w.measured
+	}
+	w.jobsSinceMeasure++
+	growth := b - min(b, w.start.liveHeap)
+	w.maxGrowth = max(w.maxGrowth, growth)
+	w.setMemoryLimit(b)
+	return budget{
+		soft:    b + w.script,
+		end:     b + w.script + w.script/2,
+		hardMap: w.start.mapped + growth + w.budget,
+		space:   w.start.heapSpace + w.maxGrowth + w.script + w.script/2 + w.maxStack,
+		retire:  growth > w.retireGrowth,
+	}
 }
 
 // warmUpScript is the script every worker runs once at start.
@@ -218,19 +297,21 @@ func maxStackFor(callStack int) int {
 }
 
 // hardBudget is how much memory a worker may map beyond its start-up
-// footprint before its watchdog ends it: twice the script's share (a
-// growing slice briefly holds its old and new backing arrays), a stack at
-// its limit while being copied, and slack for the runtime.
+// footprint (and its baseline's growth) before its watchdog ends it: twice
+// the script's share (a growing slice briefly holds its old and new
+// backing arrays), a stack at its limit while being copied, and slack for
+// the runtime.
 func hardBudget(memoryMB, maxStack int) uint64 {
 	script := uint64(memoryMB) << 20
 	return 2*script + uint64(maxStack)*3/2 + 32<<20
 }
 
-// addressSpaceSlack is added to RLIMIT_AS beyond the hard budget: the heap
-// reserves address space in 64 MB arenas, and the watchdog, which sees the
-// budget exceeded within a few milliseconds, should end a steadily growing
-// script before the OS limit does. The OS limit is there for the single
-// allocation too large to wait for the watchdog.
+// addressSpaceSlack is added to RLIMIT_AS beyond the hard budget and the
+// baseline's room to grow: the heap reserves address space in 64 MB arenas,
+// and the watchdog, which sees the budget exceeded within a few
+// milliseconds, should end a steadily growing script before the OS limit
+// does. The OS limit is there for the single allocation too large to wait
+// for the watchdog.
 const addressSpaceSlack = 128 << 20
 
 // idleRelease is how long a worker waits for its next job before it
@@ -239,76 +320,112 @@ const addressSpaceSlack = 128 << 20
 // grew from 84 to 122 MB RSS after 4,000 jobs); once idle it shrinks back.
 const idleRelease = 250 * time.Millisecond
 
-// serve runs jobs until the parent closes stdin.
-func (w *worker) serve(in *bufio.Reader, out io.Writer) int {
-	maxJob := maxJobFrame(w.limits)
+// serve answers requests until the parent closes stdin.
+func (w *worker) serve() int {
+	maxRequest := maxJobFrame(w.limits)
 	var buf []byte
-	// Armed after every answer, stopped when the next job arrives. Should
-	// it fire just as a job arrives, the job waits for one short GC.
+	// Armed after every answer, stopped when the next request arrives.
+	// Should it fire just as one arrives, the request waits for one short
+	// GC.
 	release := time.AfterFunc(time.Hour, debug.FreeOSMemory)
 	release.Stop()
 	defer release.Stop()
 	for {
-		f, err := readFrame(in, maxJob)
+		f, err := readFrame(w.in, maxRequest)
 		release.Stop()
 		if errors.Is(err, io.EOF) {
 			return 0
 		}
-		if err == nil && (f.Kind != kindJob || f.Job == nil) {
-			err = fmt.Errorf("%w: expected a job frame, got %q", errMalformed, f.Kind)
+		var reply *frame
+		switch {
+		case err != nil:
+		case f.Kind == kindJob && f.Job != nil:
+			res, retiring := w.runJob(*f.Job)
+			reply = &frame{Kind: kindResult, ID: f.ID, Result: &res, Retiring: retiring}
+		case f.Kind == kindCheck && f.Check != nil:
+			rep, retiring := w.runCheck(*f.Check)
+			reply = &frame{Kind: kindReport, ID: f.ID, Report: &rep, Retiring: retiring}
+		default:
+			err = fmt.Errorf("%w: expected a job or a check frame, got %q", errMalformed, f.Kind)
 		}
 		if err != nil {
-			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: reading job: %v\n", err)
+			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: reading a request: %v\n", err)
 			return exitProtocol
 		}
-		res, panicked, spent := w.runJob(*f.Job)
-		buf, err = appendFrame(buf[:0], &frame{Kind: kindResult, ID: f.ID, Result: &res, Exiting: panicked || spent})
+		buf, err = appendFrame(buf[:0], reply)
 		if err == nil {
-			_, err = out.Write(buf)
+			_, err = w.out.Write(buf)
+		}
+		if cap(buf) > 1<<20 {
+			buf = nil // do not keep a big answer's buffer for the life of the worker
 		}
 		if err != nil {
-			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: answering job %d: %v\n", f.ID, err)
+			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: answering %s %d: %v\n", f.Kind, f.ID, err)
 			return exitProtocol
 		}
-		if panicked {
-			return exitPanic
-		}
-		if spent {
-			return exitSpent
+		if reply.Retiring != retireNone {
+			return exitRetired
 		}
 		release.Reset(idleRelease)
 	}
 }
 
-// runJob runs one script under the heap watchdog. spent says the job
-// took the heap's address space past spaceLimit: the worker must retire.
-func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked, spent bool) {
-	start := time.Now()
-	if w.heapAfterLastJob > w.startGC {
-		runtime.GC()
-	}
+// guarded runs one request (work) under the heap watchdog and the job's
+// memory thresholds, recovering a panic of the worker's own code. It
+// reports what it saw: whether memory was over the limits (overMemory),
+// and why the worker must retire after answering (retireNone: it stays).
+func (w *worker) guarded(work func(ctx context.Context)) (overMemory bool, retiring retireReason) {
+	lim := w.jobBudget()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	stop := make(chan struct{})
 	tripped := make(chan bool, 1)
-	go w.watch(stop, tripped, cancel)
+	go w.watch(lim, stop, tripped, cancel)
 
+	panicked := false
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
-				_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: panic running a job: %v\n%s", p, debug.Stack())
-				res = sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash,
-					Message: "the sandbox worker failed unexpectedly; retry the script"}}
+				_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: panic running a request: %v\n%s", p, debug.Stack())
 				panicked = true
 			}
 		}()
-		res = sandbox.Execute(ctx, w.limits, req)
+		work(ctx)
 	}()
 	close(stop)
 	m := readMemory()
 	w.heapAfterLastJob = m.heapObjects
-	spent = m.heapSpace > w.spaceLimit
-	if <-tripped || w.heapAfterLastJob > w.endHeap || spent {
+	spent := m.heapSpace > lim.space
+	overMemory = <-tripped || m.heapObjects > lim.end || spent
+	switch {
+	case panicked:
+		retiring = retirePanic
+	case spent:
+		retiring = retireSpent
+	case lim.retire:
+		retiring = retireBaseline
+	}
+	return overMemory, retiring
+}
+
+// errWorkerPanic is the answer to a request during which the worker's own
+// code panicked. It retires after answering.
+func errWorkerPanic() *sandbox.Error {
+	return &sandbox.Error{Code: sandbox.CodeCrash, Message: "the sandbox worker failed unexpectedly; retry the script"}
+}
+
+// runJob runs one script.
+func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, retiring retireReason) {
+	start := time.Now()
+	ran := false
+	over, retiring := w.guarded(func(ctx context.Context) {
+		res = sandbox.Execute(ctx, w.limits, req)
+		ran = true
+	})
+	switch {
+	case !ran:
+		res = sandbox.Result{Err: errWorkerPanic()}
+	case over:
 		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB)}
 	}
 	res.Duration = time.Since(start)
@@ -320,16 +437,41 @@ func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, panicked, spen
 			Message: fmt.Sprintf("Script output is %d bytes, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES)",
 				len(res.Output), w.limits.MaxOutputBytes)}}
 	}
-	return res, panicked, spent
+	return res, retiring
+}
+
+// runCheck compiles and inspects one source without running it: the
+// save-time check of a template (guardrails.Inspect). The parser ignores
+// interrupts; the parent's kill bounds its time, the watchdog its memory.
+func (w *worker) runCheck(req checkRequest) (rep checkReport, retiring retireReason) {
+	start := time.Now()
+	ran := false
+	over, retiring := w.guarded(func(context.Context) {
+		rep.Report = guardrails.Inspect(req.Source, req.InputNames, w.limits)
+		ran = true
+	})
+	switch {
+	case !ran:
+		rep = checkReport{Err: errWorkerPanic()}
+	case over:
+		rep = checkReport{Err: memoryLimitError(w.limits.MemoryMB)}
+	}
+	rep.Duration = time.Since(start)
+	for _, e := range []*sandbox.Error{rep.Err, rep.Report.Compile, rep.Report.Parse} {
+		if e != nil {
+			e.Message = truncateUTF8(e.Message, maxErrorMessage)
+		}
+	}
+	return rep, retiring
 }
 
 // watch samples memory until stop closes, then says whether it interrupted
-// the job for memory. Over the script's share of live heap it cancels the
-// job's context (the VM is interrupted and the job reports
+// the request for memory. Over the script's share of live heap it cancels
+// the request's context (a job's VM is interrupted and the job reports
 // SCRIPT_MEMORY_LIMIT); over the hard budget of mapped memory — a native
 // built-in that ignores the interrupt and keeps allocating — it exits the
 // worker, and the parent reports SCRIPT_MEMORY_LIMIT from the stderr line.
-func (w *worker) watch(stop <-chan struct{}, tripped chan<- bool, cancel context.CancelCauseFunc) {
+func (w *worker) watch(lim budget, stop <-chan struct{}, tripped chan<- bool, cancel context.CancelCauseFunc) {
 	t := time.NewTicker(watchInterval)
 	over := false
 	for {
@@ -341,13 +483,13 @@ func (w *worker) watch(stop <-chan struct{}, tripped chan<- bool, cancel context
 		case <-t.C:
 		}
 		m := readMemory()
-		if m.mapped > w.hardMap {
-			_, _ = fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, w.hardMap)
+		if m.mapped > lim.hardMap {
+			_, _ = fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, lim.hardMap)
 			os.Exit(exitMemory)
 		}
-		if !over && m.liveHeap > w.softHeap {
+		if !over && m.liveHeap > lim.soft {
 			over = true
-			_, _ = fmt.Fprintf(w.stderr, "%s: live heap %d bytes, limit %d\n", stderrMemoryTrip, m.liveHeap, w.softHeap)
+			_, _ = fmt.Fprintf(w.stderr, "%s: live heap %d bytes, limit %d\n", stderrMemoryTrip, m.liveHeap, lim.soft)
 			cancel(errors.New("memory limit exceeded"))
 		}
 		if os.Getppid() != w.ppid {

@@ -1,0 +1,94 @@
+package sandbox
+
+import (
+	"errors"
+
+	"github.com/dop251/goja"
+)
+
+// serialize turns the script's result into its output, as DESIGN.md §3
+// says: a string as is; an object or array through JSON.stringify (the
+// original, taken before the script ran); any other primitive as its
+// string; undefined and null as "". A thenable is an async result, refused
+// with errAsync (the caller refuses native Promises before).
+//
+// It runs in Go, so a frame of it never shows in the script's stack traces
+// (a toJSON that reads new Error().stack sees only the author's frames),
+// and what the script does to globals cannot change how its result is read.
+func (v *vm) serialize(val goja.Value) (goja.Value, error) {
+	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
+		return v.rt.ToValue(""), nil
+	}
+	obj, ok := val.(*goja.Object)
+	if !ok {
+		if _, isString := val.(goja.String); isString {
+			return val, nil
+		}
+		// Numbers, booleans, BigInts and symbols: their string, read by the
+		// engine without calling anything the script could have replaced.
+		return v.rt.ToValue(primitiveString(val)), nil
+	}
+	var then goja.Value
+	if err := v.try(func() { then = obj.Get("then") }); err != nil {
+		return nil, err
+	}
+	if _, callable := goja.AssertFunction(then); callable {
+		return nil, errAsync
+	}
+	var out goja.Value
+	err := v.try(func() {
+		out = v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{val}})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out == nil || goja.IsUndefined(out) {
+		return v.rt.ToValue(""), nil // a function, or a toJSON that returned undefined
+	}
+	return out, nil
+}
+
+// describe reads a thrown value as "Name: message" (an Error or anything
+// shaped like one) or as its string form, for the error report. It runs
+// under the script's deadline: a hostile getter or toString is interrupted
+// too. The error is the interrupt (or an engine failure) when reading it
+// did not finish; a value whose message throws is described as such.
+func (v *vm) describe(thrown goja.Value) (string, error) {
+	var text string
+	err := v.try(func() {
+		if obj, ok := thrown.(*goja.Object); ok {
+			if msg := obj.Get("message"); msg != nil {
+				name, message := stringOf(obj.Get("name")), msg.String()
+				if message == "" {
+					text = name
+				} else {
+					text = name + ": " + message
+				}
+				return
+			}
+		}
+		text = primitiveString(thrown)
+	})
+	var again *goja.Exception // reading the message threw
+	if errors.As(err, &again) {
+		return "Uncaught exception (its message could not be read)", nil
+	}
+	return text, err
+}
+
+// stringOf is ToString of a value that may be absent (nil).
+func stringOf(v goja.Value) string {
+	if v == nil {
+		return "undefined"
+	}
+	return v.String()
+}
+
+// primitiveString is String(value): for a symbol, "Symbol(description)",
+// which goja's Value.String does not give.
+func primitiveString(v goja.Value) string {
+	if sym, ok := v.(*goja.Symbol); ok {
+		return "Symbol(" + sym.String() + ")"
+	}
+	return v.String()
+}
