@@ -2,9 +2,9 @@ package actions
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // Interpolate replaces every {{name}} reference in template with
@@ -16,11 +16,11 @@ func Interpolate(template string, vars map[string]string) string {
 }
 
 // expand interpolates template with lookup. With limit >= 0 it stops once
-// the text passes limit bytes and returns it cut to limit (see cut); the
-// bool reports the cut.
+// the text passes limit bytes and returns it cut to limit (textcut.Cut);
+// the bool reports the cut.
 func expand(template string, lookup func(name string) string, limit int) (string, bool) {
 	if !strings.Contains(template, "{{") {
-		return cut(template, limit)
+		return textcut.Cut(template, limit)
 	}
 	var b strings.Builder
 	for part := range flowjob.TemplateParts(template) {
@@ -33,21 +33,5 @@ func expand(template string, lookup func(name string) string, limit int) (string
 			break
 		}
 	}
-	return cut(b.String(), limit)
-}
-
-// ellipsis marks a cut message.
-const ellipsis = "…"
-
-// cut returns s when limit < 0 or s fits in limit bytes; otherwise s cut
-// on a rune boundary and ended with "…", limit bytes at most.
-func cut(s string, limit int) (string, bool) {
-	if limit < 0 || len(s) <= limit {
-		return s, false
-	}
-	n := max(limit-len(ellipsis), 0)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + ellipsis, true
+	return textcut.Cut(b.String(), limit)
 }

@@ -81,27 +81,6 @@ func TestExpandStopsAtTheLimit(t *testing.T) {
 	}
 }
 
-func TestCut(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		limit int
-		want  string
-	}{
-		{"abc", -1, "abc"},
-		{"abc", 3, "abc"},
-		{"abcdef", 5, "ab…"},
-		{"ééé", 5, "é…"},
-		{"ééé", 4, "…"}, // a cut never splits a rune: no room for a second é
-		{"ééé", 6, "ééé"},
-		{"éééé", 7, "éé…"},
-		{"abc", 1, "…"},
-	} {
-		if got, _ := cut(tc.in, tc.limit); got != tc.want {
-			t.Errorf("cut(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
-		}
-	}
-}
-
 func FuzzInterpolate(f *testing.F) {
 	for _, s := range []string{"{{a}}", "{{ a.b }}", "{{{a}}}", "{{", "}}{{", "x{{a}}y{{b}}z", "{{a b}}"} {
 		f.Add(s, "V")

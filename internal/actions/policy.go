@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // DefaultErrorMessage is sent to the contact on a blocking failure when the
@@ -88,7 +89,7 @@ func (p Policy) Decide(job *flowjob.Job, r Report, opts ...Option) Verdict {
 	var fail *flowjob.Error
 	if r.Err != nil {
 		f := *r.Err
-		f.Message, _ = cut(f.Message, flowjob.MaxErrorMessageBytes)
+		f.Message, _ = textcut.Cut(f.Message, flowjob.MaxErrorMessageBytes)
 		fail = &f
 	}
 	res := p.decide(job, r.Output, fail, r.Duration, r.Attempt, ok)

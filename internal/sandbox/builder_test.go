@@ -3,6 +3,8 @@ package sandbox
 import (
 	"strings"
 	"testing"
+
+	"github.com/flowscript/flowscript/examples"
 )
 
 // The consequences of the seed's "#461" program assembly (DESIGN.md §2).
@@ -45,19 +47,7 @@ return helper()`, nil, "inner"},
 		{"full file reassigning an input keeps the original argument", `
 a = 'changed'
 function execute(x) { return x + ':' + a }`, []Input{in("a", "orig")}, "orig:changed"},
-		{"seed cpf example", `// inputVariables: [{ name: 'cpf', value: '{{cpf}}' }]
-function execute(cpf) {
-  const digits = digitos(cpf)
-  return valido(digits) ? 'valido' : 'invalido'
-}
-
-function digitos(valor) {
-  return String(valor).replace(/\D/g, '')
-}
-
-function valido(digits) {
-  return digits.length === 11
-}`, []Input{in("cpf", "123.456.789-09")}, "valido"},
+		{"seed cpf example (examples/cpf.js, with its comments)", examples.CPF, []Input{in("cpf", "123.456.789-09")}, "valido"},
 		{"seed cpf example, invalid", seedCPF, []Input{in("cpf", "123")}, "invalido"},
 		{"seed nome example", seedNome, []Input{in("nome", "  maria da silva ")}, "Maria Da Silva"},
 		{"seed legacy vencimento example", `// inputVariables: [{ name: 'vencimento', value: '{{vencimento}}' }]
@@ -79,18 +69,8 @@ return String(diasRestantes)`, []Input{in("vencimento", "2000-01-01")}, ""},
 	}
 }
 
-const seedCPF = `function execute(cpf) {
-  const digits = digitos(cpf)
-  return valido(digits) ? 'valido' : 'invalido'
-}
-
-function digitos(valor) {
-  return String(valor).replace(/\D/g, '')
-}
-
-function valido(digits) {
-  return digits.length === 11
-}`
+// seedCPF is the seed's cpf script.
+var seedCPF = examples.CPF
 
 const seedNome = `function execute(nome) {
   return nome.trim().split(' ').map(capitaliza).join(' ')

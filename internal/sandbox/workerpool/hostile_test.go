@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -27,29 +28,18 @@ var testTimeout = func() time.Duration {
 	return 2 * time.Second
 }()
 
-// The seed's examples ("Guia de sintaxe"), the ordinary scripts that run
-// beside every hostile one.
-const (
-	cpfScript = `function execute(cpf) {
-  const digits = digitos(cpf)
-  return valido(digits) ? 'valido' : 'invalido'
-}
+// The seed's cpf example (examples/cpf.js), one of the ordinary scripts
+// that run beside every hostile one.
+var cpfScript = examples.CPF
 
-function digitos(valor) {
-  return String(valor).replace(/\D/g, '')
-}
-
-function valido(digits) {
-  return digits.length === 11
-}`
-	nomeScript = `function execute(nome) {
+// The seed's nome example ("Guia de sintaxe").
+const nomeScript = `function execute(nome) {
   return nome.trim().split(' ').map(capitaliza).join(' ')
 }
 
 function capitaliza(parte) {
   return parte[0].toUpperCase() + parte.slice(1)
 }`
-)
 
 // ordinary is a script that must succeed with want.
 type ordinary struct {

@@ -11,10 +11,10 @@ import (
 	"runtime/debug"
 	"time"
 	_ "time/tzdata" // the worker has no environment and maybe no zoneinfo files: embed the zones
-	"unicode/utf8"
 
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // workerArg is the hidden first argument that turns a binary into a sandbox
@@ -429,13 +429,9 @@ func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, retiring retir
 		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB)}
 	}
 	res.Duration = time.Since(start)
-	if res.Err != nil {
+	if res.Err != nil { // sandbox.Execute capped the output of a success
 		res.Output = ""
-		res.Err.Message = truncateUTF8(res.Err.Message, maxErrorMessage)
-	} else if len(res.Output) > w.limits.MaxOutputBytes {
-		res = sandbox.Result{Duration: res.Duration, Err: &sandbox.Error{Code: sandbox.CodeOutputTooLarge,
-			Message: fmt.Sprintf("Script output is %d bytes, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES)",
-				len(res.Output), w.limits.MaxOutputBytes)}}
+		res.Err.Message = cutMessage(res.Err.Message)
 	}
 	return res, retiring
 }
@@ -459,7 +455,7 @@ func (w *worker) runCheck(req checkRequest) (rep checkReport, retiring retireRea
 	rep.Duration = time.Since(start)
 	for _, e := range []*sandbox.Error{rep.Err, rep.Report.Compile, rep.Report.Parse} {
 		if e != nil {
-			e.Message = truncateUTF8(e.Message, maxErrorMessage)
+			e.Message = cutMessage(e.Message)
 		}
 	}
 	return rep, retiring
@@ -505,15 +501,9 @@ func memoryLimitError(memoryMB int) *sandbox.Error {
 		Message: fmt.Sprintf("Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB)", memoryMB)}
 }
 
-// truncateUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncateUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	const mark = "…"
-	cut := n - len(mark)
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + mark
+// cutMessage caps an error message a worker sends back: a script can throw
+// a string of any size.
+func cutMessage(s string) string {
+	s, _ = textcut.Cut(s, maxErrorMessage)
+	return s
 }

@@ -1,0 +1,27 @@
+// Package textcut shortens text for messages: the one UTF-8-safe
+// truncation of the code base (error messages in the sandbox's replies and
+// in result events). It must never split a rune or return more bytes than
+// asked.
+package textcut
+
+import "unicode/utf8"
+
+// Ellipsis marks a cut text.
+const Ellipsis = "…"
+
+// Cut returns s when limit < 0 or s fits in limit bytes; otherwise s cut on
+// a rune boundary and ended with Ellipsis, limit bytes at most. The bool
+// reports the cut.
+func Cut(s string, limit int) (string, bool) {
+	if limit < 0 || len(s) <= limit {
+		return s, false
+	}
+	n := max(limit-len(Ellipsis), 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	if limit < len(Ellipsis) {
+		return "", true
+	}
+	return s[:n] + Ellipsis, true
+}

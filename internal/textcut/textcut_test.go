@@ -1,0 +1,45 @@
+package textcut
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"abc", -1, "abc"},
+		{"abc", 3, "abc"},
+		{"abcdef", 5, "ab…"},
+		{"ééé", 5, "é…"},
+		{"ééé", 4, "…"}, // a cut never splits a rune: no room for a second é
+		{"ééé", 6, "ééé"},
+		{"éééé", 7, "éé…"},
+		{"abc", 1, ""}, // no room even for the mark
+	} {
+		if got, _ := Cut(tc.in, tc.limit); got != tc.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}
+
+func FuzzCut(f *testing.F) {
+	f.Add("héllo wörld", 5)
+	f.Add(strings.Repeat("😀", 10), 7)
+	f.Fuzz(func(t *testing.T, s string, limit int) {
+		got, cut := Cut(s, limit)
+		if limit >= 0 && len(got) > limit {
+			t.Fatalf("Cut(%q, %d) = %d bytes", s, limit, len(got))
+		}
+		if !cut && got != s {
+			t.Fatalf("uncut text changed: %q -> %q", s, got)
+		}
+		if cut && utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("Cut split a rune: %q", got)
+		}
+	})
+}
