@@ -16,8 +16,8 @@ import (
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
-// Deps are what Run needs beyond the configuration.
-type Deps struct {
+// RunDeps are what Run needs beyond the configuration; Main builds them.
+type RunDeps struct {
 	Logger *slog.Logger
 	// Runner runs test scripts: the sandbox worker pool in production.
 	Runner sandbox.Runner
@@ -44,7 +44,7 @@ const (
 // Run opens the store, serves the API until ctx ends, then shuts down
 // gracefully: no new connections, in-flight requests finish within the
 // sandbox timeout plus a grace period, and the store is closed.
-func Run(ctx context.Context, cfg Config, deps Deps) error {
+func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	log := deps.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

@@ -24,7 +24,7 @@ func TestRunServesThenShutsDownGracefully(t *testing.T) {
 	g := &gate{next: sandbox.NewInProcess(cfg.Sandbox), entered: make(chan struct{}, 1), release: make(chan struct{})}
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, cfg, Deps{Runner: g, Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
+		done <- Run(ctx, cfg, RunDeps{Runner: g, Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
 	}()
 
 	client := &http.Client{Timeout: 10 * time.Second}
@@ -83,7 +83,7 @@ func TestRunServesThenShutsDownGracefully(t *testing.T) {
 }
 
 func TestRunRefusesWithoutARunner(t *testing.T) {
-	if err := Run(context.Background(), testConfig(), Deps{}); err == nil {
+	if err := Run(context.Background(), testConfig(), RunDeps{}); err == nil {
 		t.Error("Run without a runner started")
 	}
 }
@@ -93,7 +93,7 @@ func TestRunRefusesWithoutARunner(t *testing.T) {
 func TestRunRefusesWithoutAChecker(t *testing.T) {
 	cfg := testConfig()
 	cfg.DataDir = t.TempDir()
-	err := Run(context.Background(), cfg, Deps{Runner: sandbox.NewInProcess(cfg.Sandbox)})
+	err := Run(context.Background(), cfg, RunDeps{Runner: sandbox.NewInProcess(cfg.Sandbox)})
 	if err == nil || !strings.Contains(err.Error(), "checker") {
 		t.Errorf("Run without a checker: %v; want a refusal naming the checker", err)
 	}

@@ -80,7 +80,7 @@ func runService(t *testing.T, cfg Config) *service {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Run(ctx, cfg, Deps{Logger: logger, Runner: sandbox.NewInProcess(cfg.Sandbox), Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
+		done <- Run(ctx, cfg, RunDeps{Logger: logger, Runner: sandbox.NewInProcess(cfg.Sandbox), Checker: guardrails.NewInProcess(cfg.Sandbox), Listener: ln})
 	}()
 	tr := &http.Transport{MaxIdleConnsPerHost: 8}
 	s := &service{t: t, addr: ln.Addr().String(), base: "http://" + ln.Addr().String(),
