@@ -75,7 +75,7 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 	return nc, nil
 }
 
-// client returns a flowjob client for the flags' subjects and streams.
+// client returns a flowclient client for the flags' subjects and streams.
 func (b brokerFlags) client(nc *nats.Conn) (*flowclient.Client, error) {
 	names := b.names()
 	return flowclient.NewClient(nc,

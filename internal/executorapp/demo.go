@@ -27,7 +27,7 @@ import (
 // demoTimeout bounds the wait for each sample job's result.
 const demoTimeout = time.Minute
 
-// runDemo publishes every sample job of jobs through the flowjob client
+// runDemo publishes every sample job of jobs through the flowclient client
 // (ids made unique per run), waits for their results and prints each result
 // event as one JSON line on out, in file order.
 func runDemo(ctx context.Context, nc *nats.Conn, cfg consumer.Config, jobs fs.FS, out io.Writer, log *slog.Logger) error {

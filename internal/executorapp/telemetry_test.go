@@ -271,7 +271,7 @@ func childOf(t *testing.T, child, parent tracetest.SpanStub) {
 }
 
 // TestOneTracePerJob is issue 7's first acceptance point: a job published
-// by the flowjob client with telemetry.ClientHook yields one connected
+// by the flowclient client with telemetry.ClientHook yields one connected
 // trace, client send → executor process → sandbox → result send, with the
 // messaging attributes; a failed job's spans carry its error code; a bad
 // job's trace ends in the dead letter's send. Every log line of a job
