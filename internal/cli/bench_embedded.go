@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -22,6 +23,7 @@ type embeddedExecutor struct {
 	stopRun    context.CancelFunc
 	done       chan error
 	workers    int
+	log        *slog.Logger
 }
 
 // embeddedStopGrace bounds how long stopping waits for the jobs in flight.
@@ -39,7 +41,7 @@ func startEmbeddedExecutor(ctx context.Context, env Env, b brokerFlags) (e *embe
 	if err != nil {
 		return nil, fmt.Errorf("creating the embedded broker's folder: %w", err)
 	}
-	e = &embeddedExecutor{dir: dir, workers: limits.MaxParallel}
+	e = &embeddedExecutor{dir: dir, workers: limits.MaxParallel, log: benchLogger(env)}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -56,7 +58,7 @@ func startEmbeddedExecutor(ctx context.Context, env Env, b brokerFlags) (e *embe
 	if err := cfg.Validate(); err != nil {
 		return e, fmt.Errorf("configuring the embedded executor: %w", err)
 	}
-	if e.stack, err = executorapp.StartStack(ctx, cfg, executorapp.StackOptions{Logger: benchLogger(env)}); err != nil {
+	if e.stack, err = executorapp.StartStack(ctx, cfg, executorapp.StackOptions{Logger: e.log}); err != nil {
 		return e, fmt.Errorf("starting the embedded executor: %w", err)
 	}
 	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -76,7 +78,9 @@ func (e *embeddedExecutor) Close() {
 	}
 	if e.stopRun != nil {
 		e.stopRun()
-		<-e.done // Run returns nil once it was running
+		if err := <-e.done; err != nil {
+			e.log.Warn("stopping the embedded executor", "error", err)
+		}
 	}
 	if e.stack != nil {
 		e.stack.Close()

@@ -65,7 +65,7 @@ func TestPgxTracerSpans(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range sel.Attributes {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["db.system.name"] != "postgresql" || attrs["db.operation.name"] != "SELECT" || attrs["db.query.text"] != "SELECT $1::int + 1" {
 		t.Errorf("SELECT span attributes %v", attrs)
