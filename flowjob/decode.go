@@ -283,6 +283,8 @@ func (d *decoder) job(raw json.RawMessage, j *Job) {
 		"defaultExceptionBlockId": func(at string, v json.RawMessage) { d.str(at, v, true, &j.DefaultExceptionBlockID) },
 		"timeoutMs":               func(at string, v json.RawMessage) { d.integer(at, v, &j.TimeoutMs) },
 		"deadline":                func(at string, v json.RawMessage) { d.deadline(at, v, &j.Deadline) },
+		"tenantId":                func(at string, v json.RawMessage) { d.str(at, v, true, &j.TenantID) },
+		"capabilities":            func(at string, v json.RawMessage) { d.strs(at, v, &j.Capabilities) },
 	})
 	if !seen["action"] {
 		d.p.add("action", "required: the executeScript action to run")
@@ -333,6 +335,27 @@ func (d *decoder) inputs(path string, raw json.RawMessage, dst *[]InputVariable)
 		if ok && !seen["value"] {
 			d.p.add(at+".value", `required (it may be "")`)
 		}
+	}
+}
+
+// strs reads an array of strings; null or absent is none.
+func (d *decoder) strs(path string, raw json.RawMessage, dst *[]string) {
+	switch kindOf(raw) {
+	case "null":
+		return
+	case "array":
+	default:
+		d.typeError(path, "an array of strings", raw)
+		return
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
+		return
+	}
+	*dst = make([]string, len(elems))
+	for i, e := range elems {
+		d.str(fmt.Sprintf("%s[%d]", path, i), e, false, &(*dst)[i])
 	}
 }
 

@@ -81,4 +81,24 @@ type Job struct {
 	// Deadline, when set, is the instant after which the engine no longer
 	// wants the job run; a job past its deadline fails without running.
 	Deadline *time.Time `json:"deadline,omitempty"`
+	// TenantID names the tenant the job runs for: the executor's policy
+	// grants capabilities per tenant, and a session's kv is scoped to it.
+	TenantID string `json:"tenantId,omitempty"`
+	// Capabilities are the host functions the step asks for (Capability*
+	// names). The executor grants those its policy allows the tenant; the
+	// script sees the granted ones in its capabilities array.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
+
+// Capabilities a job may ask for (DESIGN.md §9). console needs none: it is
+// always there.
+const (
+	// CapabilityAPI: api.get/post/put/patch/delete to operator-defined
+	// connectors.
+	CapabilityAPI = "api"
+	// CapabilityKV: kv.get/set/delete, scoped to the tenant and session.
+	CapabilityKV = "kv"
+)
+
+// KnownCapabilities lists the capabilities this contract version knows.
+var KnownCapabilities = []string{CapabilityAPI, CapabilityKV}

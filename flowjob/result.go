@@ -48,6 +48,12 @@ const (
 	CodeSandboxCrash      = "SANDBOX_CRASH"
 	CodeDeadlineExceeded  = "JOB_DEADLINE_EXCEEDED"
 	CodeDeliveryExhausted = "DELIVERY_EXHAUSTED"
+	// CodeCapabilityDenied: the script called a host function it was not
+	// granted, or a connector, method or path the policy does not allow.
+	CodeCapabilityDenied = "CAPABILITY_DENIED"
+	// CodeHostCallLimit: more host calls, or more bytes through them, than
+	// one job may make.
+	CodeHostCallLimit = "HOST_CALL_LIMIT"
 )
 
 // Error is why a job failed. Line and Column are 1-based positions in the
@@ -57,6 +63,29 @@ type Error struct {
 	Message string `json:"message"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
+	// Reason is the author's own code when the script returned a
+	// structured failure ({success: false, error: {code, message}}); the
+	// Code is then SCRIPT_ERROR.
+	Reason string `json:"reason,omitempty"`
+}
+
+// LogLevel is the level of a captured console line.
+type LogLevel string
+
+const (
+	LogDebug LogLevel = "debug"
+	LogInfo  LogLevel = "info"
+	LogLog   LogLevel = "log"
+	LogWarn  LogLevel = "warn"
+	LogError LogLevel = "error"
+)
+
+// LogEntry is one console line of the script: its level, its text and the
+// author's line it was written from (0 when unknown).
+type LogEntry struct {
+	Level   LogLevel `json:"level"`
+	Message string   `json:"message"`
+	Line    int      `json:"line,omitempty"`
 }
 
 // Result is the one event an executor publishes per job.
@@ -76,4 +105,8 @@ type Result struct {
 	// Attempt is the delivery that produced this result (1 for the first).
 	Attempt     int       `json:"attempt"`
 	CompletedAt time.Time `json:"completedAt"`
+	// Logs are the script's console lines, in order, within the executor's
+	// caps; LogsTruncated says some were left out.
+	Logs          []LogEntry `json:"logs,omitempty"`
+	LogsTruncated bool       `json:"logsTruncated,omitempty"`
 }

@@ -159,6 +159,24 @@ func (j *Job) validate(p *problems) {
 		p.add("timeoutMs", "must be 0 (the executor's limit) or a positive number of milliseconds, got %d", j.TimeoutMs)
 	}
 	checkVariables(p, j.Variables)
+	checkRef(p, "tenantId", j.TenantID, false)
+	checkCapabilities(p, j.Capabilities)
+}
+
+// checkCapabilities refuses unknown and repeated capability names.
+func checkCapabilities(p *problems, caps []string) {
+	seen := make(map[string]int, len(caps))
+	for i, c := range caps {
+		field := fmt.Sprintf("capabilities[%d]", i)
+		if first, dup := seen[c]; dup {
+			p.add(field, "%s is already capabilities[%d]", quote(c), first)
+			continue
+		}
+		seen[c] = i
+		if !slices.Contains(KnownCapabilities, c) {
+			p.add(field, "unknown capability %s: known are %s (console needs none)", quote(c), strings.Join(KnownCapabilities, ", "))
+		}
+	}
 }
 
 func (a *ExecuteScriptAction) validate(p *problems, vars map[string]string) {

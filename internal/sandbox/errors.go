@@ -31,6 +31,13 @@ const (
 	// platform's, but a job that crashes a worker twice in a row is what
 	// crashes it — fail it with this code rather than run it again.
 	CodeCrash Code = "SANDBOX_CRASH"
+	// CodeCapabilityDenied: the script called a host function it was not
+	// granted, or one the host refused for policy (a connector, method or
+	// path the operator does not allow). Nothing was sent.
+	CodeCapabilityDenied Code = "CAPABILITY_DENIED"
+	// CodeHostCallLimit: more host calls, or more bytes through them, than
+	// one job may make (SANDBOX_MAX_HOST_CALLS, SANDBOX_MAX_HOST_BYTES).
+	CodeHostCallLimit Code = "HOST_CALL_LIMIT"
 )
 
 // Seed messages (DESIGN.md §3). The users of the platform know these texts.
@@ -51,6 +58,9 @@ type Error struct {
 	Message string `json:"message"`
 	Line    int    `json:"line,omitempty"`
 	Column  int    `json:"column,omitempty"`
+	// Reason is the author's own code of a structured failure: a script
+	// that returned {success: false, error: {code, message}} (CodeScriptError).
+	Reason string `json:"reason,omitempty"`
 }
 
 func (e *Error) Error() string {

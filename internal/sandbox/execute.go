@@ -32,13 +32,18 @@ var errTimedOut = &Error{Code: CodeTimeout, Message: MsgTimeout}
 // (context.WithCancelCause), that error is the result — a worker's heap
 // watchdog reports CodeMemoryLimit this way. Any other end of ctx reports
 // CodeTimeout.
+//
+// The run's host calls go to MeterHost(req.Host, l): a caller that answers
+// host calls itself (the worker pool's parent) meters them again on its
+// side. Its console lines come back in the result, success or not.
 func Execute(ctx context.Context, l Limits, req Request) Result {
 	start := time.Now()
-	out, err := execute(ctx, l, req)
-	return Result{Output: out, Err: err, Duration: time.Since(start)}
+	var logs logBook
+	out, err := execute(ctx, l, req, &logs)
+	return Result{Output: out, Err: err, Duration: time.Since(start), Logs: logs.entries, LogsTruncated: logs.truncated}
 }
 
-func execute(ctx context.Context, l Limits, req Request) (string, *Error) {
+func execute(ctx context.Context, l Limits, req Request, logs *logBook) (string, *Error) {
 	if err := checkInputs(req.Inputs, l); err != nil {
 		return "", err
 	}
@@ -57,7 +62,16 @@ func execute(ctx context.Context, l Limits, req Request) (string, *Error) {
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimedOut)
 	defer cancel()
-	return prog.run(ctx, l, values)
+	var host Host
+	if req.Host != nil {
+		host = MeterHost(req.Host, l)
+	}
+	h := &hostState{ctx: ctx, host: host, grants: req.Capabilities,
+		logs: logBook{maxEntries: l.MaxLogEntries, maxBytes: l.MaxLogBytes}}
+	h.position = prog.position
+	out, runErr := prog.run(ctx, l, values, h)
+	*logs = h.logs
+	return out, runErr
 }
 
 func checkInputs(inputs []Input, l Limits) *Error {
@@ -80,11 +94,14 @@ func checkInputs(inputs []Input, l Limits) *Error {
 // a result that is only ready after the deadline is a timeout, whatever it
 // is — a native built-in that gave up at a limit of its own (a regular
 // expression engine's, say) cannot turn into a wrong answer that way.
-func (p *Program) run(ctx context.Context, l Limits, values []string) (string, *Error) {
+func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostState) (string, *Error) {
 	if ctx.Err() != nil {
 		return "", causeOf(ctx)
 	}
 	v, err := newVM(l)
+	if err == nil {
+		err = v.installHost(h)
+	}
 	if err != nil {
 		return "", &Error{Code: CodeCrash, Message: "starting the JavaScript runtime: " + err.Error()}
 	}
@@ -137,6 +154,12 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 	if obj, ok := ret.(*goja.Object); ok && obj.ClassName() == "Promise" {
 		return nil, errAsync
 	}
+	if fail, err := v.structuredFailure(ret); err != nil || fail != nil {
+		if err == nil {
+			err = fail
+		}
+		return nil, err
+	}
 	return v.serialize(ret)
 }
 
@@ -186,6 +209,10 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 	switch {
 	case errors.Is(err, errAsync):
 		return copyOf(errAsync)
+	case errors.As(err, new(*structured)):
+		var st *structured
+		errors.As(err, &st)
+		return st.err
 	case errors.As(err, &interrupted):
 		return causeOf(ctx)
 	case errors.As(err, &overflow):
@@ -198,6 +225,14 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 		}
 		return engine.classify(l)
 	case errors.As(err, &ex):
+		if obj, isObj := ex.Value().(*goja.Object); isObj && v.host != nil && v.host.thrown[obj] != nil {
+			if ctx.Err() != nil {
+				return causeOf(ctx)
+			}
+			e := copyOf(v.host.thrown[obj])
+			e.Line, e.Column = p.position(ex.Stack())
+			return e
+		}
 		msg, ok := p.describe(ctx, v, ex)
 		if !ok {
 			return causeOf(ctx)

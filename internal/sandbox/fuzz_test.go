@@ -77,7 +77,7 @@ func runDirect(t *testing.T, l Limits, source string, names, values []string) Re
 	p := &Program{prog: prog, inputNames: names, sourceLines: lines, lastLineLen: last}
 	ctx, cancel := context.WithTimeoutCause(context.Background(), l.Timeout, errTimedOut)
 	defer cancel()
-	out, e := p.run(ctx, l, values)
+	out, e := p.run(ctx, l, values, &hostState{ctx: ctx, position: p.position, logs: logBook{maxEntries: 1, maxBytes: 64}})
 	return Result{Output: out, Err: e}
 }
 

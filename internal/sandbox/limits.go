@@ -32,6 +32,16 @@ type Limits struct {
 	MaxCallStackSize int
 	// TimeZone is the zone Date works in (SANDBOX_TIMEZONE, an IANA name).
 	TimeZone *time.Location
+	// MaxLogEntries and MaxLogBytes cap the console lines one run keeps
+	// (SANDBOX_MAX_LOG_ENTRIES, SANDBOX_MAX_LOG_BYTES); past them lines are
+	// dropped and the result says logsTruncated.
+	MaxLogEntries int
+	MaxLogBytes   int
+	// MaxHostCalls caps the host calls of one run and MaxHostBytes the JSON
+	// bytes through them, each way (SANDBOX_MAX_HOST_CALLS,
+	// SANDBOX_MAX_HOST_BYTES): past them a call throws HOST_CALL_LIMIT.
+	MaxHostCalls int
+	MaxHostBytes int
 }
 
 // Defaults, from the seed where it gives them.
@@ -43,6 +53,10 @@ const (
 	DefaultMaxInputBytes    = 1 << 20
 	DefaultMaxOutputBytes   = 512 << 10
 	DefaultMaxCallStackSize = 1000
+	DefaultMaxLogEntries    = 100
+	DefaultMaxLogBytes      = 16 << 10
+	DefaultMaxHostCalls     = 50
+	DefaultMaxHostBytes     = 4 << 20
 )
 
 // WithDefaults returns l with every unset field set to its default.
@@ -71,6 +85,18 @@ func (l Limits) WithDefaults() Limits {
 	if l.TimeZone == nil {
 		l.TimeZone = time.UTC
 	}
+	if l.MaxLogEntries == 0 {
+		l.MaxLogEntries = DefaultMaxLogEntries
+	}
+	if l.MaxLogBytes == 0 {
+		l.MaxLogBytes = DefaultMaxLogBytes
+	}
+	if l.MaxHostCalls == 0 {
+		l.MaxHostCalls = DefaultMaxHostCalls
+	}
+	if l.MaxHostBytes == 0 {
+		l.MaxHostBytes = DefaultMaxHostBytes
+	}
 	return l
 }
 
@@ -94,6 +120,14 @@ func (l Limits) Validate() error {
 	check(l.MaxCallStackSize >= 10 && l.MaxCallStackSize <= 100000,
 		"SANDBOX_MAX_CALL_STACK must be between 10 and 100000, got %d", l.MaxCallStackSize)
 	check(l.TimeZone != nil, "SANDBOX_TIMEZONE is not set")
+	check(l.MaxLogEntries >= 1 && l.MaxLogEntries <= 10000,
+		"SANDBOX_MAX_LOG_ENTRIES must be between 1 and 10000, got %d", l.MaxLogEntries)
+	check(l.MaxLogBytes >= 64 && l.MaxLogBytes <= 1<<20,
+		"SANDBOX_MAX_LOG_BYTES must be between 64 and 1048576, got %d", l.MaxLogBytes)
+	check(l.MaxHostCalls >= 1 && l.MaxHostCalls <= 10000,
+		"SANDBOX_MAX_HOST_CALLS must be between 1 and 10000, got %d", l.MaxHostCalls)
+	check(l.MaxHostBytes >= 1024 && l.MaxHostBytes <= 64<<20,
+		"SANDBOX_MAX_HOST_BYTES must be between 1024 and 67108864, got %d", l.MaxHostBytes)
 	return errors.Join(errs...)
 }
 
@@ -103,6 +137,7 @@ var EnvVars = []string{
 	"SANDBOX_TIMEOUT_MS", "SANDBOX_MEMORY_MB", "SANDBOX_MAX_PARALLEL",
 	"SANDBOX_MAX_SOURCE_BYTES", "SANDBOX_MAX_INPUT_BYTES", "SANDBOX_MAX_OUTPUT_BYTES",
 	"SANDBOX_MAX_CALL_STACK", "SANDBOX_TIMEZONE",
+	"SANDBOX_MAX_LOG_ENTRIES", "SANDBOX_MAX_LOG_BYTES", "SANDBOX_MAX_HOST_CALLS", "SANDBOX_MAX_HOST_BYTES",
 }
 
 // LimitsFromEnv reads the SANDBOX_* variables through getenv (os.Getenv in
@@ -131,6 +166,10 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	intVar("SANDBOX_MAX_INPUT_BYTES", &l.MaxInputBytes)
 	intVar("SANDBOX_MAX_OUTPUT_BYTES", &l.MaxOutputBytes)
 	intVar("SANDBOX_MAX_CALL_STACK", &l.MaxCallStackSize)
+	intVar("SANDBOX_MAX_LOG_ENTRIES", &l.MaxLogEntries)
+	intVar("SANDBOX_MAX_LOG_BYTES", &l.MaxLogBytes)
+	intVar("SANDBOX_MAX_HOST_CALLS", &l.MaxHostCalls)
+	intVar("SANDBOX_MAX_HOST_BYTES", &l.MaxHostBytes)
 	if tz := getenv("SANDBOX_TIMEZONE"); tz != "" {
 		loc, err := time.LoadLocation(tz)
 		if err != nil {

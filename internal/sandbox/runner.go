@@ -20,6 +20,13 @@ type Request struct {
 	// Timeout, when positive and lower than the runner's limit, shortens the
 	// time limit for this request. It never raises it.
 	Timeout time.Duration `json:"timeout,omitempty"`
+	// Capabilities are the host functions granted to this run (DESIGN.md
+	// §9): the script's capabilities array, and the only ones whose calls
+	// reach Host. A call of any other throws CAPABILITY_DENIED.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Host answers the granted host calls (trusted code, outside the
+	// sandbox). nil: every host function is denied.
+	Host Host `json:"-"`
 }
 
 // Result is the outcome of one run: exactly one of Output (on success, "" is
@@ -28,6 +35,19 @@ type Result struct {
 	Output   string        `json:"output"`
 	Err      *Error        `json:"error,omitempty"`
 	Duration time.Duration `json:"duration"`
+	// Logs are the script's console lines, success or not, within
+	// Limits.MaxLogEntries and MaxLogBytes; LogsTruncated says some were
+	// left out.
+	Logs          []LogEntry `json:"logs,omitempty"`
+	LogsTruncated bool       `json:"logsTruncated,omitempty"`
+}
+
+// LogEntry is one console line: log, info, warn, error or debug; the
+// formatted arguments; the author's line it was written from (0 unknown).
+type LogEntry struct {
+	Level   string `json:"level"`
+	Message string `json:"message"`
+	Line    int    `json:"line,omitempty"`
 }
 
 // OK reports whether the script succeeded.

@@ -44,6 +44,8 @@ type vm struct {
 	call      nativeFunc
 	json      *goja.Object
 	stringify nativeFunc
+	// host is the run's side of the host functions (hostvm.go).
+	host *hostState
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and

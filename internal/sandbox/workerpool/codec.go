@@ -16,15 +16,23 @@ import (
 // body and bytes left over after the last field.
 //
 //	job:    id u64 · timeout-ns i64 · source str · count uvarint · (name str · value str)*
+//	        · count uvarint · (capability str)*
 //	result: id u64 · flags byte · [reason byte]  when flags has replyRetiring
 //	        · duration-ns i64 · output str
-//	        · [code str · message str · line uvarint · column uvarint]  when flags has resultHasError
+//	        · [code str · message str · line uvarint · column uvarint · reason str]  when flags has resultHasError
+//	        · [count uvarint · (level str · message str · line uvarint)*]  when flags has resultHasLogs
+//	host call:  id u64 · capability str · method str · args str
+//	host reply: id u64 · flags byte · value str  (flags 0)
+//	            | code str · name str · message str  (flags hostReplyError)
 //	check:  id u64 · timeout-ns i64 · source str · count uvarint · (name str)*
 //	report: id u64 · flags byte · [reason byte]  when flags has replyRetiring
 //	        · duration-ns i64 · JSON of {report, error}
 const (
-	replyRetiring  = 1 << 0
-	resultHasError = 1 << 1
+	replyRetiring       = 1 << 0
+	resultHasError      = 1 << 1
+	resultHasLogs       = 1 << 2
+	resultLogsTruncated = 1 << 3
+	hostReplyError      = 1 << 0
 )
 
 func appendJob(buf []byte, id uint64, req *sandbox.Request) []byte {
@@ -35,6 +43,10 @@ func appendJob(buf []byte, id uint64, req *sandbox.Request) []byte {
 	for _, in := range req.Inputs {
 		buf = appendString(buf, in.Name)
 		buf = appendString(buf, in.Value)
+	}
+	buf = binary.AppendUvarint(buf, uint64(len(req.Capabilities)))
+	for _, c := range req.Capabilities {
+		buf = appendString(buf, c)
 	}
 	return buf
 }
@@ -55,6 +67,15 @@ func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
 			req.Inputs[i] = sandbox.Input{Name: d.string(), Value: d.string()}
 		}
 	}
+	if n := d.uvarint(); n > 0 && d.err == nil {
+		if n > uint64(len(d.b)) {
+			return 0, fmt.Errorf("%d capabilities announced in %d bytes", n, len(d.b))
+		}
+		req.Capabilities = make([]string, n)
+		for i := range req.Capabilities {
+			req.Capabilities[i] = d.string()
+		}
+	}
 	return id, d.end("job")
 }
 
@@ -62,6 +83,12 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 	var flags byte
 	if res.Err != nil {
 		flags |= resultHasError
+	}
+	if len(res.Logs) > 0 {
+		flags |= resultHasLogs
+	}
+	if res.LogsTruncated {
+		flags |= resultLogsTruncated
 	}
 	buf = appendReplyHead(buf, id, flags, retiring)
 	buf = binary.BigEndian.AppendUint64(buf, uint64(res.Duration))
@@ -71,20 +98,84 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 		buf = appendString(buf, e.Message)
 		buf = binary.AppendUvarint(buf, uint64(max(e.Line, 0)))
 		buf = binary.AppendUvarint(buf, uint64(max(e.Column, 0)))
+		buf = appendString(buf, e.Reason)
+	}
+	if len(res.Logs) > 0 {
+		buf = binary.AppendUvarint(buf, uint64(len(res.Logs)))
+		for _, l := range res.Logs {
+			buf = appendString(buf, l.Level)
+			buf = appendString(buf, l.Message)
+			buf = binary.AppendUvarint(buf, uint64(max(l.Line, 0)))
+		}
 	}
 	return buf
 }
 
 func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring retireReason, err error) {
 	d := decoder{b: payload}
-	id, flags, retiring := d.replyHead("result", resultHasError)
+	id, flags, retiring := d.replyHead("result", resultHasError|resultHasLogs|resultLogsTruncated)
 	res.Duration = time.Duration(d.uint64())
 	res.Output = d.string()
 	if flags&resultHasError != 0 {
 		res.Err = &sandbox.Error{Code: sandbox.Code(d.string()), Message: d.string(),
-			Line: d.int(), Column: d.int()}
+			Line: d.int(), Column: d.int(), Reason: d.string()}
 	}
+	if flags&resultHasLogs != 0 {
+		// Each line takes at least three bytes (two empty strings and a 0).
+		if n := d.uvarint(); n > 0 && d.err == nil {
+			if n > uint64(len(d.b))/3 {
+				return 0, 0, fmt.Errorf("%d log lines announced in %d bytes", n, len(d.b))
+			}
+			res.Logs = make([]sandbox.LogEntry, n)
+			for i := range res.Logs {
+				res.Logs[i] = sandbox.LogEntry{Level: d.string(), Message: d.string(), Line: d.int()}
+			}
+		}
+	}
+	res.LogsTruncated = flags&resultLogsTruncated != 0
 	return id, retiring, d.end("result")
+}
+
+func appendHostCall(buf []byte, id uint64, c *sandbox.HostCall) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	buf = appendString(buf, c.Capability)
+	buf = appendString(buf, c.Method)
+	return appendString(buf, string(c.Args))
+}
+
+func decodeHostCall(payload []byte, c *sandbox.HostCall) (id uint64, err error) {
+	d := decoder{b: payload}
+	id = d.uint64()
+	c.Capability, c.Method, c.Args = d.string(), d.string(), []byte(d.string())
+	return id, d.end("host call")
+}
+
+func appendHostReply(buf []byte, id uint64, r *sandbox.HostReply) []byte {
+	buf = binary.BigEndian.AppendUint64(buf, id)
+	if e := r.Err; e != nil {
+		buf = append(buf, hostReplyError)
+		buf = appendString(buf, string(e.Code))
+		buf = appendString(buf, e.Name)
+		return appendString(buf, e.Message)
+	}
+	buf = append(buf, 0)
+	return appendString(buf, string(r.Value))
+}
+
+func decodeHostReply(payload []byte, r *sandbox.HostReply) (id uint64, err error) {
+	d := decoder{b: payload}
+	id = d.uint64()
+	switch flags := d.byte(); {
+	case flags == hostReplyError:
+		r.Err = &sandbox.HostError{Code: sandbox.Code(d.string()), Name: d.string(), Message: d.string()}
+	case flags == 0:
+		if v := d.string(); v != "" {
+			r.Value = []byte(v)
+		}
+	case d.err == nil:
+		d.err = fmt.Errorf("unknown host reply flags %#x", flags)
+	}
+	return id, d.end("host reply")
 }
 
 // appendReplyHead writes what every reply starts with: the request's id,

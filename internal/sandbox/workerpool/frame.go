@@ -49,6 +49,11 @@ const (
 	kindResult frameKind = 'R'
 	kindCheck  frameKind = 'k'
 	kindReport frameKind = 'K'
+	// A job's host call (DESIGN.md §9): the worker sends it in the middle
+	// of the job, under the job's id, and blocks until the parent answers
+	// with a host reply under the same id.
+	kindHostCall  frameKind = 'h'
+	kindHostReply frameKind = 'H'
 )
 
 func (k frameKind) String() string {
@@ -65,6 +70,10 @@ func (k frameKind) String() string {
 		return "check"
 	case kindReport:
 		return "report"
+	case kindHostCall:
+		return "host call"
+	case kindHostReply:
+		return "host reply"
 	}
 	return fmt.Sprintf("unknown (%#x)", byte(k))
 }
@@ -90,6 +99,9 @@ type frame struct {
 	Result *sandbox.Result
 	Check  *checkRequest
 	Report *checkReport
+	// HostCall and HostReply: a job's host call and its answer.
+	HostCall  *sandbox.HostCall
+	HostReply *sandbox.HostReply
 	// Retiring, on a reply, says the worker exits after this answer, on
 	// purpose, and why (retireNone: it stays).
 	Retiring retireReason
@@ -153,6 +165,10 @@ type workerConfig struct {
 	MaxOutputBytes   int    `json:"maxOutputBytes"`
 	MaxCallStackSize int    `json:"maxCallStackSize"`
 	TimeZone         string `json:"timeZone"`
+	MaxLogEntries    int    `json:"maxLogEntries"`
+	MaxLogBytes      int    `json:"maxLogBytes"`
+	MaxHostCalls     int    `json:"maxHostCalls"`
+	MaxHostBytes     int    `json:"maxHostBytes"`
 }
 
 // readyInfo is the worker's answer to its config: what it set up, or why it
@@ -198,6 +214,10 @@ func appendFrame(buf []byte, f *frame) ([]byte, error) {
 		buf = appendCheck(buf, f.ID, f.Check)
 	case f.Kind == kindReport && f.Report != nil:
 		buf, err = appendReport(buf, f.ID, f.Report, f.Retiring)
+	case f.Kind == kindHostCall && f.HostCall != nil:
+		buf = appendHostCall(buf, f.ID, f.HostCall)
+	case f.Kind == kindHostReply && f.HostReply != nil:
+		buf = appendHostReply(buf, f.ID, f.HostReply)
 	case f.Kind == kindConfig && f.Config != nil:
 		buf, err = appendJSON(buf, f.Config)
 	case f.Kind == kindReady && f.Ready != nil:
@@ -284,6 +304,12 @@ func decodeBody(body []byte) (*frame, error) {
 	case kindReport:
 		f.Report = new(checkReport)
 		f.ID, f.Retiring, err = decodeReport(payload, f.Report)
+	case kindHostCall:
+		f.HostCall = new(sandbox.HostCall)
+		f.ID, err = decodeHostCall(payload, f.HostCall)
+	case kindHostReply:
+		f.HostReply = new(sandbox.HostReply)
+		f.ID, err = decodeHostReply(payload, f.HostReply)
 	case kindConfig:
 		f.Config = new(workerConfig)
 		err = json.Unmarshal(payload, f.Config)
@@ -307,14 +333,25 @@ func maxJobFrame(l sandbox.Limits) int {
 	return l.MaxSourceBytes + 21*l.MaxInputBytes + 64<<10
 }
 
+// maxHostFrame bounds a host call or a host reply: the JSON each way is
+// capped at MaxHostBytes per run (sandbox.MeterHost), plus slack for the
+// names and an error message.
+func maxHostFrame(l sandbox.Limits) int {
+	return l.MaxHostBytes + maxErrorMessage + 64<<10
+}
+
 // maxResultFrame bounds a result or report frame: the output cap plus an
 // error message the worker truncates to maxErrorMessage, plus slack; a
 // report's findings (at most guardrails.MaxFindings, each with a short
 // message) fit in the slack of the smallest output cap, which is why a
 // report counts them against maxReportFindings bytes.
 func maxResultFrame(l sandbox.Limits) int {
-	return max(l.MaxOutputBytes, maxReportFindings) + maxErrorMessage + 64<<10
+	return max(l.MaxOutputBytes, maxReportFindings) + maxErrorMessage + maxLogsFrame(l) + 64<<10
 }
+
+// maxLogsFrame bounds a result's console lines: their text is capped at
+// MaxLogBytes, each line adds a level and a line number.
+func maxLogsFrame(l sandbox.Limits) int { return l.MaxLogBytes + 24*l.MaxLogEntries }
 
 // maxReportFindings bounds the JSON of a report's findings: MaxFindings of
 // them, each well under 1 KB (their messages are the package's own).

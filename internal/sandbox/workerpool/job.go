@@ -134,10 +134,11 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 			killFor(endCanceled)
 		}
 	})
+	deadline := time.Now().Add(timeout)
 	err = proc.write(time.Now().Add(limit))
 	var reply *frame
 	if err == nil {
-		reply, err = p.await(proc, f)
+		reply, err = p.await(ctx, proc, req, f, deadline)
 	}
 	timer.Stop()
 	stop()
@@ -162,27 +163,57 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 	return outcome{reply: reply}, true
 }
 
-// await reads the worker's frames until the reply that ends request f. A
-// frame of another request, or of a kind this request does not expect, is
-// a protocol error. Today the reply is the only frame of a request; frames
-// a worker will send in the middle of one (host calls, answered by the
-// parent under the same id) make this a loop: read, answer, read again,
-// until the reply.
-func (p *Pool) await(proc *process, f *frame) (*frame, error) {
+// await reads the worker's frames until the reply that ends request f,
+// answering the job's host calls on the way: each runs on the request's
+// host (metered here, on the trusted side, with the run's caps) under a
+// context that ends at the job's deadline, so a call still pending then
+// returns and is answered SCRIPT_TIMEOUT — the worker's own deadline then
+// ends the script, and the host's late answer is dropped. A frame of
+// another request, or of a kind this request does not expect, is a
+// protocol error.
+func (p *Pool) await(ctx context.Context, proc *process, req *request, f *frame, deadline time.Time) (*frame, error) {
 	want := replyKind(f.Kind)
-	got, err := proc.read()
-	switch {
-	case err != nil:
-		return nil, err
-	case got.ID != f.ID:
-		return nil, fmt.Errorf("%w: expected the %s of %s %d, got a %s frame for request %d",
-			errMalformed, want, f.Kind, f.ID, got.Kind, got.ID)
-	case got.Kind != want:
-		return nil, fmt.Errorf("%w: a %s frame in the middle of %s %d", errMalformed, got.Kind, f.Kind, f.ID)
-	case got.Result != nil && got.Result.Err != nil && got.Result.Err.Code == "":
-		return nil, fmt.Errorf("%w: an error without a code", errMalformed)
+	var host sandbox.Host
+	for {
+		got, err := proc.read()
+		switch {
+		case err != nil:
+			return nil, err
+		case got.ID != f.ID:
+			return nil, fmt.Errorf("%w: expected the %s of %s %d, got a %s frame for request %d",
+				errMalformed, want, f.Kind, f.ID, got.Kind, got.ID)
+		case got.Kind == kindHostCall && f.Kind == kindJob && got.HostCall != nil:
+			if host == nil {
+				host = sandbox.MeterHost(req.job.Host, p.cfg.Limits)
+			}
+			reply := p.hostCall(ctx, host, *got.HostCall, deadline)
+			proc.buf, err = appendFrame(proc.buf[:0], &frame{Kind: kindHostReply, ID: f.ID, HostReply: &reply})
+			if err == nil {
+				err = proc.write(deadline.Add(p.cfg.KillMargin))
+			}
+			if err != nil {
+				return nil, err
+			}
+			continue
+		case got.Kind != want:
+			return nil, fmt.Errorf("%w: a %s frame in the middle of %s %d", errMalformed, got.Kind, f.Kind, f.ID)
+		case got.Result != nil && got.Result.Err != nil && got.Result.Err.Code == "":
+			return nil, fmt.Errorf("%w: an error without a code", errMalformed)
+		}
+		return got, nil
 	}
-	return got, nil
+}
+
+// hostCall runs one host call of a job until its deadline. A host that
+// does not answer by then is answered SCRIPT_TIMEOUT for it.
+func (p *Pool) hostCall(ctx context.Context, host sandbox.Host, call sandbox.HostCall, deadline time.Time) sandbox.HostReply {
+	hctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	reply := host.Call(hctx, call)
+	if hctx.Err() != nil {
+		return sandbox.HostReply{Err: &sandbox.HostError{Code: sandbox.CodeTimeout, Name: "TimeoutError", Message: sandbox.MsgTimeout}}
+	}
+	return reply
 }
 
 // timeoutFor is a request's time limit: the pool's, or the request's when
@@ -365,9 +396,18 @@ var compilingFrames = []string{
 	"github.com/flowscript/flowscript/internal/guardrails.",
 }
 
+// runningFrames are the functions that show a stack grew while running the
+// script, not while compiling it.
+var runningFrames = []string{
+	"github.com/dop251/goja.(*vm)",
+	"github.com/dop251/goja.(*Runtime)",
+}
+
 // overflowedCompiling reports whether the goroutine whose stack overflowed
-// (the first one Go's fatal error dumps) was compiling: its first frame is
-// one of compilingFrames.
+// (the first one Go's fatal error dumps) was compiling: reading its frames
+// from the top, one of compilingFrames comes before any of runningFrames.
+// The top frames may be helpers of either (strconv for a number literal,
+// unicode for an identifier), so more than the first frame is read.
 func overflowedCompiling(text string) bool {
 	_, rest, ok := strings.Cut(text, "\ngoroutine ")
 	if !ok {
@@ -377,9 +417,22 @@ func overflowedCompiling(text string) bool {
 	if !ok {
 		return false
 	}
-	for _, prefix := range compilingFrames {
-		if strings.HasPrefix(rest, prefix) {
-			return true
+	for i, line := range strings.Split(rest, "\n") {
+		switch {
+		case i > 200 || line == "":
+			return false
+		case strings.HasPrefix(line, "\t"):
+			continue // a frame's file and line
+		}
+		for _, prefix := range compilingFrames {
+			if strings.HasPrefix(line, prefix) {
+				return true
+			}
+		}
+		for _, prefix := range runningFrames {
+			if strings.HasPrefix(line, prefix) {
+				return false
+			}
 		}
 	}
 	return false

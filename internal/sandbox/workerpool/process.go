@@ -99,7 +99,7 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 		reader:     bufio.NewReaderSize(stdoutR, 64<<10),
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
-		maxReply:   max(maxResultFrame(cfg.Limits), maxControlFrame),
+		maxReply:   max(maxResultFrame(cfg.Limits), maxHostFrame(cfg.Limits), maxControlFrame),
 	}
 	wg.Add(2)
 	go func() {
@@ -137,6 +137,10 @@ func (p *process) handshake(ctx context.Context, cfg Config) error {
 		MaxInputBytes:    l.MaxInputBytes,
 		MaxOutputBytes:   l.MaxOutputBytes,
 		MaxCallStackSize: l.MaxCallStackSize,
+		MaxLogEntries:    l.MaxLogEntries,
+		MaxLogBytes:      l.MaxLogBytes,
+		MaxHostCalls:     l.MaxHostCalls,
+		MaxHostBytes:     l.MaxHostBytes,
 		TimeZone:         l.TimeZone.String(),
 	}
 	var killedFor atomic.Pointer[error]

@@ -189,6 +189,10 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 		MaxOutputBytes:   cfg.MaxOutputBytes,
 		MaxCallStackSize: cfg.MaxCallStackSize,
 		TimeZone:         loc,
+		MaxLogEntries:    cfg.MaxLogEntries,
+		MaxLogBytes:      cfg.MaxLogBytes,
+		MaxHostCalls:     cfg.MaxHostCalls,
+		MaxHostBytes:     cfg.MaxHostBytes,
 	}
 	if err := l.Validate(); err != nil {
 		return nil, info, fmt.Errorf("validating limits: %w", err)
@@ -340,7 +344,7 @@ func (w *worker) serve() int {
 		switch {
 		case err != nil:
 		case f.Kind == kindJob && f.Job != nil:
-			res, retiring := w.runJob(*f.Job)
+			res, retiring := w.runJob(f.ID, *f.Job)
 			reply = &frame{Kind: kindResult, ID: f.ID, Result: &res, Retiring: retiring}
 		case f.Kind == kindCheck && f.Check != nil:
 			rep, retiring := w.runCheck(*f.Check)
@@ -414,19 +418,22 @@ func errWorkerPanic() *sandbox.Error {
 	return &sandbox.Error{Code: sandbox.CodeCrash, Message: "the sandbox worker failed unexpectedly; retry the script"}
 }
 
-// runJob runs one script.
-func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, retiring retireReason) {
+// runJob runs one script; its host calls go to the parent under id.
+func (w *worker) runJob(id uint64, req sandbox.Request) (res sandbox.Result, retiring retireReason) {
 	start := time.Now()
 	ran := false
+	if len(req.Capabilities) > 0 {
+		req.Host = &frameHost{w: w, id: id}
+	}
 	over, retiring := w.guarded(func(ctx context.Context) {
 		res = sandbox.Execute(ctx, w.limits, req)
 		ran = true
 	})
 	switch {
 	case !ran:
-		res = sandbox.Result{Err: errWorkerPanic()}
+		res = sandbox.Result{Err: errWorkerPanic(), Logs: res.Logs, LogsTruncated: res.LogsTruncated}
 	case over:
-		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB)}
+		res = sandbox.Result{Err: memoryLimitError(w.limits.MemoryMB), Logs: res.Logs, LogsTruncated: res.LogsTruncated}
 	}
 	res.Duration = time.Since(start)
 	if res.Err != nil { // sandbox.Execute capped the output of a success
@@ -434,6 +441,38 @@ func (w *worker) runJob(req sandbox.Request) (res sandbox.Result, retiring retir
 		res.Err.Message = cutMessage(res.Err.Message)
 	}
 	return res, retiring
+}
+
+// frameHost answers a job's host calls through the parent: a host-call
+// frame out under the job's id, then the worker blocks on its stdin until
+// the parent's host reply under the same id. The parent answers by the
+// job's deadline (a call still pending then is answered SCRIPT_TIMEOUT),
+// so the wait is bounded; anything else on the pipe means the parent and
+// the worker no longer agree, and the worker exits.
+type frameHost struct {
+	w   *worker
+	id  uint64
+	buf []byte
+}
+
+func (h *frameHost) Call(_ context.Context, call sandbox.HostCall) sandbox.HostReply {
+	var err error
+	h.buf, err = appendFrame(h.buf[:0], &frame{Kind: kindHostCall, ID: h.id, HostCall: &call})
+	if err == nil {
+		_, err = h.w.out.Write(h.buf)
+	}
+	var reply *frame
+	if err == nil {
+		reply, err = readFrame(h.w.in, maxHostFrame(h.w.limits))
+	}
+	if err == nil && (reply.Kind != kindHostReply || reply.ID != h.id || reply.HostReply == nil) {
+		err = fmt.Errorf("%w: expected the host reply of job %d, got a %s frame for %d", errMalformed, h.id, reply.Kind, reply.ID)
+	}
+	if err != nil {
+		_, _ = fmt.Fprintf(h.w.stderr, "flowscript-worker: host call of job %d: %v\n", h.id, err)
+		os.Exit(exitProtocol)
+	}
+	return *reply.HostReply
 }
 
 // runCheck compiles and inspects one source without running it: the

@@ -1,0 +1,227 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// recordingHost answers host calls with answer and records what it got.
+type recordingHost struct {
+	mu     sync.Mutex
+	calls  []HostCall
+	answer func(HostCall) HostReply
+}
+
+func (h *recordingHost) Call(ctx context.Context, c HostCall) HostReply {
+	h.mu.Lock()
+	h.calls = append(h.calls, c)
+	h.mu.Unlock()
+	if h.answer == nil {
+		return HostReply{Value: json.RawMessage(`{"status":200,"body":"ok","json":{"id":42}}`)}
+	}
+	return h.answer(c)
+}
+
+func runHost(t *testing.T, source string, grants []string, host Host, l Limits) Result {
+	t.Helper()
+	if l.Timeout == 0 {
+		l.Timeout = 2 * time.Second
+	}
+	return Execute(context.Background(), l.WithDefaults(), Request{Source: source, Capabilities: grants, Host: host})
+}
+
+func TestNotGrantedThrowsCapabilityDeniedAtTheAuthorsLine(t *testing.T) {
+	host := &recordingHost{}
+	for _, tc := range []struct {
+		name, source, message string
+		line                  int
+	}{
+		{"api", "const x = 1\nreturn api.get('crm', '/customers/1')", "Api capability is not enabled", 2},
+		{"kv", "\n\n  kv.set('a', 1)\nreturn 1", "Kv capability is not enabled", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := runHost(t, tc.source, nil, host, Limits{})
+			if res.Err == nil || res.Err.Code != CodeCapabilityDenied || res.Err.Message != tc.message || res.Err.Line != tc.line {
+				t.Fatalf("result %+v, want CAPABILITY_DENIED %q at line %d", res.Err, tc.message, tc.line)
+			}
+		})
+	}
+	// Granted kv does not grant api; a denied call can be caught.
+	res := runHost(t, "try { api.post('crm', '/x', {}) } catch (e) { return e.name + ':' + e.code + ':' + e.message }", []string{"kv"}, host, Limits{})
+	wantOutput(t, res, "CapabilityDenied:CAPABILITY_DENIED:Api capability is not enabled")
+	if len(host.calls) != 0 {
+		t.Errorf("a denied call reached the host: %+v", host.calls)
+	}
+	// A script cannot forge the code: a thrown look-alike is a SCRIPT_ERROR.
+	res = runHost(t, "throw {name: 'CapabilityDenied', code: 'CAPABILITY_DENIED', message: 'x'}", nil, host, Limits{})
+	if res.Err == nil || res.Err.Code != CodeScriptError {
+		t.Errorf("a forged denial: %+v, want SCRIPT_ERROR", res.Err)
+	}
+}
+
+func TestGrantedCallsCrossAsJSON(t *testing.T) {
+	host := &recordingHost{}
+	res := runHost(t, `
+		const r = api.post('crm', '/customers', {nome: 'Ana', tags: ['a', 1, true, null]}, {headers: {'X-Trace': '1'}})
+		return r.status + ':' + r.json.id + ':' + capabilities.join(',')`, []string{"api"}, host, Limits{})
+	wantOutput(t, res, "200:42:api")
+	if len(host.calls) != 1 {
+		t.Fatalf("%d host calls, want 1", len(host.calls))
+	}
+	c := host.calls[0]
+	if c.Capability != "api" || c.Method != "post" ||
+		string(c.Args) != `["crm","/customers",{"nome":"Ana","tags":["a",1,true,null]},{"headers":{"X-Trace":"1"}}]` {
+		t.Errorf("host got %s.%s %s", c.Capability, c.Method, c.Args)
+	}
+}
+
+// Patched built-ins cannot change the shape the host receives.
+func TestPatchedBuiltInsDoNotChangeWhatTheHostReceives(t *testing.T) {
+	host := &recordingHost{}
+	res := runHost(t, `
+		Object.prototype.toJSON = function () { return 'hijacked' }
+		Array.prototype.toJSON = function () { return 'hijacked' }
+		JSON.stringify = function () { return '"hijacked"' }
+		Object.defineProperty(Array.prototype, '0', { get() { return 'hijacked' }, configurable: true })
+		api.get('crm', '/customers/1')
+		return 'done'`, []string{"api"}, host, Limits{})
+	wantOutput(t, res, "done")
+	if len(host.calls) != 1 || string(host.calls[0].Args) != `["crm","/customers/1"]` {
+		t.Fatalf("host got %+v", host.calls)
+	}
+}
+
+func TestHostFailures(t *testing.T) {
+	network := &recordingHost{answer: func(HostCall) HostReply {
+		return HostReply{Err: &HostError{Name: "NetworkError", Message: "connection refused"}}
+	}}
+	res := runHost(t, "return api.get('crm', '/x')", []string{"api"}, network, Limits{})
+	if res.Err == nil || res.Err.Code != CodeScriptError || res.Err.Message != "NetworkError: connection refused" || res.Err.Line != 1 {
+		t.Errorf("an uncaught network failure: %+v, want SCRIPT_ERROR at line 1", res.Err)
+	}
+	res = runHost(t, "try { api.get('crm', '/x') } catch (e) { return 'caught ' + e.code }", []string{"api"}, network, Limits{})
+	wantOutput(t, res, "caught NETWORK_ERROR")
+
+	res = runHost(t, "for (let i = 0; i < 10; i++) kv.get('k' + i)\nreturn 'done'", []string{"kv"}, &recordingHost{}, Limits{MaxHostCalls: 3})
+	if res.Err == nil || res.Err.Code != CodeHostCallLimit || !strings.Contains(res.Err.Message, "SANDBOX_MAX_HOST_CALLS") {
+		t.Errorf("call 4 of a cap of 3: %+v, want HOST_CALL_LIMIT", res.Err)
+	}
+	big := &recordingHost{answer: func(HostCall) HostReply {
+		return HostReply{Value: json.RawMessage(`"` + strings.Repeat("x", 2000) + `"`)}
+	}}
+	res = runHost(t, "kv.get('a'); kv.get('b'); return 'done'", []string{"kv"}, big, Limits{MaxHostBytes: 3000})
+	if res.Err == nil || res.Err.Code != CodeHostCallLimit || !strings.Contains(res.Err.Message, "SANDBOX_MAX_HOST_BYTES") {
+		t.Errorf("answers over the byte cap: %+v, want HOST_CALL_LIMIT", res.Err)
+	}
+	res = runHost(t, "kv.set('a', 'y'.repeat(5000)); return 'done'", []string{"kv"}, &recordingHost{}, Limits{MaxHostBytes: 3000})
+	if res.Err == nil || res.Err.Code != CodeHostCallLimit {
+		t.Errorf("arguments over the byte cap: %+v, want HOST_CALL_LIMIT", res.Err)
+	}
+}
+
+// A host call still pending at the deadline ends the run with
+// SCRIPT_TIMEOUT; the host's late answer is dropped.
+func TestHostCallPendingAtTheDeadline(t *testing.T) {
+	hanging := HostFunc(func(ctx context.Context, c HostCall) HostReply {
+		<-ctx.Done()
+		return HostReply{Err: &HostError{Code: CodeTimeout, Message: MsgTimeout}}
+	})
+	start := time.Now()
+	res := runHost(t, "try { api.get('crm', '/slow') } catch (e) {} \nwhile (true) {}", []string{"api"}, hanging, Limits{Timeout: 300 * time.Millisecond})
+	if res.Err == nil || res.Err.Code != CodeTimeout {
+		t.Fatalf("result %+v, want SCRIPT_TIMEOUT", res.Err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the run took %s past a 300ms deadline", took)
+	}
+}
+
+func TestConsoleIsCaptured(t *testing.T) {
+	res := runHost(t, `console.log('olá', 1, {a: [1, 2]}, null, undefined)
+console.info('info')
+  console.warn(new TypeError('cuidado'))
+console.error(() => 1, Symbol('s'))
+console.debug({toJSON() { throw new Error('no') }})
+return 'ok'`, nil, nil, Limits{})
+	wantOutput(t, res, "ok")
+	want := []LogEntry{
+		{"log", `olá 1 {"a":[1,2]} null undefined`, 1},
+		{"info", "info", 2},
+		{"warn", "TypeError: cuidado", 3},
+		{"error", "[Function] Symbol(s)", 4},
+		{"debug", "[Object that cannot be shown]", 5},
+	}
+	if len(res.Logs) != len(want) || res.LogsTruncated {
+		t.Fatalf("logs %+v (truncated %v), want %+v", res.Logs, res.LogsTruncated, want)
+	}
+	for i := range want {
+		if res.Logs[i] != want[i] {
+			t.Errorf("log %d = %+v, want %+v", i, res.Logs[i], want[i])
+		}
+	}
+	// A failed run keeps its logs.
+	res = runHost(t, "console.log('before'); throw new Error('boom')", nil, nil, Limits{})
+	if res.Err == nil || len(res.Logs) != 1 || res.Logs[0].Message != "before" {
+		t.Errorf("a failed run: %+v, logs %+v", res.Err, res.Logs)
+	}
+}
+
+func TestConsoleCaps(t *testing.T) {
+	res := runHost(t, "for (let i = 0; i < 50; i++) console.log('line ' + i)\nreturn 'ok'", nil, nil, Limits{MaxLogEntries: 10})
+	if len(res.Logs) != 10 || !res.LogsTruncated || res.Logs[9].Message != "line 9" {
+		t.Errorf("%d logs (truncated %v), want the first 10 and the flag", len(res.Logs), res.LogsTruncated)
+	}
+	res = runHost(t, "console.log('x'.repeat(500)); console.log('more'); return 'ok'", nil, nil, Limits{MaxLogBytes: 100})
+	if len(res.Logs) != 1 || len(res.Logs[0].Message) > 100 || !res.LogsTruncated {
+		t.Errorf("logs %+v (truncated %v): want one line cut to 100 bytes", res.Logs, res.LogsTruncated)
+	}
+	// 10 MB of console.log in a loop ends in time: past the cap a call
+	// returns at once.
+	start := time.Now()
+	res = runHost(t, "const s = 'y'.repeat(1000); for (let i = 0; i < 10000; i++) console.log(s)\nreturn 'ok'", nil, nil, Limits{Timeout: 5 * time.Second})
+	wantOutput(t, res, "ok")
+	if !res.LogsTruncated || time.Since(start) > 4*time.Second {
+		t.Errorf("10 MB of logs: truncated %v after %s", res.LogsTruncated, time.Since(start))
+	}
+}
+
+func TestStructuredFailure(t *testing.T) {
+	res := runHost(t, "return {success: false, error: {code: 'VALIDATION_ERROR', message: 'customer_id is required'}}", nil, nil, Limits{})
+	if res.Err == nil || res.Err.Code != CodeScriptError || res.Err.Reason != "VALIDATION_ERROR" || res.Err.Message != "customer_id is required" {
+		t.Fatalf("result %+v, want SCRIPT_ERROR with the author's code and message", res.Err)
+	}
+	for _, ok := range []string{
+		"return {success: true, data: {id: 1}}",
+		"return {success: 'false', error: {code: 'X', message: 'y'}}",
+		"return {success: 0}",
+	} {
+		if res := runHost(t, ok, nil, nil, Limits{}); res.Err != nil {
+			t.Errorf("%s: %+v, want an ordinary result", ok, res.Err)
+		}
+	}
+	res = runHost(t, "return {success: false}", nil, nil, Limits{})
+	if res.Err == nil || res.Err.Reason != "" || res.Err.Message != "the script reported a failure" {
+		t.Errorf("a bare failure: %+v", res.Err)
+	}
+	res = runHost(t, "return {get success() { throw new Error('trap') }}", nil, nil, Limits{})
+	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "trap") {
+		t.Errorf("a throwing getter: %+v", res.Err)
+	}
+}
+
+// The host's objects are frozen and hold nothing of Go.
+func TestHostObjectsAreFrozen(t *testing.T) {
+	res := runHost(t, `"use strict"
+		const out = []
+		for (const o of [api, kv, console, capabilities, api.get, console.log]) out.push(Object.isFrozen(o))
+		try { api.get = () => 'mine' } catch (e) { out.push(e instanceof TypeError) }
+		try { globalThis.api = {} } catch (e) { out.push(e instanceof TypeError) }
+		out.push(Object.getPrototypeOf(api.get) === Function.prototype, api.get.name)
+		out.push(JSON.stringify(Object.getOwnPropertyNames(api).sort()), JSON.stringify(globalThis))
+		return out.join(',')`, []string{"api"}, &recordingHost{}, Limits{})
+	wantOutput(t, res, `true,true,true,true,true,true,true,true,true,get,["delete","get","patch","post","put"],{}`)
+}

@@ -1,0 +1,333 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/flowscript/flowscript/internal/textcut"
+)
+
+// The host's globals (DESIGN.md §9), installed in every fresh runtime after
+// the lockdown and before the author's program:
+//
+//   - console: log, info, warn, error, debug, captured as {level, message,
+//     line} within the run's caps; it reaches no host stream.
+//   - capabilities: a frozen array of the granted capabilities' names.
+//   - api (get, post, put, patch, delete) and kv (get, set, delete): always
+//     there, so that a call of one that is not granted throws
+//     CAPABILITY_DENIED at the author's line ("Api capability is not
+//     enabled") instead of a ReferenceError.
+//
+// They are native functions on frozen objects: no JavaScript of the host
+// runs in the runtime, nothing of Go is reachable through them, and a
+// script that replaces JSON, Array, Object or their prototypes changes
+// nothing of what they do — the arguments are serialized with the
+// JSON.stringify taken before the script ran, and the answer parsed with
+// the JSON.parse taken then. What crosses to the host is JSON text; the
+// host parses and checks it again (it never trusts the sandbox).
+
+// hostState is a run's side of the host: its grants, its host, the errors
+// its host calls threw (by identity, so that a script cannot forge one),
+// and its console lines.
+type hostState struct {
+	ctx    context.Context
+	host   Host
+	grants []string
+	thrown map[*goja.Object]*Error
+	logs   logBook
+	// errorCtor is the Error constructor, taken before the script ran.
+	errorCtor *goja.Object
+	// position maps a stack to the author's line and column.
+	position func([]goja.StackFrame) (int, int)
+}
+
+// installHost installs the host's globals in v.
+func (v *vm) installHost(h *hostState) error {
+	rt := v.rt
+	v.host = h
+	h.thrown = map[*goja.Object]*Error{}
+	parse, ok1 := v.json.Get("parse").Export().(nativeFunc)
+	freeze, ok2 := rt.Get("Object").ToObject(rt).Get("freeze").Export().(nativeFunc)
+	h.errorCtor = rt.Get("Error").ToObject(rt)
+	if !ok1 || !ok2 {
+		return errors.New("JSON.parse or Object.freeze is not a native function")
+	}
+	object := func(methods map[string]nativeFunc, order ...string) goja.Value {
+		obj := rt.NewObject()
+		for _, name := range order {
+			fn := rt.ToValue(methods[name]).ToObject(rt)
+			_ = fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			_ = obj.DefineDataProperty(name, freeze(goja.FunctionCall{Arguments: []goja.Value{fn}}),
+				goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
+		return freeze(goja.FunctionCall{Arguments: []goja.Value{obj}})
+	}
+	install := func(name string, value goja.Value) error {
+		return rt.GlobalObject().DefineDataProperty(name, value, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	}
+
+	consoleMethods := map[string]nativeFunc{}
+	for _, level := range []string{"log", "info", "warn", "error", "debug"} {
+		consoleMethods[level] = func(call goja.FunctionCall) goja.Value {
+			v.log(level, call.Arguments)
+			return goja.Undefined()
+		}
+	}
+	call := func(capability, method string) nativeFunc {
+		return func(c goja.FunctionCall) goja.Value { return v.hostCall(capability, method, c.Arguments, parse) }
+	}
+	granted := make([]any, len(h.grants))
+	for i, g := range h.grants {
+		granted[i] = g
+	}
+	for _, g := range []struct {
+		name  string
+		value goja.Value
+	}{
+		{"console", object(consoleMethods, "log", "info", "warn", "error", "debug")},
+		{"capabilities", freeze(goja.FunctionCall{Arguments: []goja.Value{rt.NewArray(granted...)}})},
+		{"api", object(map[string]nativeFunc{
+			"get": call("api", "get"), "delete": call("api", "delete"),
+			"post": call("api", "post"), "put": call("api", "put"), "patch": call("api", "patch"),
+		}, "get", "post", "put", "patch", "delete")},
+		{"kv", object(map[string]nativeFunc{
+			"get": call("kv", "get"), "set": call("kv", "set"), "delete": call("kv", "delete"),
+		}, "get", "set", "delete")},
+	} {
+		if err := install(g.name, g.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostCall runs one host call from the script: a capability that is not
+// granted throws at once; otherwise the arguments go to the host as JSON
+// and its answer comes back parsed, or thrown.
+func (v *vm) hostCall(capability, method string, args []goja.Value, parse nativeFunc) goja.Value {
+	h := v.host
+	if !slices.Contains(h.grants, capability) || h.host == nil {
+		panic(v.throwHost(Denied(capability).Err))
+	}
+	reply := h.host.Call(h.ctx, HostCall{Capability: capability, Method: method, Args: v.argsJSON(args)})
+	if reply.Err != nil {
+		panic(v.throwHost(reply.Err))
+	}
+	if len(reply.Value) == 0 {
+		return goja.Undefined()
+	}
+	return parse(goja.FunctionCall{This: v.json, Arguments: []goja.Value{v.rt.ToValue(string(reply.Value))}})
+}
+
+// throwHost makes the Error a failed host call throws: name and code from
+// e, the message, and, when e has a code, a record of it by identity so
+// that the run fails with that code if the script lets it go.
+func (v *vm) throwHost(e *HostError) *goja.Object {
+	name := e.Name
+	if name == "" {
+		name = "Error"
+	}
+	obj, err := v.rt.New(v.host.errorCtor, v.rt.ToValue(e.Message))
+	if err != nil { // the original Error constructor does not throw
+		panic(err)
+	}
+	_ = obj.DefineDataProperty("name", v.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	code := string(e.Code)
+	if code == "" {
+		code = upperSnake(name)
+	}
+	_ = obj.DefineDataProperty("code", v.rt.ToValue(code), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	if e.Code != "" {
+		v.host.thrown[obj] = &Error{Code: e.Code, Message: e.Message}
+	}
+	return obj
+}
+
+// argsJSON is the JSON array of a host call's arguments. The array is
+// written here, and primitives too, so that nothing the script put on
+// Array.prototype or Object.prototype (a toJSON, a getter) can change the
+// shape the host receives; an object argument (a body, options) goes
+// through the JSON.stringify taken before the script ran, so its own
+// toJSON and getters run — they are the script's data — under the
+// deadline, and what they throw is the script's exception. An argument
+// JSON cannot hold (undefined, a function) is null.
+func (v *vm) argsJSON(args []goja.Value) []byte {
+	buf := []byte{'['}
+	for i, a := range args {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = v.appendJSON(buf, a)
+	}
+	return append(buf, ']')
+}
+
+func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
+	if a == nil || goja.IsUndefined(a) || goja.IsNull(a) {
+		return append(buf, "null"...)
+	}
+	if obj, isObj := a.(*goja.Object); isObj {
+		out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
+		if out == nil || goja.IsUndefined(out) {
+			return append(buf, "null"...)
+		}
+		return append(buf, out.String()...)
+	}
+	switch x := a.Export().(type) {
+	case string:
+		b, _ := json.Marshal(x) // a Go string always encodes
+		return append(buf, b...)
+	case bool:
+		return strconv.AppendBool(buf, x)
+	case int64:
+		return strconv.AppendInt(buf, x, 10)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return append(buf, "null"...)
+		}
+		return strconv.AppendFloat(buf, x, 'g', -1, 64)
+	}
+	return append(buf, "null"...) // a symbol or a BigInt: JSON has no such value
+}
+
+// log captures one console line, unless the run's caps are reached.
+func (v *vm) log(level string, args []goja.Value) {
+	b := &v.host.logs
+	if b.full() {
+		b.truncated = true
+		return
+	}
+	var sb strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		sb.WriteString(v.formatLogArg(a))
+		if sb.Len() > b.room() {
+			break
+		}
+	}
+	line, _ := v.host.position(v.rt.CaptureCallStack(0, nil))
+	b.add(LogEntry{Level: level, Message: sb.String(), Line: line})
+}
+
+// formatLogArg is one console argument as text: a string as it is, an
+// Error as "Name: message", an object or array as JSON (with the
+// JSON.stringify taken before the script ran), anything else as String()
+// would give. A value that cannot be read (a throwing getter, a cycle) is
+// named, not thrown: console never fails the script. The deadline and the
+// stack limit still end it.
+func (v *vm) formatLogArg(a goja.Value) (text string) {
+	obj, ok := a.(*goja.Object)
+	if !ok {
+		if a == nil {
+			return "undefined"
+		}
+		return primitiveString(a)
+	}
+	defer func() {
+		if x := recover(); x != nil {
+			if _, thrown := x.(*goja.Exception); !thrown {
+				panic(x) // an interrupt or a stack overflow: the run ends
+			}
+			text = "[" + obj.ClassName() + " that cannot be shown]"
+		}
+	}()
+	if obj.ClassName() == "Error" {
+		return stringOf(obj.Get("name")) + ": " + stringOf(obj.Get("message"))
+	}
+	if _, isFunc := goja.AssertFunction(obj); isFunc {
+		return "[Function]"
+	}
+	out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
+	if out == nil || goja.IsUndefined(out) {
+		return "[" + obj.ClassName() + "]"
+	}
+	return out.String()
+}
+
+// logBook holds a run's console lines within its caps.
+type logBook struct {
+	entries    []LogEntry
+	bytes      int
+	maxEntries int
+	maxBytes   int
+	truncated  bool
+}
+
+func (b *logBook) full() bool {
+	return len(b.entries) >= b.maxEntries || b.bytes >= b.maxBytes
+}
+
+func (b *logBook) room() int { return b.maxBytes - b.bytes }
+
+func (b *logBook) add(e LogEntry) {
+	var cut bool
+	if e.Message, cut = textcut.Cut(e.Message, b.room()); cut {
+		b.truncated = true
+	}
+	b.bytes += len(e.Message)
+	b.entries = append(b.entries, e)
+}
+
+// structured is the error of a structured failure (seed 001): the script
+// returned {success: false, error: {code, message}}.
+type structured struct{ err *Error }
+
+func (s *structured) Error() string { return s.err.Message }
+
+// Caps on what a structured failure carries back.
+const (
+	maxReasonBytes        = 128
+	maxStructuredMsgBytes = 4 << 10
+)
+
+// structuredFailure reads a returned {success: false, error: {code,
+// message}} as a failure: SCRIPT_ERROR, the author's code as Reason and
+// the author's message (cut to their caps). success must be the boolean
+// false; anything else is an ordinary result. It reads the value under the
+// deadline (a getter or a Proxy is the script's code): what that throws is
+// the returned error.
+func (v *vm) structuredFailure(ret goja.Value) (*structured, error) {
+	obj, ok := ret.(*goja.Object)
+	if !ok {
+		return nil, nil
+	}
+	var fail *structured
+	err := v.try(func() {
+		success := obj.Get("success")
+		if success == nil || success.ExportType() == nil || !success.StrictEquals(v.rt.ToValue(false)) {
+			return
+		}
+		e := &Error{Code: CodeScriptError, Message: "the script reported a failure"}
+		if detail, isObj := obj.Get("error").(*goja.Object); isObj {
+			if code, isStr := detail.Get("code").(goja.String); isStr {
+				e.Reason, _ = textcut.Cut(code.String(), maxReasonBytes)
+			}
+			if msg := detail.Get("message"); msg != nil && !goja.IsUndefined(msg) && !goja.IsNull(msg) {
+				e.Message, _ = textcut.Cut(msg.String(), maxStructuredMsgBytes)
+			}
+		}
+		fail = &structured{err: e}
+	})
+	return fail, err
+}
+
+// upperSnake turns an error name into a code: NetworkError → NETWORK_ERROR.
+func upperSnake(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if i > 0 && r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+		}
+		b.WriteRune(r)
+	}
+	return strings.ToUpper(b.String())
+}
