@@ -93,6 +93,7 @@ func (p Policy) Decide(job *flowjob.Job, r Report, opts ...Option) Verdict {
 		fail = &f
 	}
 	res := p.decide(job, r.Output, fail, r.Duration, r.Attempt, ok)
+	res.Logs, res.LogsTruncated = r.Logs, r.LogsTruncated
 	if d.invalid != nil {
 		for field, id := range map[string]*string{"id": &res.JobID, "sessionId": &res.SessionID,
 			"flowId": &res.FlowID, "blockId": &res.BlockID, "context": (*string)(&res.Context)} {

@@ -247,3 +247,28 @@ func TestModeOf(t *testing.T) {
 		}
 	}
 }
+
+func TestDecideCarriesLogsAndTheAuthorsReason(t *testing.T) {
+	res := sandbox.Result{
+		Err:           &sandbox.Error{Code: sandbox.CodeScriptError, Message: "customer_id is required", Reason: "VALIDATION_ERROR"},
+		Logs:          []sandbox.LogEntry{{Level: "warn", Message: "sem cpf", Line: 3}},
+		LogsTruncated: true,
+	}
+	job := baseJob()
+	job.Action.OnError = flowjob.OnErrorContinue
+	got := testPolicy().Decide(job, Ran(res, 1)).Result
+	if got.Error == nil || got.Error.Reason != "VALIDATION_ERROR" || got.Error.Code != flowjob.CodeScriptError {
+		t.Errorf("error %+v, want SCRIPT_ERROR with the author's reason", got.Error)
+	}
+	if len(got.Logs) != 1 || got.Logs[0] != (flowjob.LogEntry{Level: flowjob.LogWarn, Message: "sem cpf", Line: 3}) || !got.LogsTruncated {
+		t.Errorf("logs %+v (truncated %v)", got.Logs, got.LogsTruncated)
+	}
+	// The policy applies as for a throw: continue writes the message.
+	if got.Variables["erro"] != "customer_id is required" || got.Directive.Type != flowjob.DirectiveContinue {
+		t.Errorf("variables %v, directive %+v", got.Variables, got.Directive)
+	}
+	ok := testPolicy().Decide(baseJob(), Ran(sandbox.Result{Output: "x", Logs: []sandbox.LogEntry{{Level: "log", Message: "hi"}}}, 1)).Result
+	if ok.Status != flowjob.StatusSucceeded || len(ok.Logs) != 1 {
+		t.Errorf("a success keeps its logs: %+v", ok)
+	}
+}

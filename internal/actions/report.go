@@ -20,20 +20,30 @@ type Report struct {
 	Duration time.Duration
 	// Attempt is the delivery that produced the report (1 for the first).
 	Attempt int
+	// Logs are the script's console lines (success or not); LogsTruncated
+	// says some were left out.
+	Logs          []flowjob.LogEntry
+	LogsTruncated bool
 }
 
 // Ran is the report of a sandbox run. A sandbox refusal of the request
 // itself (INVALID_SCRIPT_INPUT: a source or inputs over this executor's
 // caps) is reported as INVALID_JOB: the job broke the contract.
 func Ran(res sandbox.Result, attempt int) Report {
-	r := Report{Output: res.Output, Duration: res.Duration, Attempt: attempt}
+	r := Report{Output: res.Output, Duration: res.Duration, Attempt: attempt, LogsTruncated: res.LogsTruncated}
 	if e := res.Err; e != nil {
 		code := string(e.Code)
 		if e.Code == sandbox.CodeInvalidInput {
 			code = flowjob.CodeInvalidJob
 		}
 		r.Output = ""
-		r.Err = &flowjob.Error{Code: code, Message: e.Message, Line: e.Line, Column: e.Column}
+		r.Err = &flowjob.Error{Code: code, Message: e.Message, Line: e.Line, Column: e.Column, Reason: e.Reason}
+	}
+	if len(res.Logs) > 0 {
+		r.Logs = make([]flowjob.LogEntry, len(res.Logs))
+		for i, l := range res.Logs {
+			r.Logs[i] = flowjob.LogEntry{Level: flowjob.LogLevel(l.Level), Message: l.Message, Line: l.Line}
+		}
 	}
 	return r
 }

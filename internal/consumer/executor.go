@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -36,6 +37,16 @@ type Options struct {
 	// OnStopping, when set, is called once when Run stops pulling jobs
 	// (the sandbox stops replacing dead workers from then on).
 	OnStopping func()
+	// Hosts gives each job its host functions (DESIGN.md §9); nil: none,
+	// so a job's host calls throw CAPABILITY_DENIED.
+	Hosts HostProvider
+}
+
+// HostProvider gives a job the capabilities it is granted — those it asks
+// for that the operator's policy allows its tenant — and the host that
+// answers their calls.
+type HostProvider interface {
+	HostFor(job *flowjob.Job) (grants []string, host sandbox.Host)
 }
 
 // Executor pulls jobs from the shared consumer, at most Config.Parallel at a
@@ -93,6 +104,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 		cfg:     cfg,
 		runner:  opts.Runner,
 		policy:  opts.Policy,
+		hosts:   opts.Hosts,
 		store:   NewResultStore(js, cfg),
 		dlq:     NewDeadLetterer(js, cfg, nc.MaxPayload()),
 		nc:      nc,

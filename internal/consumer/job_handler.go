@@ -27,6 +27,7 @@ type jobHandler struct {
 	cfg     Config
 	runner  sandbox.Runner
 	policy  actions.Policy
+	hosts   HostProvider
 	store   *ResultStore
 	dlq     *DeadLetterer
 	budget  *deliveryBudget
@@ -152,6 +153,9 @@ func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, caus
 // run until its attempts run out.
 func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tries int) attempt {
 	req := actions.Request(job, h.cfg.ScriptTimeout)
+	if h.hosts != nil {
+		req.Capabilities, req.Host = h.hosts.HostFor(job)
+	}
 	b := backoff.WithContext(backoff.WithMaxRetries(shortBackoff(), uint64(h.cfg.CrashRetries)), ctx)
 	for crashes := 0; ; crashes++ {
 		res := h.runScript(ctx, req)

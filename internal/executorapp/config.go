@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -45,6 +46,15 @@ type Config struct {
 	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
 	AdminAddr        string        `env:"ADMIN_ADDR"`
 	LogLevel         string        `env:"LOG_LEVEL"`
+
+	// Host functions (DESIGN.md §9): the operator's policy and the session
+	// store of the kv capability.
+	CapabilitiesPolicyFile string        `env:"CAPABILITIES_POLICY_FILE"`
+	KVBucket               string        `env:"KV_BUCKET"`
+	KVTTL                  time.Duration `env:"KV_TTL"`
+	KVMaxValueBytes        int           `env:"KV_MAX_VALUE_BYTES"`
+	KVMaxKeyBytes          int           `env:"KV_MAX_KEY_BYTES"`
+	KVMaxKeys              int           `env:"KV_MAX_KEYS"`
 
 	// Limits are the sandbox limits (SANDBOX_*).
 	Limits sandbox.Limits
@@ -160,6 +170,9 @@ func (c Config) Validate() error {
 	if err := c.Consumer().Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if err := c.KV().Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -190,6 +203,19 @@ func (c Config) Consumer() consumer.Config {
 		Replicas:        c.StreamReplicas,
 		MaxJobBytes:     c.MaxJobBytes,
 		ShutdownGrace:   c.ShutdownGrace,
+	}.WithDefaults()
+}
+
+// KV is the session store's configuration (the kv capability), defaults
+// applied; its bucket is replicated like the streams.
+func (c Config) KV() sessionkv.Config {
+	return sessionkv.Config{
+		Bucket:          c.KVBucket,
+		TTL:             c.KVTTL,
+		MaxValueBytes:   c.KVMaxValueBytes,
+		MaxKeyBytes:     c.KVMaxKeyBytes,
+		MaxKeysPerScope: c.KVMaxKeys,
+		Replicas:        c.StreamReplicas,
 	}.WithDefaults()
 }
 
@@ -225,6 +251,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("shutdown_grace", cc.ShutdownGrace.String()),
 		slog.String("admin_addr", c.AdminAddr),
 		slog.String("log_level", c.LogLevel),
+		slog.String("capabilities_policy_file", c.CapabilitiesPolicyFile),
+		slog.String("kv_bucket", c.KV().Bucket),
 		slog.String("sandbox_timeout", c.Limits.Timeout.String()),
 		slog.Int("sandbox_memory_mb", c.Limits.MemoryMB),
 		slog.Int("sandbox_max_parallel", c.Limits.MaxParallel),

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/capabilities"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
@@ -90,6 +91,9 @@ type StackOptions struct {
 	// OnPhase, when set, is told each start-up phase as it begins
 	// ("connecting to NATS", "provisioning ..."): /readyz reports it.
 	OnPhase func(phase string)
+	// Hosts gives jobs their host functions; nil: those of
+	// CAPABILITIES_POLICY_FILE (nothing without one).
+	Hosts *capabilities.Capabilities
 }
 
 // StartStack starts a stack for cfg (defaults applied, validated) in
@@ -135,6 +139,13 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 	if err != nil {
 		return s, fmt.Errorf("starting the sandbox: %w", err)
 	}
+	hosts := o.Hosts
+	if hosts == nil {
+		phase("loading the capabilities policy")
+		if hosts, err = loadCapabilities(ctx, cfg, s.Conn, o.Logger); err != nil {
+			return s, err
+		}
+	}
 	phase("provisioning the streams and the consumer")
 	s.Executor, err = consumer.New(ctx, s.Conn, cfg.Consumer(), consumer.Options{
 		Runner:     s.Sandbox,
@@ -142,6 +153,7 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 		Logger:     o.Logger,
 		Metrics:    o.Metrics,
 		OnStopping: s.Sandbox.StopRespawning,
+		Hosts:      hosts,
 	})
 	if err != nil {
 		return s, err

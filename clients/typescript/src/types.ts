@@ -12,6 +12,10 @@ export type JobContext = (typeof CONTEXTS)[number];
 
 export const ACTION_TYPE_EXECUTE_SCRIPT = "executeScript";
 
+/** Host functions a job may ask for (DESIGN.md §9); console needs none. */
+export const CAPABILITIES = ["api", "kv"] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
 /** A script parameter: name in the script's scope, value a `{{...}}` template. */
 export interface InputVariable {
   name: string;
@@ -55,6 +59,10 @@ export interface Job {
   timeoutMs?: number | null;
   /** RFC 3339 instant after which the job fails without running (JOB_DEADLINE_EXCEEDED). */
   deadline?: string | null;
+  /** The tenant the job runs for: capabilities are granted per tenant, kv is scoped to it. */
+  tenantId?: string | null;
+  /** Host functions the step asks for; the executor grants those its policy allows the tenant. */
+  capabilities?: Capability[] | null;
 }
 
 export const STATUSES = ["succeeded", "failed"] as const;
@@ -77,6 +85,8 @@ export const ERROR_CODES = [
   "SANDBOX_CRASH",
   "JOB_DEADLINE_EXCEEDED",
   "DELIVERY_EXHAUSTED",
+  "CAPABILITY_DENIED",
+  "HOST_CALL_LIMIT",
 ] as const;
 /** A known code, or one added by a newer executor. */
 export type ErrorCode = (typeof ERROR_CODES)[number] | (string & {});
@@ -95,6 +105,19 @@ export interface ResultError {
   message: string;
   line?: number;
   column?: number;
+  /** The author's own code of a structured failure ({success: false, error: {code, message}}). */
+  reason?: string;
+}
+
+export const LOG_LEVELS = ["debug", "info", "log", "warn", "error"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** One console line of the script. */
+export interface LogEntry {
+  level: LogLevel;
+  message: string;
+  /** The author's line it was written from. */
+  line?: number;
 }
 
 /** The one event an executor publishes per job. */
@@ -117,6 +140,10 @@ export interface Result {
   attempt: number;
   /** RFC 3339. */
   completedAt: string;
+  /** The script's console lines, within the executor's caps. */
+  logs?: LogEntry[];
+  /** true when console lines were left out. */
+  logsTruncated?: boolean;
 }
 
 // Every field of every type, listed so that a test can compare them with
@@ -131,7 +158,7 @@ function fields<T>() {
 export const FIELDS = {
   job: fields<Job>()([
     "version", "id", "sessionId", "flowId", "blockId", "context", "action", "variables",
-    "defaultExceptionBlockId", "timeoutMs", "deadline",
+    "defaultExceptionBlockId", "timeoutMs", "deadline", "tenantId", "capabilities",
   ]),
   action: fields<ExecuteScriptAction>()([
     "type", "source", "inputVariables", "outputVariable", "errorVariable", "onError", "errorMessage", "errorHandoff",
@@ -139,8 +166,9 @@ export const FIELDS = {
   inputVariable: fields<InputVariable>()(["name", "value"]),
   result: fields<Result>()([
     "version", "jobId", "sessionId", "flowId", "blockId", "context", "status", "variables", "error",
-    "directive", "durationMs", "attempt", "completedAt",
+    "directive", "durationMs", "attempt", "completedAt", "logs", "logsTruncated",
   ]),
   directive: fields<Directive>()(["type", "blockId", "message"]),
-  error: fields<ResultError>()(["code", "message", "line", "column"]),
+  error: fields<ResultError>()(["code", "message", "line", "column", "reason"]),
+  logEntry: fields<LogEntry>()(["level", "message", "line"]),
 } as const;

@@ -9,6 +9,8 @@ import { describe, test } from "node:test";
 
 import {
   ACTION_TYPE_EXECUTE_SCRIPT,
+  CAPABILITIES,
+  LOG_LEVELS,
   assertValidJob,
   buildJob,
   CONTEXTS,
@@ -68,6 +70,7 @@ describe("the types follow the JSON Schemas", () => {
       ["result", FIELDS.result, node(result)],
       ["directive", FIELDS.directive, node(result, "directive")],
       ["error", FIELDS.error, node(result, "error")],
+      ["logEntry", FIELDS.logEntry, node(result, "logs", "items")],
     ];
     for (const [name, fields, n] of cases) {
       assert.deepEqual(sorted(fields), sorted(Object.keys(n.properties ?? {})), `${name}: FIELDS.${name} vs the schema`);
@@ -82,6 +85,8 @@ describe("the types follow the JSON Schemas", () => {
     assert.deepEqual(sorted(DIRECTIVE_TYPES), sorted(node(result, "directive", "type").enum!));
     assert.deepEqual(sorted(ERROR_CODES), sorted(node(result, "error", "code").enum!));
     assert.equal(node(job, "action", "type").const, ACTION_TYPE_EXECUTE_SCRIPT);
+    assert.deepEqual(sorted(CAPABILITIES), sorted(node(job, "capabilities", "items").enum!));
+    assert.deepEqual(sorted(LOG_LEVELS), sorted(node(result, "logs", "items", "level").enum!));
   });
 });
 

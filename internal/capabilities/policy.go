@@ -1,0 +1,101 @@
+package capabilities
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/capabilities/httpapi"
+)
+
+// Policy is the operator's: which capabilities each tenant may use, and the
+// connectors the api capability reaches (each says which tenants may use
+// it). A job is granted what it asks for that its tenant may use.
+type Policy struct {
+	Tenants    map[string]Tenant            `yaml:"tenants" json:"tenants"`
+	Connectors map[string]httpapi.Connector `yaml:"connectors" json:"connectors"`
+}
+
+// Tenant is what one tenant may use.
+type Tenant struct {
+	Capabilities []string `yaml:"capabilities" json:"capabilities"`
+}
+
+// ParsePolicy reads a policy file (YAML, or JSON, which is YAML too).
+// Unknown fields are refused, and every problem is named: the tenant or
+// connector and the field.
+func ParsePolicy(data []byte) (*Policy, error) {
+	var p Policy
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("reading the capabilities policy: %w", err)
+	}
+	return &p, p.Validate()
+}
+
+// Validate reports every unknown capability and every tenant without a
+// name.
+func (p *Policy) Validate() error {
+	var errs []error
+	for _, name := range sortedKeys(p.Tenants) {
+		if name == "" {
+			errs = append(errs, errors.New("tenants: a tenant needs a name"))
+		}
+		for i, c := range p.Tenants[name].Capabilities {
+			if !slices.Contains(flowjob.KnownCapabilities, c) {
+				errs = append(errs, fmt.Errorf("tenants.%s.capabilities[%d]: unknown capability %q: known are %v",
+					name, i, c, flowjob.KnownCapabilities))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Grant is the capabilities a job of tenant that asks for asked is
+// granted: those of asked the tenant may use, in asked's order. A job
+// without a tenant, or of a tenant the policy does not name, gets none.
+func (p *Policy) Grant(tenant string, asked []string) []string {
+	if p == nil || tenant == "" || len(asked) == 0 {
+		return nil
+	}
+	t, ok := p.Tenants[tenant]
+	if !ok {
+		return nil
+	}
+	var granted []string
+	for _, c := range asked {
+		if slices.Contains(t.Capabilities, c) && !slices.Contains(granted, c) {
+			granted = append(granted, c)
+		}
+	}
+	return granted
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// UsesKV reports whether some tenant may use kv (the executor then opens
+// the session store).
+func (p *Policy) UsesKV() bool {
+	if p == nil {
+		return false
+	}
+	for _, t := range p.Tenants {
+		if slices.Contains(t.Capabilities, flowjob.CapabilityKV) {
+			return true
+		}
+	}
+	return false
+}
