@@ -11,9 +11,9 @@ import (
 // Response is what the script gets: {status, headers, body, json}.
 type Response struct {
 	Status    int               `json:"status"`
-	Headers   map[string]string `json:"headers"`   // lower-case names, first value
-	Body      string            `json:"body"`      // at most MaxResponseBytes (cut on a UTF-8 boundary)
-	JSON      json.RawMessage   `json:"json"`      // the body parsed when it is JSON and complete, else null
+	Headers   map[string]string `json:"headers"` // lower-case names, first value
+	Body      string            `json:"body"`    // at most MaxResponseBytes (cut on a UTF-8 boundary)
+	JSON      json.RawMessage   `json:"json"`    // the body parsed when it is JSON and complete, else null
 	Truncated bool              `json:"truncated,omitempty"`
 }
 
