@@ -219,9 +219,14 @@ func (c *Client) failure(parent context.Context, conn *connector, method, rel st
 	what, timeout := describe(err)
 	if parent.Err() != nil {
 		what, timeout = "the job's deadline passed before the response", true
+		if errors.Is(parent.Err(), context.Canceled) {
+			what = "the call was canceled"
+		}
 		err = fmt.Errorf("%w: %w", parent.Err(), err)
 	} else if timeout {
-		what = fmt.Sprintf("timed out after %s", conn.timeout)
+		// Not wrapped: errors.Is(err, context.DeadlineExceeded) means the
+		// caller's context ended, never the connector's own timeout.
+		what, err = fmt.Sprintf("timed out after %s", conn.timeout), errors.New(err.Error())
 	}
 	shown, _ := textcut.Cut(rel, 200)
 	return &NetworkError{

@@ -16,8 +16,9 @@ func (e *DeniedError) Error() string { return e.Message }
 // response was read, a redirect the connector does not allow. The script may
 // catch it. Message is for the script's author and holds no secret; Err is
 // the cause, for the operator's logs (it may name the connector's host, never
-// a secret). Timeout reports a timeout; when the caller's context ended,
-// errors.Is(err, context.DeadlineExceeded) (or context.Canceled) holds.
+// a secret). Timeout reports a timeout. errors.Is(err,
+// context.DeadlineExceeded) (or context.Canceled) holds only when the
+// caller's context ended, not at the connector's own timeout.
 type NetworkError struct {
 	Message string
 	Timeout bool
