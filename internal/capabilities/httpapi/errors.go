@@ -1,7 +1,5 @@
 package httpapi
 
-import "fmt"
-
 // DeniedError says the policy does not allow the call: an unknown connector,
 // a tenant the connector does not serve, a method, path, query or header the
 // connector refuses, or a host that resolves to a private address. Nothing
@@ -28,7 +26,3 @@ type NetworkError struct {
 func (e *NetworkError) Error() string { return e.Message }
 
 func (e *NetworkError) Unwrap() error { return e.Err }
-
-func denied(format string, args ...any) *DeniedError {
-	return &DeniedError{Message: fmt.Sprintf(format, args...)}
-}

@@ -81,13 +81,14 @@ func resolveTo(c *Client, addrs ...string) {
 	}
 }
 
-func asDenied(t *testing.T, err error) *DeniedError {
+// asDenied fails unless err is a *DeniedError, and returns a copy of it.
+func asDenied(t *testing.T, err error) DeniedError {
 	t.Helper()
 	var d *DeniedError
 	if !errors.As(err, &d) {
 		t.Fatalf("error = %v (%T), want a *DeniedError", err, err)
 	}
-	return d
+	return *d
 }
 
 func asNetwork(t *testing.T, err error) *NetworkError {
