@@ -246,3 +246,23 @@ func TestJetStreamDeletesLeaveNothingToCount(t *testing.T) {
 		})
 	}
 }
+
+// The longest stored key (scope parts and key at their caps, each byte
+// escaped by base64) is a subject both brokers take: set, get, count and
+// delete work.
+func TestJetStreamLongestKeys(t *testing.T) {
+	for _, b := range brokers {
+		t.Run(b.name, func(t *testing.T) {
+			s := openTestBucket(t, b.url(t), Config{MaxKeyBytes: MaxMaxKeyBytes}, time.Now)
+			sc := Scope{Tenant: strings.Repeat("\xff", MaxScopePartBytes), Session: strings.Repeat("ç", MaxScopePartBytes/2)}
+			key := strings.Repeat("🙂", MaxMaxKeyBytes/4)
+			mustSet(t, s, sc, key, `1`, 0)
+			wantValue(t, s, sc, key, `1`)
+			mustSet(t, s, sc, "another", `2`, 0) // counts the scope
+			if err := s.Delete(ctxT(t), sc, key); err != nil {
+				t.Fatal(err)
+			}
+			wantAbsent(t, s, sc, key)
+		})
+	}
+}

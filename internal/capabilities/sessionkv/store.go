@@ -1,8 +1,8 @@
 package sessionkv
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
