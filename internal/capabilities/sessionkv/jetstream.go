@@ -207,16 +207,17 @@ func (j *jetStreamStore) read(ctx context.Context, k string) (jetstream.KeyValue
 	if err != nil {
 		return nil, envelope{}, false, fmt.Errorf("reading kv key: %w", err)
 	}
-	env, err := decodeEnvelope(e.Value())
-	if err != nil {
-		return e, envelope{}, false, nil
+	env, ok := decodeEnvelope(e.Value())
+	if !ok {
+		return e, envelope{}, false, nil // foreign: absent, and overwritten by a set
 	}
 	if live(env.Expires, j.now()) {
 		return e, env, true, nil
 	}
 	// Past its own ttl: remove this revision (a value set meanwhile stays).
-	if err := j.purge(ctx, k, e.Revision()); err != nil {
-		return e, envelope{}, false, nil // a set will see the conflict and read again
+	// When that fails, a set writes over this revision (or sees a conflict).
+	if purged := j.purge(ctx, k, e.Revision()) == nil; !purged {
+		return e, envelope{}, false, nil
 	}
 	return nil, envelope{}, false, nil
 }

@@ -117,20 +117,22 @@ func encodeEnvelope(value json.RawMessage, expires time.Time) []byte {
 	return append(b, '}')
 }
 
-func decodeEnvelope(b []byte) (envelope, error) {
+// decodeEnvelope reads what encodeEnvelope wrote; ok is false for anything
+// else (an entry written by something other than this package).
+func decodeEnvelope(b []byte) (e envelope, ok bool) {
 	rest, ok := bytes.CutPrefix(b, []byte(envelopeHead))
 	if !ok || len(rest) == 0 || rest[len(rest)-1] != '}' {
-		return envelope{}, errors.New("decoding kv entry: not an envelope")
+		return envelope{}, false
 	}
 	digits, value, ok := bytes.Cut(rest[:len(rest)-1], []byte(envelopeMid))
 	if !ok || len(value) == 0 {
-		return envelope{}, errors.New("decoding kv entry: no value")
+		return envelope{}, false
 	}
 	ms, err := strconv.ParseInt(string(digits), 10, 64)
 	if err != nil {
-		return envelope{}, fmt.Errorf("decoding kv entry's expiry: %w", err)
+		return envelope{}, false
 	}
-	return envelope{Expires: time.UnixMilli(ms), Value: value}, nil
+	return envelope{Expires: time.UnixMilli(ms), Value: value}, true
 }
 
 // live reports whether an entry that expires at expires is live at now.
