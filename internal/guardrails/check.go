@@ -31,24 +31,38 @@ const (
 // sandbox.MaxNesting, a tree past sandbox.MaxSyntaxDepth) is a syntax error
 // before anything recursive reads it.
 func Check(source string, inputNames []string) ([]Finding, error) {
+	findings, _, err := Scan(source, inputNames)
+	return findings, err
+}
+
+// Scan is Check that also returns what the source uses of the capabilities
+// (see Uses): empty when the source does not parse or closes the function
+// it runs in.
+func Scan(source string, inputNames []string) ([]Finding, Uses, error) {
+	findings, u, err := scan(source, inputNames)
+	return findings, u.result(), err
+}
+
+func scan(source string, inputNames []string) ([]Finding, uses, error) {
 	if err := sandbox.CheckNesting(source); err != nil {
-		return nil, err
+		return nil, uses{}, err
 	}
 	text := wrapperHead + source + wrapperTail
 	prog, err := parser.ParseFile(nil, "", text, 0, parser.WithDisableSourceMaps)
 	if err != nil {
-		return parseFailure(text, source, err)
+		findings, err := parseFailure(text, source, err)
+		return findings, uses{}, err
 	}
 	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}}
 	if deep := sandbox.TooDeep(prog); deep != nil {
 		pos := c.file.Position(int(deep.Idx0()) - c.file.Base())
 		line, col := clampToSource(source, pos.Line-c.lineShift, pos.Column)
-		return nil, &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: sandbox.TooDeepMessage, Line: line, Column: col}
+		return nil, uses{}, &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: sandbox.TooDeepMessage, Line: line, Column: col}
 	}
 	fn := wrapped(prog, len(text))
 	if fn == nil {
 		c.wrapperEscape(prog)
-		return c.findings, nil
+		return c.findings, uses{}, nil
 	}
 
 	global := newScope(nil) // the sandbox's globals: nothing of the host
@@ -71,7 +85,7 @@ func Check(source string, inputNames []string) ([]Finding, error) {
 		}
 		return a.Column < b.Column
 	})
-	return c.findings, nil
+	return c.findings, c.uses, nil
 }
 
 // wrapped returns the generated function when the program is exactly the

@@ -39,7 +39,9 @@ func TestCheckFindsFreeReferencesOnly(t *testing.T) {
 		{"shorthand property reads the variable", "return {process}", nil, []at{{CodeProcess, 1, 9}}},
 		{"typeof guard is a feature test", "if (typeof process !== 'undefined') return 1", nil, nil},
 		{"typeof of a member still reads the name", "return typeof process.env", nil, []at{{CodeProcess, 1, 15}}},
-		{"console in execute", "function execute() {\n  console.log('x')\n  return 1\n}", nil, []at{{CodeConsole, 2, 3}}},
+		{"process in execute", "function execute() {\n  process.exit('x')\n  return 1\n}", nil, []at{{CodeProcess, 2, 3}}},
+		{"console is the sandbox's", "function execute() {\n  console.log('x')\n  console.error(globalThis.console)\n  return 1\n}", nil, nil},
+		{"capability globals are the sandbox's", "if (capabilities.includes('kv')) kv.set('a', 1)\nreturn [approval.request({}), globalThis.capabilities]", nil, nil},
 		{"timers", "setTimeout(f, 1)\nclearInterval(1)", nil, []at{{CodeTimer, 1, 1}, {CodeTimer, 2, 1}}},
 		{"eval", "return eval('1')", nil, []at{{CodeEval, 1, 8}}},
 		{"Buffer", "return Buffer.from('x')", nil, []at{{CodeBuffer, 1, 8}}},
@@ -71,7 +73,7 @@ func TestCheckFindsFreeReferencesOnly(t *testing.T) {
 		{"arrow default parameter", "const f = (a = process) => a", nil, []at{{CodeProcess, 1, 16}}},
 		{"named function expression", "const f = function fetch() { return fetch }\nreturn fetch", nil, []at{{CodeNetwork, 2, 8}}},
 		{"method does not bind its name", "var o = { process() { return process } }", nil, []at{{CodeProcess, 1, 30}}},
-		{"class body", "class A { m() { return Buffer } static x = console }", nil, []at{{CodeBuffer, 1, 24}, {CodeConsole, 1, 44}}},
+		{"class body", "class A { m() { return Buffer } static x = fetch }", nil, []at{{CodeBuffer, 1, 24}, {CodeNetwork, 1, 44}}},
 		{"class name binds", "class process {}\nreturn process", nil, nil},
 		{"labels are not references", "process: for (;;) { break process }", nil, nil},
 		{"for of with const", "for (const console of [1]) console.x", nil, nil},
@@ -83,7 +85,7 @@ func TestCheckFindsFreeReferencesOnly(t *testing.T) {
 		{"arguments is bound", "return arguments.length", nil, nil},
 		{"execute recursion", "if (n > 0) return execute(n - 1)\nreturn 0", []string{"n"}, nil},
 		{"columns are bytes on the line", "const s = 'ção'; return fetch", nil, []at{{CodeNetwork, 1, 27}}},
-		{"windows line ends", "var a = 1\r\nreturn console", nil, []at{{CodeConsole, 2, 8}}},
+		{"windows line ends", "var a = 1\r\nreturn process", nil, []at{{CodeProcess, 2, 8}}},
 		{"closing the wrapper", "}; var x = function() {", nil, []at{{CodeWrapperEscape, 1, 1}}},
 		{"closing the wrapper as a declaration", "return 1\n}\nfunction x() {", nil, []at{{CodeWrapperEscape, 2, 1}}},
 	}
@@ -111,7 +113,8 @@ func TestCheckSeverities(t *testing.T) {
 		wantError bool
 	}{
 		{"return require('x')", true},
-		{"console.log(1)", true},
+		{"console.log(1)", false},
+		{"setTimeout(f, 1)", true},
 		{"async function execute() {}", true},
 		{"async function h() {}", false},
 		{"return globalThis.process", false},
@@ -177,7 +180,7 @@ func TestCheckSyntaxErrorPositions(t *testing.T) {
 }
 
 func TestCheckCapsFindings(t *testing.T) {
-	src := strings.Repeat("console.log(1)\n", MaxFindings+50)
+	src := strings.Repeat("process.exit(1)\n", MaxFindings+50)
 	got, err := Check(src, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -190,12 +193,12 @@ func TestCheckCapsFindings(t *testing.T) {
 func TestCheckIgnoresSourceMapComments(t *testing.T) {
 	// goja's parser reads the file a sourceMappingURL names unless told not
 	// to: a save must never touch the disk on the author's say.
-	src := "return console\n//# sourceMappingURL=/dev/zero"
+	src := "return process\n//# sourceMappingURL=/dev/zero"
 	got, err := Check(src, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []at{{CodeConsole, 1, 8}}; fmt.Sprint(positions(got)) != fmt.Sprint(want) {
+	if want := []at{{CodeProcess, 1, 8}}; fmt.Sprint(positions(got)) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", positions(got), want)
 	}
 }
@@ -203,7 +206,7 @@ func TestCheckIgnoresSourceMapComments(t *testing.T) {
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{
 		"return require('x')", "function execute(a) { return a }", "}); (function(){",
-		"import x from 'y'", "const {a = process} = {}", "class A { static { console } }",
+		"import x from 'y'", "const {a = process} = {}", "class A { static { console } }", "api.get(x, '/a'); kv.set(k)",
 		"return `${fetch}`", "label: { break label }", "\u2028return console",
 	} {
 		f.Add(s)
@@ -241,6 +244,9 @@ func FuzzInspect(f *testing.F) {
 		r := Inspect(src, []string{"a"}, l)
 		if r.Findings == nil {
 			t.Fatal("nil findings")
+		}
+		if r.Uses.Capabilities == nil || r.Uses.Connectors == nil || len(r.Uses.Connectors) > MaxConnectors {
+			t.Fatalf("uses %+v: nil, or over the cap", r.Uses)
 		}
 		lines := len(lineStarts(src))
 		for _, fd := range r.Findings {

@@ -1,7 +1,9 @@
 // Package guardrails finds, before a script is saved, the uses of host
 // globals that do not exist in the FlowScript sandbox (DESIGN.md §3, seed
 // 001), so an author learns at save time, with a line and a column, what
-// would otherwise fail at run time.
+// would otherwise fail at run time; and it reports which capabilities and
+// connectors the script needs granted (DESIGN.md §9), so an author knows
+// before publishing what the tenant's grants must allow.
 //
 // It parses the source with goja's own parser, wrapped exactly as the
 // sandbox's program builder wraps it (the body of a function named execute
@@ -16,7 +18,7 @@
 // (SeverityWarning):
 //
 //   - error: a free reference to require, module, exports, __dirname,
-//     __filename, process, fetch, XMLHttpRequest, WebSocket, console,
+//     __filename, process, fetch, XMLHttpRequest, WebSocket,
 //     setTimeout, setInterval, setImmediate, their clear* partners,
 //     queueMicrotask, Buffer, global, window, document or eval. None exists
 //     in the sandbox: reaching the line throws a ReferenceError (or, for
@@ -37,8 +39,28 @@
 //   - error: a source that closes the function it runs in and goes on
 //     outside it (an unmatched closing brace). The sandbox's builder refuses
 //     it too (a SyntaxError at that brace); the finding names the problem.
+//   - warning (GUARDRAIL_CONNECTOR_UNKNOWN, "connector not known at save
+//     time"): an api.get/post/put/patch/delete call whose first argument is
+//     not a string literal (or a template literal without substitutions),
+//     and any other use of api (const g = api.get, helper(api), api[m](…)):
+//     the report cannot list the connectors it reaches. Also a literal
+//     longer than MaxConnectorBytes, and the first connector past
+//     MaxConnectors.
 //   - not a finding: Function used as a value (x instanceof Function,
-//     Function.prototype), and any name the script declares itself.
+//     Function.prototype), and any name the script declares itself;
+//     console (always present: the sandbox captures its logs), and the
+//     capability globals api, kv, approval and capabilities.
+//
+// Uses (Scan, Report.Uses): a free reference to api, kv or approval — or
+// globalThis.api and the like — is a use of that capability, whether it is
+// a call (kv.set(...), approval.request(...), api['post'](...)) or not (a
+// script that passes kv to a helper needs kv granted just the same); a
+// reference under typeof is a feature test and is not. A local variable,
+// parameter or input named api or kv is the author's and is not a use. The
+// connectors are the string-literal first arguments of api's methods.
+// Capabilities and connectors are sorted and deduplicated; at most
+// MaxConnectors connectors of at most MaxConnectorBytes each are listed,
+// so a report stays small whatever the source.
 //
 // When the parser stops on the reserved word import, the word at the
 // position the parser reports is read to say so; that is the only time the

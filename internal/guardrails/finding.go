@@ -18,11 +18,13 @@ type Code string
 
 // The rules. See the package documentation for what each one catches.
 const (
-	CodeRequire             Code = "GUARDRAIL_REQUIRE"
-	CodeImport              Code = "GUARDRAIL_IMPORT"
-	CodeModule              Code = "GUARDRAIL_MODULE"
-	CodeProcess             Code = "GUARDRAIL_PROCESS"
-	CodeNetwork             Code = "GUARDRAIL_NETWORK"
+	CodeRequire Code = "GUARDRAIL_REQUIRE"
+	CodeImport  Code = "GUARDRAIL_IMPORT"
+	CodeModule  Code = "GUARDRAIL_MODULE"
+	CodeProcess Code = "GUARDRAIL_PROCESS"
+	CodeNetwork Code = "GUARDRAIL_NETWORK"
+	// CodeConsole is no longer reported: console is always present in the
+	// sandbox (DESIGN.md §9). The code stays reserved.
 	CodeConsole             Code = "GUARDRAIL_CONSOLE"
 	CodeTimer               Code = "GUARDRAIL_TIMER"
 	CodeEval                Code = "GUARDRAIL_EVAL"
@@ -33,6 +35,9 @@ const (
 	CodeAsyncFunction       Code = "GUARDRAIL_ASYNC_FUNCTION"
 	CodeGlobalThisHost      Code = "GUARDRAIL_GLOBALTHIS_HOST"
 	CodeWrapperEscape       Code = "GUARDRAIL_WRAPPER_ESCAPE"
+	// CodeConnectorUnknown warns that an api call's connector is not a
+	// string literal, so the report of uses cannot name it.
+	CodeConnectorUnknown Code = "GUARDRAIL_CONNECTOR_UNKNOWN"
 )
 
 // Finding is one use of something the sandbox does not offer. Line and
@@ -40,7 +45,8 @@ const (
 type Finding struct {
 	Code     Code     `json:"code"`
 	Severity Severity `json:"severity"`
-	// Name is the global the finding is about (process, import, Function…).
+	// Name is the global the finding is about (process, import, Function,
+	// api…).
 	Name    string `json:"name"`
 	Message string `json:"message"`
 	Line    int    `json:"line"`

@@ -21,10 +21,13 @@ type Report struct {
 	// what the guardrails' wrapper could not parse (a source that closes
 	// the function it runs in and goes on outside it).
 	Parse *sandbox.Error `json:"parse,omitempty"`
+	// Uses are the capabilities and connectors the source needs granted;
+	// empty when the guardrails could not read it.
+	Uses Uses `json:"uses"`
 }
 
 // Inspect compiles source with the sandbox's builder (sandbox.Validate:
-// nothing is cached) and runs Check on it, with the input names in order
+// nothing is cached) and runs Scan on it, with the input names in order
 // (nil at save time).
 //
 // It runs goja's parser in this process. A hostile source can make the
@@ -39,13 +42,14 @@ func Inspect(source string, inputNames []string, l sandbox.Limits) Report {
 	}
 	if r.Compile != nil && r.Compile.Code == sandbox.CodeInvalidInput {
 		r.Findings = []Finding{}
+		r.Uses = uses{}.result()
 		return r // nothing to look at: empty, oversized, or bad names
 	}
-	findings, err := Check(source, inputNames)
+	findings, u, err := Scan(source, inputNames)
 	if findings == nil {
 		findings = []Finding{}
 	}
-	r.Findings = findings
+	r.Findings, r.Uses = findings, u
 	r.Parse = sandbox.AsError(err)
 	return r
 }

@@ -1,6 +1,10 @@
 package guardrails
 
-import "github.com/flowscript/flowscript/internal/sandbox"
+import (
+	"fmt"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
 
 // rule is what a free reference to a host global is reported as.
 type rule struct {
@@ -10,6 +14,7 @@ type rule struct {
 
 // hostGlobals are the names whose free reference refuses the save: none
 // exists in the sandbox (DESIGN.md §3), so reaching the reference throws.
+// console is not one of them: the sandbox captures its logs (DESIGN.md §9).
 var hostGlobals = map[string]rule{
 	"require":        {CodeRequire, "require is not available in the sandbox: scripts cannot load modules; copy the code you need into the script"},
 	"module":         {CodeModule, "module is not available in the sandbox: there are no CommonJS modules; return the result from execute instead of exporting it"},
@@ -20,7 +25,6 @@ var hostGlobals = map[string]rule{
 	"fetch":          {CodeNetwork, "fetch is not available in the sandbox: scripts have no network access; fetch the data in an earlier block and pass it as an input variable"},
 	"XMLHttpRequest": {CodeNetwork, "XMLHttpRequest is not available in the sandbox: scripts have no network access; fetch the data in an earlier block and pass it as an input variable"},
 	"WebSocket":      {CodeNetwork, "WebSocket is not available in the sandbox: scripts have no network access"},
-	"console":        {CodeConsole, "console is not available in the sandbox: remove the call; to see a value, return it and run the script with the test endpoint"},
 	"setTimeout":     timerRule("setTimeout"),
 	"setInterval":    timerRule("setInterval"),
 	"setImmediate":   timerRule("setImmediate"),
@@ -48,6 +52,15 @@ const (
 		sandbox.MsgAsyncUnsupported + "\""
 	msgWrapperEscape = "this brace closes the function the script runs in: the source has an unmatched closing brace"
 )
+
+const (
+	msgConnectorUnknown = "connector not known at save time: the first argument of this api call is not a string literal, " +
+		"so the report cannot list the connector it needs; write the connector's name as a string, e.g. api.get('crm', path)"
+	msgAPIIndirect = "connector not known at save time: api is used other than in a call api.get/post/put/patch/delete('connector', …), " +
+		"so the report cannot list the connectors it reaches"
+)
+
+var msgTooManyConnectors = fmt.Sprintf("the script names more than %d connectors: the report lists the first %d", MaxConnectors, MaxConnectors)
 
 func globalThisMessage(name string) string {
 	return "globalThis." + name + " is undefined in the sandbox: " + name + " is a host global the sandbox does not offer"

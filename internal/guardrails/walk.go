@@ -15,6 +15,7 @@ type checker struct {
 	// bound to: async there is an error, elsewhere a warning.
 	asyncExecute map[ast.Node]bool
 	findings     []Finding
+	uses         uses
 }
 
 func (c *checker) report(idx file.Idx, code Code, sev Severity, name, msg string) {
@@ -241,17 +242,29 @@ func (c *checker) expr(s *scope, e ast.Expression) {
 		c.expr(s, e.Left)
 		c.expr(s, e.Right)
 	case *ast.BracketExpression:
+		if capability, at := capabilityOf(s, e); capability != "" { // globalThis['kv']
+			c.capabilityRef(capability, at)
+			return
+		}
 		if lit, ok := e.Member.(*ast.StringLiteral); ok {
 			c.globalThisMember(s, e.Left, lit.Value.String(), lit.Idx)
 		}
 		c.expr(s, e.Left)
 		c.expr(s, e.Member)
 	case *ast.DotExpression:
+		if capability, at := capabilityOf(s, e); capability != "" { // globalThis.kv
+			c.capabilityRef(capability, at)
+			return
+		}
 		c.globalThisMember(s, e.Left, e.Identifier.Name.String(), e.Identifier.Idx)
 		c.expr(s, e.Left)
 	case *ast.PrivateDotExpression:
 		c.expr(s, e.Left)
 	case *ast.CallExpression:
+		if c.apiCall(s, e) { // api.get('crm', ...): the callee is api's own
+			c.exprs(s, e.ArgumentList)
+			return
+		}
 		c.functionConstructor(s, e.Callee)
 		c.expr(s, e.Callee)
 		c.exprs(s, e.ArgumentList)
@@ -285,8 +298,13 @@ func (c *checker) expr(s *scope, e ast.Expression) {
 		c.expr(s, e.Tag)
 		c.exprs(s, e.Expressions)
 	case *ast.UnaryExpression:
-		if _, bare := e.Operand.(*ast.Identifier); bare && e.Operator == token.TYPEOF {
-			return // typeof name is a feature test: it never throws
+		if e.Operator == token.TYPEOF {
+			if _, bare := e.Operand.(*ast.Identifier); bare {
+				return // typeof name is a feature test: it never throws
+			}
+			if capability, _ := capabilityOf(s, e.Operand); capability != "" {
+				return // typeof globalThis.kv: a feature test, not a use
+			}
 		}
 		c.expr(s, e.Operand)
 	case *ast.PropertyShort, *ast.PropertyKeyed:
@@ -316,7 +334,8 @@ func (c *checker) property(s *scope, p ast.Property) {
 	}
 }
 
-// ref reports a free reference to a host global.
+// ref reports a free reference to a host global, and records one to a
+// capability's global.
 func (c *checker) ref(s *scope, id *ast.Identifier) {
 	name := id.Name.String()
 	if s.resolves(name) {
@@ -324,6 +343,9 @@ func (c *checker) ref(s *scope, id *ast.Identifier) {
 	}
 	if r, ok := hostGlobals[name]; ok {
 		c.report(id.Idx, r.code, SeverityError, name, r.message)
+	}
+	if capability, ok := capabilityGlobals[name]; ok {
+		c.capabilityRef(capability, id.Idx)
 	}
 }
 

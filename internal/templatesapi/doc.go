@@ -88,7 +88,8 @@
 //     sandbox's own builder (a syntax error comes back with its line and
 //     column) and the guardrails (package guardrails): findings of severity
 //     error refuse the save (422), warnings are returned beside the saved
-//     template in "warnings". Both run in a sandbox worker, through the
+//     template in "warnings", and the capabilities and connectors the
+//     source uses in "uses" (guardrails.Uses). Both run in a sandbox worker, through the
 //     injected guardrails.Checker (the worker pool in production): this
 //     process never parses an author's source, so no source can take it
 //     down or grow it. A source that cannot be compiled within the
@@ -101,7 +102,7 @@
 //     source and inputVariables through the injected sandbox.Runner (the
 //     worker pool in production) and answers 200 with the output or the
 //     script's error (code, message, line, column) and durationMs; the
-//     guardrail findings come along. A source that does not compile, or
+//     guardrail findings and the uses come along. A source that does not compile, or
 //     cannot be checked within the limits, is answered without running. At
 //     most SANDBOX_MAX_PARALLEL test runs at a time per replica: one more
 //     answers 429 SANDBOX_BUSY with the seed's message at once, never

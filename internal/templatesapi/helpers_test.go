@@ -204,6 +204,7 @@ func wantStatus(t testing.TB, r response, status int) {
 type savedTemplate struct {
 	templates.Template
 	Warnings []map[string]any `json:"warnings"`
+	Uses     map[string]any   `json:"uses"`
 }
 
 func (a *api) create(name, source string) savedTemplate {

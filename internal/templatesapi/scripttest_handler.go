@@ -20,14 +20,16 @@ type testRequest struct {
 }
 
 // testResponse is the outcome of a test run: the output on success, the
-// script's error otherwise, always the duration and the guardrail findings
-// (warnings and errors: a test run is where an author learns).
+// script's error otherwise, always the duration, the guardrail findings
+// (warnings and errors: a test run is where an author learns) and the
+// capabilities and connectors the source uses.
 type testResponse struct {
 	OK         bool                 `json:"ok"`
 	Output     *string              `json:"output,omitempty"`
 	Error      *sandbox.Error       `json:"error,omitempty"`
 	DurationMs float64              `json:"durationMs"`
 	Findings   []guardrails.Finding `json:"findings"`
+	Uses       guardrails.Uses      `json:"uses"`
 }
 
 func (s *Server) testBodyLimit() int64 {
@@ -61,9 +63,12 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	// a source that does not compile is not run, and one that cannot be
 	// compiled within the sandbox's limits fails here, once.
 	checked := s.check(r.Context(), guardrails.CheckRequest{Source: body.Source, InputNames: names})
-	findings := checked.Report.Findings
+	findings, uses := checked.Report.Findings, checked.Report.Uses
 	if findings == nil {
 		findings = []guardrails.Finding{}
+	}
+	if uses.Capabilities == nil || uses.Connectors == nil { // the check did not run
+		uses = guardrails.Uses{Capabilities: []string{}, Connectors: []string{}}
 	}
 	res := sandbox.Result{Err: checked.Err, Duration: checked.Duration}
 	if res.Err == nil {
@@ -88,6 +93,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		Error:      res.Err,
 		DurationMs: float64(res.Duration.Microseconds()) / 1000,
 		Findings:   findings,
+		Uses:       uses,
 	}
 	if res.OK() {
 		out.Output = &res.Output

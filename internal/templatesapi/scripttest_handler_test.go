@@ -2,6 +2,7 @@ package templatesapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -22,6 +23,10 @@ type testRunAnswer struct {
 		Line     int    `json:"line"`
 		Column   int    `json:"column"`
 	} `json:"findings"`
+	Uses *struct {
+		Capabilities []string `json:"capabilities"`
+		Connectors   []string `json:"connectors"`
+	} `json:"uses"`
 }
 
 func (a *api) testRun(body any) (response, testRunAnswer) {
@@ -59,7 +64,9 @@ func TestScriptTestRuns(t *testing.T) {
 		{"syntax error", map[string]any{"source": "return (1"}, false, "", sandbox.CodeSyntaxError, 1, 10, nil},
 		{"timeout", map[string]any{"source": "while (true) {}"}, false, "", sandbox.CodeTimeout, 0, 0, nil},
 		{"async", map[string]any{"source": "async function execute() { return 1 }"}, false, "", sandbox.CodeAsyncUnsupported, 0, 0, []string{"GUARDRAIL_ASYNC_EXECUTE"}},
-		{"host global runs and is reported", map[string]any{"source": "return console.log('x')"}, false, "", sandbox.CodeScriptError, 1, 8, []string{"GUARDRAIL_CONSOLE"}},
+		{"host global runs and is reported", map[string]any{"source": "return process.exit(1)"}, false, "", sandbox.CodeScriptError, 1, 8, []string{"GUARDRAIL_PROCESS"}},
+		{"uses are reported", map[string]any{"source": "if (false) { api.get('crm', '/x'); kv.set('a', 1); api.post(name, '/y') }\nreturn 'ok'"}, true, "ok", "", 0, 0,
+			[]string{"GUARDRAIL_CONNECTOR_UNKNOWN"}},
 		{"an input shadows a host name", map[string]any{"source": "return process", "inputVariables": []any{input("process", "mine")}}, true, "mine", "", 0, 0, nil},
 	}
 	for _, tt := range tests {
@@ -85,6 +92,14 @@ func TestScriptTestRuns(t *testing.T) {
 			}
 			if strings.Join(codes, ",") != strings.Join(tt.findings, ",") {
 				t.Errorf("findings %v, want %v", codes, tt.findings)
+			}
+			wantUses := "[] []"
+			if tt.name == "uses are reported" {
+				wantUses = "[api kv] [crm]"
+			}
+			if out.Uses == nil || out.Uses.Capabilities == nil || out.Uses.Connectors == nil ||
+				fmt.Sprint(out.Uses.Capabilities, " ", out.Uses.Connectors) != wantUses {
+				t.Errorf("answer %s, want uses %s", r.raw, wantUses)
 			}
 		})
 	}

@@ -26,10 +26,17 @@ type templateRequest struct {
 }
 
 // templateResponse is a template, with the guardrail warnings of the source
-// after a save.
+// and the capabilities and connectors it uses after a save.
 type templateResponse struct {
 	templates.Template
 	Warnings []guardrails.Finding `json:"warnings,omitempty"`
+	Uses     *guardrails.Uses     `json:"uses,omitempty"`
+}
+
+// saveNotes is what a save tells the author beside the template.
+type saveNotes struct {
+	warnings []guardrails.Finding
+	uses     *guardrails.Uses
 }
 
 // templateBodyLimit: a source at its cap, every byte escaped as \u00XX,
@@ -66,7 +73,7 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
-	d, warnings, herr := s.readDraft(w, r)
+	d, notes, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
 		return
@@ -79,7 +86,7 @@ func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", s.prefix+"/script-templates/"+t.ID.String())
-	writeJSON(w, http.StatusCreated, templateResponse{Template: t, Warnings: warnings})
+	writeJSON(w, http.StatusCreated, templateResponse{Template: t, Warnings: notes.warnings, Uses: notes.uses})
 }
 
 func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
@@ -88,7 +95,7 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	d, warnings, herr := s.readDraft(w, r)
+	d, notes, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
 		return
@@ -100,7 +107,7 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, templateResponse{Template: t, Warnings: warnings})
+	writeJSON(w, http.StatusOK, templateResponse{Template: t, Warnings: notes.warnings, Uses: notes.uses})
 }
 
 func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
@@ -138,10 +145,10 @@ func parseID(r *http.Request) (uuid.UUID, *httpError) {
 // readDraft decodes and checks a template body: the field rules, then the
 // source through the sandbox's builder and the guardrails, in a sandbox
 // worker (the checker). Nothing is written unless it returns no error.
-func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Draft, []guardrails.Finding, *httpError) {
+func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Draft, saveNotes, *httpError) {
 	var body templateRequest
 	if herr := decodeJSON(w, r, s.templateBodyLimit(), &body); herr != nil {
-		return templates.Draft{}, nil, herr
+		return templates.Draft{}, saveNotes{}, herr
 	}
 	d := templates.Draft{Name: body.Name, Description: body.Description, Source: body.Source}.Normalize()
 	var fields []fieldError
@@ -151,20 +158,20 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 			fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
 		}
 	}
-	var warnings []guardrails.Finding
+	var notes saveNotes
 	if !hasField(fields, "source") {
 		sourceFields, found, herr := s.checkSource(r.Context(), d.Source)
 		if herr != nil {
-			return templates.Draft{}, nil, herr
+			return templates.Draft{}, saveNotes{}, herr
 		}
-		fields, warnings = append(fields, sourceFields...), found
+		fields, notes = append(fields, sourceFields...), found
 	}
 	if len(fields) > 0 {
 		msg := "the template was not saved: " + fields[0].Message
 		msg += moreProblems(len(fields) - 1)
-		return templates.Draft{}, nil, newError(http.StatusUnprocessableEntity, CodeValidationFailed, msg, fields...)
+		return templates.Draft{}, saveNotes{}, newError(http.StatusUnprocessableEntity, CodeValidationFailed, msg, fields...)
 	}
-	return d, warnings, nil
+	return d, notes, nil
 }
 
 // checkWait bounds a check request: waiting for a free sandbox worker and
@@ -186,15 +193,15 @@ func (s *Server) check(ctx context.Context, req guardrails.CheckRequest) guardra
 
 // checkSource compiles source as the executor will (no inputs: a template
 // is saved without them) and runs the guardrails, through the checker. It
-// returns the problems that refuse the save and the warnings, or the
-// answer to give when the source could not be checked now (busy).
-func (s *Server) checkSource(ctx context.Context, source string) ([]fieldError, []guardrails.Finding, *httpError) {
+// returns the problems that refuse the save, and the warnings and uses, or
+// the answer to give when the source could not be checked now (busy).
+func (s *Server) checkSource(ctx context.Context, source string) ([]fieldError, saveNotes, *httpError) {
 	res := s.check(ctx, guardrails.CheckRequest{Source: source})
 	if res.Err != nil {
 		if res.Err.Code == sandbox.CodeBusy {
-			return nil, nil, busy(s.cfg.Sandbox.MaxParallel)
+			return nil, saveNotes{}, busy(s.cfg.Sandbox.MaxParallel)
 		}
-		return []fieldError{uncheckable(res.Err)}, nil, nil
+		return []fieldError{uncheckable(res.Err)}, saveNotes{}, nil
 	}
 	rep := res.Report
 	var fields []fieldError
@@ -212,15 +219,15 @@ func (s *Server) checkSource(ctx context.Context, source string) ([]fieldError, 
 		f.Message = "the source closes the function it runs in and goes on outside it (" + f.Message + "): check its braces"
 		fields = append(fields, f)
 	}
-	var warnings []guardrails.Finding
+	notes := saveNotes{uses: &rep.Uses}
 	for _, f := range rep.Findings {
 		if f.Severity == guardrails.SeverityError {
 			fields = append(fields, fieldError{Field: "source", Code: string(f.Code), Message: f.Message, Line: f.Line, Column: f.Column})
 		} else {
-			warnings = append(warnings, f)
+			notes.warnings = append(notes.warnings, f)
 		}
 	}
-	return fields, warnings, nil
+	return fields, notes, nil
 }
 
 // uncheckable is the field error for a source the sandbox could not compile

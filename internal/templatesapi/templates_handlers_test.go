@@ -104,7 +104,7 @@ func TestSaveValidation(t *testing.T) {
 			[]fieldWant{{"source", "SCRIPT_SYNTAX_ERROR", 1, 1}, {"source", "GUARDRAIL_IMPORT", 1, 1}}},
 		{"escaping the wrapper (compiles, but runs outside execute)", map[string]string{"name": "a", "source": "return 1\n}; var escaped = function() {"}, []fieldWant{{"source", "GUARDRAIL_WRAPPER_ESCAPE", 2, 1}}},
 		{"escaping the wrapper another way", map[string]string{"name": "a", "source": "return 1\n}, escaped = function() {"}, []fieldWant{{"source", "SCRIPT_SYNTAX_ERROR", 2, 1}}},
-		{"every problem at once", map[string]string{"name": " ", "source": "console.log(1)"}, []fieldWant{{"name", "REQUIRED", 0, 0}, {"source", "GUARDRAIL_CONSOLE", 1, 1}}},
+		{"every problem at once", map[string]string{"name": " ", "source": "process.exit(1)"}, []fieldWant{{"name", "REQUIRED", 0, 0}, {"source", "GUARDRAIL_PROCESS", 1, 1}}},
 	}
 	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
 		cfg := testConfig()
@@ -160,6 +160,30 @@ func TestSaveReturnsWarnings(t *testing.T) {
 	r := a.authed("GET", "/api/script-templates/"+tpl.ID.String(), nil)
 	if strings.Contains(string(r.raw), "warnings") {
 		t.Errorf("GET repeats warnings: %s", r.raw)
+	}
+}
+
+// A save says which capabilities and connectors the source needs granted;
+// console is the sandbox's and refuses nothing.
+func TestSaveReturnsUses(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	src := "function execute(cpf) {\n  console.log(cpf)\n  const c = api.get('crm', '/c/' + cpf).json\n  kv.set('c', c)\n  return api.post(c.billing, '/i').status\n}"
+	tpl := a.create("uses", src)
+	if fmt.Sprint(tpl.Uses) != "map[capabilities:[api kv] connectors:[crm]]" {
+		t.Errorf("uses = %v, want api and kv, connector crm", tpl.Uses)
+	}
+	if len(tpl.Warnings) != 1 || tpl.Warnings[0]["code"] != "GUARDRAIL_CONNECTOR_UNKNOWN" || tpl.Warnings[0]["line"] != 5.0 {
+		t.Errorf("warnings = %v, want the connector not known at line 5", tpl.Warnings)
+	}
+	r := a.authed("PUT", "/api/script-templates/"+tpl.ID.String(), map[string]string{"name": "uses", "source": "return 1"})
+	wantStatus(t, r, http.StatusOK)
+	if !strings.Contains(string(r.raw), `"uses":{"capabilities":[],"connectors":[]}`) {
+		t.Errorf("update answer %s, want empty uses", r.raw)
+	}
+	r = a.authed("GET", "/api/script-templates/"+tpl.ID.String(), nil)
+	if strings.Contains(string(r.raw), `"uses":`) {
+		t.Errorf("GET repeats uses: %s", r.raw)
 	}
 }
 
