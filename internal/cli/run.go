@@ -9,8 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
 	"strings"
 
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/capabilities"
+	"github.com/flowscript/flowscript/internal/capabilities/httpapi"
+	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
@@ -25,7 +30,7 @@ func init() {
 }
 
 const runHelp = `Usage:
-  flowscript run [--input name=value ...] [--json] FILE|-
+  flowscript run [--input name=value ...] [--json] [--tenant T --capability C ... --policy FILE] FILE|-
   flowscript run --jobs FILE|-
 
 Runs a script in the sandbox the executor uses: a worker process with no
@@ -37,7 +42,18 @@ Flags:
   --input name=value  an input variable; the values reach execute as
                       arguments in the order the flags are given (repeatable)
   --json              print {"output", "error": {"code", "message", "line",
-                      "column"}, "durationMs"} instead of the bare output
+                      "column", "reason"}, "logs", "logsTruncated", "durationMs"}
+                      instead of the bare output (console lines go to
+                      standard error then)
+  --tenant T          run as tenant T, for host functions (DESIGN.md §9)
+  --capability C      ask for capability C: api or kv (repeatable); granted
+                      only when --policy allows it for --tenant, as the
+                      executor grants it
+  --policy FILE       the executor's capabilities policy (the file
+                      CAPABILITIES_POLICY_FILE names): its connectors are
+                      called for real, with secrets from this environment;
+                      kv is kept in memory for the run
+  --session S         the session kv is scoped to (default "local")
   --jobs              FILE holds JSON Lines, one job per line:
                         {"id": ..., "source": "...", "inputVariables": [{"name": "...", "value": "..."}]}
                       each job's result is printed as one JSON line, with its
@@ -55,15 +71,20 @@ Examples:
   flowscript run --input cpf=123.456.789-09 cpf.js
   echo 'return 1 + 1' | flowscript run -
   flowscript run --json --input 'nome=maria da silva' nome.js
+  CRM_TOKEN=... flowscript run --tenant acme --capability api --policy policy.yaml lookup.js
   SANDBOX_MAX_PARALLEL=8 flowscript run --jobs jobs.jsonl > results.jsonl
 `
 
 // runOptions is the parsed command line of run.
 type runOptions struct {
-	inputs []sandbox.Input
-	json   bool
-	jobs   bool
-	file   string
+	inputs       []sandbox.Input
+	json         bool
+	jobs         bool
+	file         string
+	tenant       string
+	session      string
+	capabilities []string
+	policy       string
 }
 
 func run(ctx context.Context, env Env, args []string) int {
@@ -115,6 +136,13 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	})
 	fs.BoolVar(&opts.json, "json", false, "")
 	fs.BoolVar(&opts.jobs, "jobs", false, "")
+	fs.StringVar(&opts.tenant, "tenant", "", "")
+	fs.StringVar(&opts.session, "session", "local", "")
+	fs.StringVar(&opts.policy, "policy", "", "")
+	fs.Func("capability", "", func(s string) error {
+		opts.capabilities = append(opts.capabilities, s)
+		return nil
+	})
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -137,6 +165,13 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 		return opts, usageError(env, "run", "one script at a time, got %d: %s", len(files), strings.Join(files, " ")), false
 	case opts.jobs && (opts.json || len(opts.inputs) > 0):
 		return opts, usageError(env, "run", "--jobs takes no --input or --json: each job line carries its inputs, and results are always JSON"), false
+	case len(opts.capabilities) > 0 && opts.jobs:
+		return opts, usageError(env, "run", "--capability is for one script, not --jobs"), false
+	}
+	for _, c := range opts.capabilities {
+		if !slices.Contains(flowjob.KnownCapabilities, c) {
+			return opts, usageError(env, "run", "unknown capability %q: known are %s", c, strings.Join(flowjob.KnownCapabilities, ", ")), false
+		}
 	}
 	opts.file = files[0]
 	return opts, ExitOK, true
@@ -163,7 +198,23 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: reading the script: %v\n", err)
 		return ExitFailed
 	}
-	res := pool.Run(ctx, sandbox.Request{Source: string(source), Inputs: opts.inputs})
+	req := sandbox.Request{Source: string(source), Inputs: opts.inputs}
+	if len(opts.capabilities) > 0 {
+		caps, err := loadRunCapabilities(env, opts.policy)
+		if err != nil {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: %v\n", err)
+			return ExitFailed
+		}
+		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: opts.tenant, SessionID: opts.session, Capabilities: opts.capabilities})
+		if len(req.Capabilities) < len(opts.capabilities) {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: tenant %q is granted %v of %v by the policy; a call of the others throws CAPABILITY_DENIED\n",
+				opts.tenant, req.Capabilities, opts.capabilities)
+		}
+	}
+	res := pool.Run(ctx, req)
+	if !opts.json {
+		printLogs(env.Stderr, res)
+	}
 	if opts.json {
 		line, err := json.Marshal(newResultJSON(nil, res))
 		if err != nil {
@@ -188,10 +239,12 @@ type resultJSON struct {
 	ID json.RawMessage `json:"id,omitempty"`
 	// Line is set, with an INVALID_SCRIPT_INPUT error, for a --jobs line
 	// that is not a job.
-	Line       int        `json:"line,omitempty"`
-	Output     string     `json:"output"`
-	Error      *errorJSON `json:"error"`
-	DurationMs float64    `json:"durationMs"`
+	Line          int                `json:"line,omitempty"`
+	Output        string             `json:"output"`
+	Error         *errorJSON         `json:"error"`
+	Logs          []sandbox.LogEntry `json:"logs,omitempty"`
+	LogsTruncated bool               `json:"logsTruncated,omitempty"`
+	DurationMs    float64            `json:"durationMs"`
 }
 
 type errorJSON struct {
@@ -199,13 +252,47 @@ type errorJSON struct {
 	Message string       `json:"message"`
 	Line    int          `json:"line"`
 	Column  int          `json:"column"`
+	Reason  string       `json:"reason,omitempty"`
 }
 
 func newResultJSON(id json.RawMessage, res sandbox.Result) resultJSON {
-	out := resultJSON{ID: id, Output: res.Output, DurationMs: float64(res.Duration.Microseconds()) / 1000}
+	out := resultJSON{ID: id, Output: res.Output, DurationMs: float64(res.Duration.Microseconds()) / 1000,
+		Logs: res.Logs, LogsTruncated: res.LogsTruncated}
 	if res.Err != nil {
 		out.Output = ""
-		out.Error = &errorJSON{Code: res.Err.Code, Message: res.Err.Message, Line: res.Err.Line, Column: res.Err.Column}
+		out.Error = &errorJSON{Code: res.Err.Code, Message: res.Err.Message, Line: res.Err.Line, Column: res.Err.Column, Reason: res.Err.Reason}
 	}
 	return out
+}
+
+// printLogs writes a run's console lines, one per line: "[level] line N: message".
+func printLogs(w io.Writer, res sandbox.Result) {
+	for _, l := range res.Logs {
+		_, _ = fmt.Fprintf(w, "[%s] line %d: %s\n", l.Level, l.Line, l.Message)
+	}
+	if res.LogsTruncated {
+		_, _ = fmt.Fprintln(w, "[console] more lines were left out (SANDBOX_MAX_LOG_ENTRIES, SANDBOX_MAX_LOG_BYTES)")
+	}
+}
+
+// loadRunCapabilities reads the policy file for run's host functions:
+// connectors with secrets from this environment, kv in memory. Without a
+// file nothing is granted.
+func loadRunCapabilities(env Env, file string) (*capabilities.Capabilities, error) {
+	if file == "" {
+		return capabilities.New(nil, nil, nil), nil
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading the policy: %w", err)
+	}
+	policy, err := capabilities.ParsePolicy(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	api, err := httpapi.New(policy.Connectors, env.Getenv, os.ReadFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s: connectors: %w", file, err)
+	}
+	return capabilities.New(policy, api, sessionkv.NewMemory(sessionkv.Config{})), nil
 }

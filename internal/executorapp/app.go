@@ -135,7 +135,19 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 	if newRunner == nil {
 		newRunner = InProcess
 	}
-	stack, err := StartStack(ctx, cfg, StackOptions{Logger: log, Metrics: metrics, NewRunner: newRunner, OnPhase: state.set})
+	opts := StackOptions{Logger: log, Metrics: metrics, NewRunner: newRunner, OnPhase: state.set}
+	if demo && cfg.CapabilitiesPolicyFile == "" {
+		crm, err := startDemoCRM(ctx, log)
+		if err != nil {
+			return err
+		}
+		defer crm.close()
+		if opts.Hosts, err = demoCapabilities(crm); err != nil {
+			return err
+		}
+		log.Info("demo: tenant demo may call the demo-crm connector", "url", crm.url)
+	}
+	stack, err := StartStack(ctx, cfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			log.Info("stopped before the executor was ready")

@@ -247,6 +247,7 @@ func TestDemoRunsEndToEnd(t *testing.T) {
 		"08-syntax-error":    {flowjob.StatusFailed, flowjob.DirectiveContinue, flowjob.CodeSyntaxError},
 		"09-deadline-passed": {flowjob.StatusFailed, flowjob.DirectiveContinue, flowjob.CodeDeadlineExceeded},
 		"10-invalid-onerror": {flowjob.StatusFailed, flowjob.DirectiveFreezeHandoff, flowjob.CodeInvalidJob},
+		"11-api-connector":   {flowjob.StatusSucceeded, flowjob.DirectiveContinue, ""},
 	}
 	sc := bufio.NewScanner(p.stdout)
 	seen := 0

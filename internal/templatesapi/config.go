@@ -72,6 +72,9 @@ type Config struct {
 	APIKeys []string `env:"AUTH_API_KEYS"`
 	// LogLevel is debug, info, warn or error (LOG_LEVEL, default info).
 	LogLevel string `env:"LOG_LEVEL"`
+	// CapabilitiesPolicyFile is the executor's capabilities policy (YAML):
+	// test runs are granted host functions as jobs are (DESIGN.md §9).
+	CapabilitiesPolicyFile string `env:"CAPABILITIES_POLICY_FILE"`
 	// Sandbox limits the test runs and the source size
 	// (SANDBOX_*, read by sandbox.LimitsFromEnv).
 	Sandbox sandbox.Limits `envPrefix:"SANDBOX_"`

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -234,5 +235,29 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 			t.Fatalf("%s: not within %s", what, within)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// countingStub is a loopback service that counts requests.
+type countingStub struct {
+	*httptest.Server
+	requests atomic.Int64
+}
+
+func newCountingStub(t *testing.T) *countingStub {
+	t.Helper()
+	s := &countingStub{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		s.requests.Add(1)
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -3,7 +3,12 @@ package templatesapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/capabilities"
+	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/jsident"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -13,10 +18,17 @@ import (
 // MaxTestInputs caps the input variables of one test run.
 const MaxTestInputs = 100
 
-// testRequest is the body of POST {base}/scripts/test.
+// testRequest is the body of POST {base}/scripts/test. TenantID and
+// Capabilities ask for host functions as a job does: the run is granted
+// those the service's policy (CAPABILITIES_POLICY_FILE, the executor's)
+// allows the tenant, so an author sees CAPABILITY_DENIED before
+// publishing. Its connectors are called for real; kv starts empty for
+// every test run and is gone after it.
 type testRequest struct {
 	Source         string          `json:"source"`
 	InputVariables []sandbox.Input `json:"inputVariables"`
+	TenantID       string          `json:"tenantId"`
+	Capabilities   []string        `json:"capabilities"`
 }
 
 // testResponse is the outcome of a test run: the output on success, the
@@ -24,12 +36,15 @@ type testRequest struct {
 // (warnings and errors: a test run is where an author learns) and the
 // capabilities and connectors the source uses.
 type testResponse struct {
-	OK         bool                 `json:"ok"`
-	Output     *string              `json:"output,omitempty"`
-	Error      *sandbox.Error       `json:"error,omitempty"`
-	DurationMs float64              `json:"durationMs"`
-	Findings   []guardrails.Finding `json:"findings"`
-	Uses       guardrails.Uses      `json:"uses"`
+	OK            bool                 `json:"ok"`
+	Output        *string              `json:"output,omitempty"`
+	Error         *sandbox.Error       `json:"error,omitempty"`
+	DurationMs    float64              `json:"durationMs"`
+	Findings      []guardrails.Finding `json:"findings"`
+	Uses          guardrails.Uses      `json:"uses"`
+	Granted       []string             `json:"granted"`
+	Logs          []sandbox.LogEntry   `json:"logs"`
+	LogsTruncated bool                 `json:"logsTruncated,omitempty"`
 }
 
 func (s *Server) testBodyLimit() int64 {
@@ -74,8 +89,13 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	if res.Err == nil {
 		res.Err = checked.Report.Compile
 	}
+	req := sandbox.Request{Source: body.Source, Inputs: body.InputVariables}
+	if len(body.Capabilities) > 0 {
+		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
+		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: body.TenantID, SessionID: "test-run", Capabilities: body.Capabilities})
+	}
 	if res.Err == nil {
-		res = s.runner.Run(r.Context(), sandbox.Request{Source: body.Source, Inputs: body.InputVariables})
+		res = s.runner.Run(r.Context(), req)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
@@ -92,8 +112,17 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		OK:         res.OK(),
 		Error:      res.Err,
 		DurationMs: float64(res.Duration.Microseconds()) / 1000,
-		Findings:   findings,
-		Uses:       uses,
+		Findings:      findings,
+		Uses:          uses,
+		Granted:       req.Capabilities,
+		Logs:          res.Logs,
+		LogsTruncated: res.LogsTruncated,
+	}
+	if out.Granted == nil {
+		out.Granted = []string{}
+	}
+	if out.Logs == nil {
+		out.Logs = []sandbox.LogEntry{}
 	}
 	if res.OK() {
 		out.Output = &res.Output
@@ -111,6 +140,12 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	var fields []fieldError
 	for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
 		fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
+	}
+	for i, c := range body.Capabilities {
+		if !slices.Contains(flowjob.KnownCapabilities, c) {
+			fields = append(fields, fieldError{Field: fmt.Sprintf("capabilities[%d]", i), Code: "UNKNOWN_CAPABILITY",
+				Message: fmt.Sprintf("unknown capability %q: known are %s (console needs none)", c, strings.Join(flowjob.KnownCapabilities, ", "))})
+		}
 	}
 	if len(body.InputVariables) > MaxTestInputs {
 		fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,

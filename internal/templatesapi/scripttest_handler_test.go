@@ -202,3 +202,43 @@ func TestScriptTestOverTheLimitIs429(t *testing.T) {
 		t.Errorf("after the held runs ended: %d %s", r.status, r.raw)
 	}
 }
+
+// TestScriptTestWithCapabilities: a test run asks for host functions as a
+// job does; the service's policy grants them per tenant, so the author
+// sees CAPABILITY_DENIED (and the console lines) before publishing.
+func TestScriptTestWithCapabilities(t *testing.T) {
+	stub := newCountingStub(t)
+	policy := t.TempDir() + "/policy.yaml"
+	writeFile(t, policy, fmt.Sprintf("tenants:\n  acme: {capabilities: [api, kv]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme]\n", stub.URL))
+	cfg := testConfig()
+	cfg.CapabilitiesPolicyFile = policy
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	source := "console.log('oi')\nkv.set('a', 2)\nreturn api.get('crm', '/customers/1').status * kv.get('a')"
+
+	r := a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "tenantId": "acme", "capabilities": []string{"api", "kv"}})
+	wantStatus(t, r, http.StatusOK)
+	var out struct {
+		OK      bool           `json:"ok"`
+		Output  string         `json:"output"`
+		Error   *sandbox.Error `json:"error"`
+		Granted []string       `json:"granted"`
+		Logs    []sandbox.LogEntry
+	}
+	r.json(t, &out)
+	if !out.OK || out.Output != "400" || strings.Join(out.Granted, ",") != "api,kv" || len(out.Logs) != 1 || out.Logs[0].Line != 1 {
+		t.Fatalf("granted run: %s", r.raw)
+	}
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "tenantId": "other", "capabilities": []string{"api"}})
+	r.json(t, &out)
+	if out.OK || out.Error == nil || out.Error.Code != sandbox.CodeCapabilityDenied || out.Error.Line != 2 || len(out.Granted) != 0 {
+		t.Fatalf("another tenant: %s", r.raw)
+	}
+	if n := stub.requests.Load(); n != 1 {
+		t.Errorf("the connector got %d requests, want 1", n)
+	}
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "capabilities": []string{"fetch"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); !strings.Contains(e.Message, `unknown capability "fetch"`) {
+		t.Errorf("an unknown capability: %s", r.raw)
+	}
+}

@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/capabilities"
+	"github.com/flowscript/flowscript/internal/capabilities/httpapi"
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -31,6 +34,10 @@ type Server struct {
 	ready   readiness
 	refused *logLimiter // the INFO summary of refused credentials
 	handler http.Handler
+	// policy and api are the host functions test runs may be granted
+	// (CAPABILITIES_POLICY_FILE); nil: none.
+	policy *capabilities.Policy
+	api    *httpapi.Client
 }
 
 // NewServer wires the handlers. cfg must be valid (ConfigFromEnv, or
@@ -61,6 +68,18 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		refused: newLogLimiter(refusedLogEvery),
 	}
 	s.checker = checker
+	if cfg.CapabilitiesPolicyFile != "" {
+		data, err := os.ReadFile(cfg.CapabilitiesPolicyFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading CAPABILITIES_POLICY_FILE: %w", err)
+		}
+		if s.policy, err = capabilities.ParsePolicy(data); err != nil {
+			return nil, fmt.Errorf("CAPABILITIES_POLICY_FILE %s: %w", cfg.CapabilitiesPolicyFile, err)
+		}
+		if s.api, err = httpapi.New(s.policy.Connectors, os.Getenv, os.ReadFile); err != nil {
+			return nil, fmt.Errorf("CAPABILITIES_POLICY_FILE %s: connectors: %w", cfg.CapabilitiesPolicyFile, err)
+		}
+	}
 	doc, err := openAPIDocument(cfg.BasePath)
 	if err != nil {
 		return nil, err
