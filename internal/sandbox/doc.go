@@ -27,8 +27,10 @@
 //
 // # The runtime
 //
-// Every run gets a fresh runtime: nothing survives between scripts. Only the
-// language built-ins are there; eval is deleted and the Function
+// Every run gets a fresh runtime: nothing survives between scripts. The
+// language built-ins are there, and the host's globals of DESIGN.md §9
+// (hostvm.go): console, capabilities, api and kv, native functions on
+// frozen objects; eval is deleted and the Function
 // constructor, reached by any path (the global, ({}).constructor.constructor,
 // the async, generator and async generator function constructors,
 // Reflect.construct), throws an EvalError. Inputs enter as primitive
@@ -58,14 +60,34 @@
 // of their own (see regexp.go): a limit there reads as "no match". A match
 // ends with the right answer, or with the job's time or memory limit.
 //
+// # Host functions
+//
+// A run's Host answers the granted host calls (Request.Capabilities): the
+// arguments cross as JSON text — the array and its primitives written in
+// Go, objects through the JSON.stringify taken before the script ran, so
+// nothing the script put on a prototype changes the shape the host gets —
+// and the answer comes back parsed by the JSON.parse taken then. A call of
+// a capability that is not granted throws CAPABILITY_DENIED without
+// reaching the host. Errors the host throws with a code (CAPABILITY_DENIED,
+// HOST_CALL_LIMIT, SCRIPT_TIMEOUT) are known by identity: left uncaught,
+// the run fails with that code at the call's line; a script cannot forge
+// one. MeterHost caps the calls and their bytes. Console lines are kept
+// within the run's caps and come back with the result, success or not; a
+// returned {success: false, error: {code, message}} is a SCRIPT_ERROR with
+// the author's code as Reason.
+//
 // Built-in prototypes are NOT frozen, a deliberate departure from
 // DESIGN.md §3 measured here: freezing them materializes every lazily built
 // built-in and costs about 2 ms per runtime against about 60 µs for a whole
-// cached run of the seed's cpf script (BenchmarkExecuteCached). Freezing
-// would buy nothing: a runtime lives for one job, no host object or host
-// code lives in it, and the serializer holds its own reference to
-// JSON.stringify captured before the script runs. A script that changes a
-// built-in changes only its own run.
+// cached run of the seed's cpf script (BenchmarkExecuteCached). Revisited
+// for host functions (issue 15), the decision stands: a runtime lives for
+// one job; the host's objects are frozen native functions, not JavaScript
+// that a patched prototype could redirect; what they send is built from
+// built-ins taken before the script runs; and the host never trusts what
+// crosses — it parses the JSON again in Go and checks every argument, its
+// caps and its deadline on its own side. A script that changes a built-in
+// changes only its own run, and can send its own granted host only what it
+// could have sent anyway.
 //
 // # Trust
 //
