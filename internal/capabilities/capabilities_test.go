@@ -43,7 +43,7 @@ type stub struct {
 	auth     atomic.Value
 }
 
-func newStub(t *testing.T) *stub {
+func newStub(t testing.TB) *stub {
 	s := &stub{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.requests.Add(1)
@@ -55,7 +55,7 @@ func newStub(t *testing.T) *stub {
 	return s
 }
 
-func newCapabilities(t *testing.T, s *stub) *Capabilities {
+func newCapabilities(t testing.TB, s *stub) *Capabilities {
 	t.Helper()
 	policy, err := ParsePolicy([]byte(strings.Replace(policyYAML, "%s", s.URL, 1)))
 	if err != nil {
