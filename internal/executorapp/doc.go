@@ -74,11 +74,24 @@
 //	                    OTEL_METRICS_EXPORTER=prometheus); with none set nothing
 //	                    is exported and the engine's traceparent is still passed
 //	                    on to the result. service.name is flowscript-executor.
+//	CAPABILITIES_POLICY_FILE  the operator's policy of host functions (YAML:
+//	                    tenants and their capabilities, connectors with
+//	                    secrets from this process's environment or files;
+//	                    package capabilities). None: nothing is granted.
+//	KV_BUCKET           key-value bucket of the kv capability (default
+//	                    FLOWSCRIPT_KV), provisioned when a tenant may use kv.
+//	KV_TTL              how long a kv value lives at most (default 24h).
+//	KV_MAX_VALUE_BYTES  largest kv value, as JSON (default 65536).
+//	KV_MAX_KEY_BYTES    longest kv key (default 256).
+//	KV_MAX_KEYS         keys one session may hold (default 100).
 //	SANDBOX_*           the sandbox limits (see sandbox.LimitsFromEnv):
 //	                    SANDBOX_TIMEOUT_MS, SANDBOX_MEMORY_MB, SANDBOX_MAX_PARALLEL
 //	                    (jobs in flight per replica), SANDBOX_MAX_SOURCE_BYTES,
 //	                    SANDBOX_MAX_INPUT_BYTES, SANDBOX_MAX_OUTPUT_BYTES,
-//	                    SANDBOX_MAX_CALL_STACK, SANDBOX_TIMEZONE.
+//	                    SANDBOX_MAX_CALL_STACK, SANDBOX_TIMEZONE,
+//	                    SANDBOX_MAX_LOG_ENTRIES, SANDBOX_MAX_LOG_BYTES (console
+//	                    lines kept), SANDBOX_MAX_HOST_CALLS,
+//	                    SANDBOX_MAX_HOST_BYTES (host calls of one run).
 //
 // # Flags
 //
