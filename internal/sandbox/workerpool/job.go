@@ -366,8 +366,10 @@ var compilingFrames = []string{
 }
 
 // overflowedCompiling reports whether the goroutine whose stack overflowed
-// (the first one Go's fatal error dumps) was compiling: its first frame is
-// one of compilingFrames.
+// (the first one Go's fatal error dumps) was compiling: its first frame
+// outside the standard library is one of compilingFrames. The parser's own
+// leaf calls (strconv, unicode, runtime) can be where the stack runs out,
+// depending on a few bytes of frame size anywhere below.
 func overflowedCompiling(text string) bool {
 	_, rest, ok := strings.Cut(text, "\ngoroutine ")
 	if !ok {
@@ -377,10 +379,34 @@ func overflowedCompiling(text string) bool {
 	if !ok {
 		return false
 	}
-	for _, prefix := range compilingFrames {
-		if strings.HasPrefix(rest, prefix) {
-			return true
+	for line := range strings.Lines(rest) {
+		if strings.TrimSpace(line) == "" {
+			return false // the end of the goroutine's frames
 		}
+		if strings.HasPrefix(line, "\t") {
+			continue // a frame's file and line
+		}
+		if standardLibrary(line) {
+			continue
+		}
+		for _, prefix := range compilingFrames {
+			if strings.HasPrefix(line, prefix) {
+				return true
+			}
+		}
+		return false
 	}
 	return false
+}
+
+// standardLibrary reports whether a stack frame's function line is the
+// standard library's: the first element of its import path has no dot
+// (runtime., strconv., internal/strconv., strings.(*Builder)...).
+func standardLibrary(frame string) bool {
+	name, _, _ := strings.Cut(frame, "(")
+	if slash := strings.IndexByte(name, '/'); slash >= 0 {
+		return !strings.Contains(name[:slash], ".")
+	}
+	pkg, _, _ := strings.Cut(name, ".")
+	return pkg != "main"
 }
