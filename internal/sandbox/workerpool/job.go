@@ -396,18 +396,11 @@ var compilingFrames = []string{
 	"github.com/flowscript/flowscript/internal/guardrails.",
 }
 
-// runningFrames are the functions that show a stack grew while running the
-// script, not while compiling it.
-var runningFrames = []string{
-	"github.com/dop251/goja.(*vm)",
-	"github.com/dop251/goja.(*Runtime)",
-}
-
 // overflowedCompiling reports whether the goroutine whose stack overflowed
-// (the first one Go's fatal error dumps) was compiling: reading its frames
-// from the top, one of compilingFrames comes before any of runningFrames.
-// The top frames may be helpers of either (strconv for a number literal,
-// unicode for an identifier), so more than the first frame is read.
+// (the first one Go's fatal error dumps) was compiling: its first frame
+// outside the standard library is one of compilingFrames. The parser's own
+// leaf calls (strconv, unicode, runtime) can be where the stack runs out,
+// depending on a few bytes of frame size anywhere below.
 func overflowedCompiling(text string) bool {
 	_, rest, ok := strings.Cut(text, "\ngoroutine ")
 	if !ok {
@@ -417,23 +410,34 @@ func overflowedCompiling(text string) bool {
 	if !ok {
 		return false
 	}
-	for i, line := range strings.Split(rest, "\n") {
-		switch {
-		case i > 200 || line == "":
-			return false
-		case strings.HasPrefix(line, "\t"):
+	for line := range strings.Lines(rest) {
+		if strings.TrimSpace(line) == "" {
+			return false // the end of the goroutine's frames
+		}
+		if strings.HasPrefix(line, "\t") {
 			continue // a frame's file and line
+		}
+		if standardLibrary(line) {
+			continue
 		}
 		for _, prefix := range compilingFrames {
 			if strings.HasPrefix(line, prefix) {
 				return true
 			}
 		}
-		for _, prefix := range runningFrames {
-			if strings.HasPrefix(line, prefix) {
-				return false
-			}
-		}
+		return false
 	}
 	return false
+}
+
+// standardLibrary reports whether a stack frame's function line is the
+// standard library's: the first element of its import path has no dot
+// (runtime., strconv., internal/strconv., strings.(*Builder)...).
+func standardLibrary(frame string) bool {
+	name, _, _ := strings.Cut(frame, "(")
+	if slash := strings.IndexByte(name, '/'); slash >= 0 {
+		return !strings.Contains(name[:slash], ".")
+	}
+	pkg, _, _ := strings.Cut(name, ".")
+	return pkg != "main"
 }
