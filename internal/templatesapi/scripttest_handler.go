@@ -109,9 +109,9 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := testResponse{
-		OK:         res.OK(),
-		Error:      res.Err,
-		DurationMs: float64(res.Duration.Microseconds()) / 1000,
+		OK:            res.OK(),
+		Error:         res.Err,
+		DurationMs:    float64(res.Duration.Microseconds()) / 1000,
 		Findings:      findings,
 		Uses:          uses,
 		Granted:       req.Capabilities,

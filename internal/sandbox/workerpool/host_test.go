@@ -24,7 +24,7 @@ func (h *countingHost) Call(ctx context.Context, c sandbox.HostCall) sandbox.Hos
 
 func echoHost() *countingHost {
 	return &countingHost{answer: func(_ context.Context, c sandbox.HostCall) sandbox.HostReply {
-		b, _ := json.Marshal(map[string]any{"status": 200, "method": c.Method, "args": json.RawMessage(c.Args)})
+		b, _ := json.Marshal(map[string]any{"status": 200, "method": c.Method, "args": c.Args})
 		return sandbox.HostReply{Value: b}
 	}}
 }
