@@ -67,6 +67,7 @@ describe("the types follow the JSON Schemas", () => {
       ["job", FIELDS.job, node(job)],
       ["action", FIELDS.action, node(job, "action")],
       ["inputVariable", FIELDS.inputVariable, node(job, "action", "inputVariables", "items")],
+      ["resume", FIELDS.resume, node(job, "resume")],
       ["result", FIELDS.result, node(result)],
       ["directive", FIELDS.directive, node(result, "directive")],
       ["error", FIELDS.error, node(result, "error")],
