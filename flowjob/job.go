@@ -121,3 +121,17 @@ type Resume struct {
 	// Resolution is any JSON value: what approval.request returns.
 	Resolution json.RawMessage `json:"resolution"`
 }
+
+// ResumeWith returns the resume job of j, a job whose result was suspended:
+// the same step and source under the new id, carrying the result's
+// continuation and the resolution (any JSON; nil is null), which
+// approval.request returns when the executor replays the run.
+func (j *Job) ResumeWith(id, continuation string, resolution json.RawMessage) *Job {
+	r := *j
+	r.ID = id
+	if resolution == nil {
+		resolution = json.RawMessage("null")
+	}
+	r.Resume = &Resume{Token: continuation, Resolution: resolution}
+	return &r
+}
