@@ -69,9 +69,31 @@ type recorder struct {
 	pos        int
 	events     []journalEvent
 	resolution json.RawMessage
+	// size estimates the encoded size of events; past MaxJournalBytes the
+	// run stops recording (full), so that a loop reading the time cannot
+	// grow the journal without bound: such a run cannot suspend, and fails
+	// if it asks for approval.
+	size int
+	full bool
 	// stop is set to why the run must stop: suspended or diverged.
 	suspended *Suspension
 	diverged  string
+}
+
+// record appends e to the journal, unless the journal is full.
+func (r *recorder) record(e journalEvent) {
+	if r.full {
+		return
+	}
+	r.size += 48 + len(e.Capability) + len(e.Method) + len(e.Args) + len(e.Value) + len(e.Request)
+	if e.Err != nil {
+		r.size += 32 + len(e.Err.Code) + len(e.Err.Message)
+	}
+	if r.size > MaxJournalBytes {
+		r.full, r.events = true, nil
+		return
+	}
+	r.events = append(r.events, e)
 }
 
 // decodeJournal reads a journal to replay.
@@ -122,7 +144,7 @@ func (v *vm) installJournal(r *recorder) {
 		}
 		e, replayed := r.next(eventNow)
 		if replayed && r.diverged == "" {
-			r.events = append(r.events, e)
+			r.record(e)
 			return time.Unix(0, e.Time)
 		}
 		if replayed {
@@ -130,7 +152,7 @@ func (v *vm) installJournal(r *recorder) {
 			return time.Now()
 		}
 		now := time.Now()
-		r.events = append(r.events, journalEvent{Kind: eventNow, Time: now.UnixNano()})
+		r.record(journalEvent{Kind: eventNow, Time: now.UnixNano()})
 		return now
 	})
 	v.rt.SetRandSource(func() float64 {
@@ -139,7 +161,7 @@ func (v *vm) installJournal(r *recorder) {
 		}
 		e, replayed := r.next(eventRand)
 		if replayed && r.diverged == "" {
-			r.events = append(r.events, e)
+			r.record(e)
 			return e.Rand
 		}
 		if replayed {
@@ -147,7 +169,7 @@ func (v *vm) installJournal(r *recorder) {
 			return 0
 		}
 		x := rand.Float64() //nolint:gosec // Math.random is not for secrets
-		r.events = append(r.events, journalEvent{Kind: eventRand, Rand: x})
+		r.record(journalEvent{Kind: eventRand, Rand: x})
 		return x
 	})
 }
@@ -173,11 +195,11 @@ func (v *vm) journaledCall(r *recorder, call HostCall, live func() HostReply) (H
 		v.rt.Interrupt(divergedMarker)
 		return HostReply{}, false
 	case replayed:
-		r.events = append(r.events, e)
+		r.record(e)
 		return HostReply{Value: e.Value, Err: e.Err}, true
 	}
 	reply := live()
-	r.events = append(r.events, journalEvent{Kind: eventHost, Capability: call.Capability, Method: call.Method,
+	r.record(journalEvent{Kind: eventHost, Capability: call.Capability, Method: call.Method,
 		Args: call.Args, Value: reply.Value, Err: reply.Err})
 	return reply, true
 }
@@ -200,17 +222,20 @@ func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 				e.Value = json.RawMessage("null")
 			}
 		}
-		r.events = append(r.events, e)
+		r.record(e)
 		return v.parseJSON(e.Value)
 	}
-	r.events = append(r.events, journalEvent{Kind: eventApproval, Request: request})
-	journal, err := json.Marshal(r.events)
-	if err != nil { // plain Go values: cannot fail
-		panic(err)
+	r.record(journalEvent{Kind: eventApproval, Request: request})
+	var journal []byte
+	if !r.full {
+		var err error
+		if journal, err = json.Marshal(r.events); err != nil { // plain Go values: cannot fail
+			panic(err)
+		}
 	}
-	if len(journal) > MaxJournalBytes {
-		r.diverged = fmt.Sprintf("the run's journal is %d bytes when it asks for approval, over the %d a continuation can hold: "+
-			"make fewer or smaller host calls, or read the time less often, before approval.request", len(journal), MaxJournalBytes)
+	if r.full || len(journal) > MaxJournalBytes {
+		r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval: "+
+			"make fewer or smaller host calls, or read the time less often, before approval.request", MaxJournalBytes)
 		v.rt.Interrupt(tooLargeMarker)
 		return goja.Undefined()
 	}

@@ -113,3 +113,19 @@ func TestApprovalNeedsItsCapability(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// A run that may suspend records its time readings, but never more than a
+// continuation holds: a loop on Date.now() neither exhausts memory nor
+// fails, unless it then asks for approval.
+func TestJournalStopsGrowingAtItsCap(t *testing.T) {
+	grants := []string{"approval"}
+	loop := "const end = Date.now() + 300; let n = 0; while (Date.now() < end) n++\n"
+	res := resume(t, loop+"return n > 0 ? 'looped' : 'no'", nil, grants, nil, nil)
+	if res.Err != nil || res.Output != "looped" {
+		t.Fatalf("a time loop in a run that may suspend: %q %+v", res.Output, res.Err)
+	}
+	res = resume(t, loop+"approval.request()\nreturn 'no'", nil, grants, nil, nil)
+	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "continuation can hold") || res.Suspended != nil {
+		t.Fatalf("approval after the journal is full: %+v, suspended %v", res.Err, res.Suspended)
+	}
+}
