@@ -124,7 +124,7 @@ func TestResumeRefusals(t *testing.T) {
 			job  *flowjob.Job
 			code string
 		}{
-			"tampered":       {resumeOf(job, "tampered", token[:len(token)-2]+"AA", `true`), flowjob.CodeInvalidContinuation},
+			"tampered":       {resumeOf(job, "tampered", strings.Replace(token, ".", ".-", 1), `true`), flowjob.CodeInvalidContinuation},
 			"expired":        {resumeOf(job, "expired", signer.Sign(expired), `true`), flowjob.CodeInvalidContinuation},
 			"other session":  {func() *flowjob.Job { j := resumeOf(job, "other-session", token, `true`); j.SessionID = "s-2"; return j }(), flowjob.CodeInvalidContinuation},
 			"changed source": {func() *flowjob.Job { j := resumeOf(job, "changed", token, `true`); j.Action.Source += ";"; return j }(), flowjob.CodeContinuationSourceChange},

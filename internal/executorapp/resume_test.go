@@ -20,6 +20,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/continuation"
 	"github.com/flowscript/flowscript/internal/testenv"
 )
@@ -92,6 +93,29 @@ func refundJob(id string, wait int) *flowjob.Job {
 	return j
 }
 
+// tamper changes the first character of token's signature.
+func tamper(token string) string {
+	payload, sig, _ := strings.Cut(token, ".")
+	c := "A"
+	if sig[0] == 'A' {
+		c = "B"
+	}
+	return payload + "." + c + sig[1:]
+}
+
+// provisioned creates the executor's streams, so that jobs published
+// before a replica is up wait for it.
+func provisioned(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := consumer.Provision(testenv.Context(t, 20*time.Second), js, cfg, consumer.ApplyConfig); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func runJob(t *testing.T, c *flowclient.Client, j *flowjob.Job) *flowjob.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -123,6 +147,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 		}
 		defer nc.Close()
 		c := newClient(t, nc, cfg)
+		provisioned(t, nc, cfg)
 
 		first := startBinary(t, env)
 		job := refundJob("refund", 0)
@@ -184,6 +209,7 @@ func TestResumeRefusals(t *testing.T) {
 	}
 	defer nc.Close()
 	c := newClient(t, nc, cfg)
+	provisioned(t, nc, cfg)
 	startBinary(t, env)
 	startBinary(t, env)
 
@@ -207,7 +233,7 @@ func TestResumeRefusals(t *testing.T) {
 		job  *flowjob.Job
 		code string
 	}{
-		{"tampered", job.ResumeWith("r-tampered", token[:len(token)-3]+"abc", nil), flowjob.CodeInvalidContinuation},
+		{"tampered", job.ResumeWith("r-tampered", tamper(token), nil), flowjob.CodeInvalidContinuation},
 		{"forged claims", job.ResumeWith("r-forged", strings.Split(otherToken, ".")[0]+"."+strings.Split(token, ".")[1], nil), flowjob.CodeInvalidContinuation},
 		{"another job's token", job.ResumeWith("r-other", otherToken, nil), flowjob.CodeInvalidContinuation},
 		{"expired", job.ResumeWith("r-expired", signer.Sign(expired), nil), flowjob.CodeInvalidContinuation},
@@ -264,6 +290,7 @@ func TestResumeHasOneResultThroughFailures(t *testing.T) {
 	defer nc.Close()
 	c := newClient(t, nc, cfg)
 	js, _ := jetstream.New(nc)
+	provisioned(t, nc, cfg)
 
 	a := startBinary(t, env)
 	job := refundJob("slow-refund", 3000)
