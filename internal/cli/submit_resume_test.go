@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestSubmitSuspendsAndResumes(t *testing.T) {
 		t.Fatalf("first submit: %+v", suspended)
 	}
 
-	resume := append(job, "--resume", suspended.Continuation, "--resolution", `{"approved":true}`)
+	resume := append(slices.Clone(job), "--resume", suspended.Continuation, "--resolution", `{"approved":true}`)
 	code, stdout, stderr = invocation{args: resume}.run(t)
 	if code != ExitOK {
 		t.Fatalf("resume: exit %d; stderr: %s", code, stderr)

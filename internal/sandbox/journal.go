@@ -24,7 +24,8 @@ import (
 // journal holds (another host call, other arguments, a time where a host
 // call was) is CONTINUATION_DIVERGED.
 
-// CodeContinuationDiverged: a resumed run did not replay its journal.
+// CodeContinuationDiverged is the code of a resumed run that did not replay
+// its journal.
 const CodeContinuationDiverged Code = "CONTINUATION_DIVERGED"
 
 // MaxJournalBytes caps a suspended run's journal: it is stored whole in a
