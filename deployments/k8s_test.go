@@ -338,6 +338,9 @@ var secretPlaceholders = map[string]string{
 	"AUTH_API_KEYS":   "placeholder-api-key-0001",
 	"AUTH_JWT_SECRET": "placeholder-jwt-secret-of-32-bytes-or-more",
 	"AUTH_JWKS_URL":   "https://auth.example.com/.well-known/jwks.json",
+
+	"CONTINUATION_KEY":          "placeholder-continuation-key-of-32-bytes-or-more",
+	"CONTINUATION_PREVIOUS_KEY": "placeholder-previous-continuation-key-of-32-bytes",
 }
 
 func flowscriptDeployments(t *testing.T, tree k8sTree) []deployed {

@@ -186,6 +186,22 @@ func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, er
 	return c.await(ctx, job.ID, replies, first)
 }
 
+// Resume publishes the resume job of suspended — a job whose result was
+// suspended (DESIGN.md §10) — under resumeID, with the result's
+// continuation and resolution (encoded as JSON: what approval.request
+// returns), and waits for its result like Run. A continuation resumes
+// once: use the same resumeID to retry, never a new one.
+func (c *Client) Resume(ctx context.Context, suspended *flowjob.Job, resumeID, continuation string, resolution any) (*flowjob.Result, error) {
+	if suspended == nil {
+		return nil, errors.New("resuming: the suspended job is nil")
+	}
+	data, err := json.Marshal(resolution)
+	if err != nil {
+		return nil, fmt.Errorf("resuming job %s: encoding the resolution: %w", suspended.ID, err)
+	}
+	return c.Run(ctx, suspended.ResumeWith(resumeID, continuation, data))
+}
+
 // Await waits until the result of jobID is stored or ctx ends, looking it
 // up in the RESULTS stream with backoff.
 func (c *Client) Await(ctx context.Context, jobID string) (*flowjob.Result, error) {

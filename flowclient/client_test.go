@@ -15,7 +15,6 @@ import (
 
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
-	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/testenv"
@@ -48,7 +47,7 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 	}
 	t.Cleanup(nc.Close)
 	js, _ := jetstream.New(nc)
-	testenv.DeleteStreamsAtCleanup(t, url, cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream)
+	testenv.DeleteStreamsAtCleanup(t, url, cfg.Streams()...)
 	ctx := testenv.Context(t, 30*time.Second)
 	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
 		t.Fatal(err)
@@ -61,10 +60,13 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 
 func startExecutor(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
 	t.Helper()
-	exec, err := consumer.New(context.Background(), nc, cfg, consumer.Options{
-		Runner: sandbox.NewInProcess(sandbox.Limits{MaxParallel: cfg.Parallel}),
-		Policy: actions.Policy{},
-	})
+	startExecutorWith(t, nc, cfg, consumer.Options{})
+}
+
+func startExecutorWith(t *testing.T, nc *nats.Conn, cfg consumer.Config, opts consumer.Options) {
+	t.Helper()
+	opts.Runner = sandbox.NewInProcess(sandbox.Limits{MaxParallel: cfg.Parallel})
+	exec, err := consumer.New(context.Background(), nc, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

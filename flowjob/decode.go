@@ -285,6 +285,7 @@ func (d *decoder) job(raw json.RawMessage, j *Job) {
 		"deadline":                func(at string, v json.RawMessage) { d.deadline(at, v, &j.Deadline) },
 		"tenantId":                func(at string, v json.RawMessage) { d.str(at, v, true, &j.TenantID) },
 		"capabilities":            func(at string, v json.RawMessage) { d.strs(at, v, &j.Capabilities) },
+		"resume":                  func(at string, v json.RawMessage) { d.resume(at, v, &j.Resume) },
 	})
 	if !seen["action"] {
 		d.p.add("action", "required: the executeScript action to run")
@@ -336,6 +337,25 @@ func (d *decoder) inputs(path string, raw json.RawMessage, dst *[]InputVariable)
 			d.p.add(at+".value", `required (it may be "")`)
 		}
 	}
+}
+
+// resume reads a job's resume: {token, resolution}; null is none.
+func (d *decoder) resume(path string, raw json.RawMessage, dst **Resume) {
+	if kindOf(raw) == "null" {
+		return
+	}
+	r := &Resume{}
+	seen, ok := d.object(path, raw, map[string]func(string, json.RawMessage){
+		"token":      func(at string, v json.RawMessage) { d.str(at, v, false, &r.Token) },
+		"resolution": func(_ string, v json.RawMessage) { r.Resolution = append(json.RawMessage(nil), v...) },
+	})
+	if !ok {
+		return
+	}
+	if !seen["resolution"] {
+		d.p.add(path+".resolution", "required: the answer to the approval request (any JSON, null included)")
+	}
+	*dst = r
 }
 
 // strs reads an array of strings; null or absent is none.

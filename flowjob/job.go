@@ -1,6 +1,9 @@
 package flowjob
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // ContractVersion is the version of the JSON contract this package speaks.
 // A job or result without a version is version 1.
@@ -88,6 +91,9 @@ type Job struct {
 	// names). The executor grants those its policy allows the tenant; the
 	// script sees the granted ones in its capabilities array.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Resume, when set, continues a suspended job (a new job id, the same
+	// source, session and block).
+	Resume *Resume `json:"resume,omitempty"`
 }
 
 // Capabilities a job may ask for (DESIGN.md §9). console needs none: it is
@@ -98,7 +104,34 @@ const (
 	CapabilityAPI = "api"
 	// CapabilityKV: kv.get/set/delete, scoped to the tenant and session.
 	CapabilityKV = "kv"
+	// CapabilityApproval: approval.request({message, data}?) suspends the
+	// run until a resume job answers it (DESIGN.md §10).
+	CapabilityApproval = "approval"
 )
 
 // KnownCapabilities lists the capabilities this contract version knows.
-var KnownCapabilities = []string{CapabilityAPI, CapabilityKV}
+var KnownCapabilities = []string{CapabilityAPI, CapabilityKV, CapabilityApproval}
+
+// Resume makes a job the continuation of a suspended one (DESIGN.md §10):
+// the job carries the same source, and the executor replays the suspended
+// run from its journal, with Resolution as approval.request's answer.
+type Resume struct {
+	// Token is the continuation of the suspended job's result.
+	Token string `json:"token"`
+	// Resolution is any JSON value: what approval.request returns.
+	Resolution json.RawMessage `json:"resolution"`
+}
+
+// ResumeWith returns the resume job of j, a job whose result was suspended:
+// the same step and source under the new id, carrying the result's
+// continuation and the resolution (any JSON; nil is null), which
+// approval.request returns when the executor replays the run.
+func (j *Job) ResumeWith(id, continuation string, resolution json.RawMessage) *Job {
+	r := *j
+	r.ID = id
+	if resolution == nil {
+		resolution = json.RawMessage("null")
+	}
+	r.Resume = &Resume{Token: continuation, Resolution: resolution}
+	return &r
+}

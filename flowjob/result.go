@@ -1,6 +1,9 @@
 package flowjob
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // Status is the outcome of a job.
 type Status string
@@ -8,6 +11,10 @@ type Status string
 const (
 	StatusSucceeded Status = "succeeded"
 	StatusFailed    Status = "failed"
+	// StatusSuspended: the script asked for approval (DESIGN.md §10).
+	// Nothing of the result is final but its continuation: publish a
+	// resume job with it and the resolution.
+	StatusSuspended Status = "suspended"
 )
 
 // DirectiveType tells the engine what to do with the session next.
@@ -24,6 +31,10 @@ const (
 	DirectiveRedirect DirectiveType = "redirect"
 	// DirectiveThrow: rethrow Message to the caller of the Tool.
 	DirectiveThrow DirectiveType = "throw"
+	// DirectiveSuspend: the step waits for approval; Request is what the
+	// script asked ({message, data}); resume with the result's
+	// Continuation.
+	DirectiveSuspend DirectiveType = "suspend"
 )
 
 // Directive is the executor's decision for the session.
@@ -31,6 +42,9 @@ type Directive struct {
 	Type    DirectiveType `json:"type"`
 	BlockID string        `json:"blockId,omitempty"`
 	Message string        `json:"message,omitempty"`
+	// Request is the approval request of a suspend directive, as the
+	// script gave it ({message, data}, or null).
+	Request json.RawMessage `json:"request,omitempty"`
 }
 
 // Error codes a result can carry. The script codes come from the sandbox;
@@ -54,6 +68,14 @@ const (
 	// CodeHostCallLimit: more host calls, or more bytes through them, than
 	// one job may make.
 	CodeHostCallLimit = "HOST_CALL_LIMIT"
+	// The codes of a resume job whose continuation cannot be used:
+	// a bad signature, an unknown or expired continuation; one another job
+	// resumed already; a source that is not the suspended one; a replay
+	// that asked for other host calls than the journal holds.
+	CodeInvalidContinuation      = "INVALID_CONTINUATION"
+	CodeContinuationUsed         = "CONTINUATION_USED"
+	CodeContinuationSourceChange = "CONTINUATION_SOURCE_MISMATCH"
+	CodeContinuationDiverged     = "CONTINUATION_DIVERGED"
 )
 
 // Error is why a job failed. Line and Column are 1-based positions in the
@@ -109,4 +131,7 @@ type Result struct {
 	// caps; LogsTruncated says some were left out.
 	Logs          []LogEntry `json:"logs,omitempty"`
 	LogsTruncated bool       `json:"logsTruncated,omitempty"`
+	// Continuation is a suspended result's signed token: a resume job
+	// carries it (Job.Resume) with the resolution.
+	Continuation string `json:"continuation,omitempty"`
 }

@@ -1,6 +1,7 @@
 package flowjob
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -40,6 +41,8 @@ const (
 	MaxVariablesBytes = MaxJobBytes
 	// MaxFieldErrors caps how many problems one ValidationError lists.
 	MaxFieldErrors = 50
+	// MaxTokenBytes caps a continuation token.
+	MaxTokenBytes = 4 << 10
 )
 
 // FieldError is one broken rule. Field is the JSON path of the field
@@ -161,6 +164,17 @@ func (j *Job) validate(p *problems) {
 	checkVariables(p, j.Variables)
 	checkRef(p, "tenantId", j.TenantID, false)
 	checkCapabilities(p, j.Capabilities)
+	if r := j.Resume; r != nil {
+		switch {
+		case r.Token == "":
+			p.add("resume.token", "required: the continuation of the suspended job's result")
+		case len(r.Token) > MaxTokenBytes:
+			p.add("resume.token", "is %d bytes, over the %d-byte limit: pass the continuation as the executor gave it", len(r.Token), MaxTokenBytes)
+		}
+		if r.Resolution != nil && !json.Valid(r.Resolution) {
+			p.add("resume.resolution", "must be JSON")
+		}
+	}
 }
 
 // checkCapabilities refuses unknown and repeated capability names.

@@ -1,6 +1,7 @@
 package schema_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -53,6 +54,13 @@ func (w *walker) walk(path string, node map[string]any, typ reflect.Type) {
 	node = resolve(t, w.root, node)
 	for typ.Kind() == reflect.Pointer {
 		typ = typ.Elem()
+	}
+	if typ == reflect.TypeFor[json.RawMessage]() {
+		// Any JSON value: the schema must not narrow it.
+		if _, ok := node["type"]; ok {
+			t.Errorf("%s: Go type json.RawMessage holds any JSON value, but the schema says type %v", path, node["type"])
+		}
+		return
 	}
 	want := jsonType(typ)
 	if want == "" {

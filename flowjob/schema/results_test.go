@@ -51,6 +51,22 @@ func TestPolicyResultsValidate(t *testing.T) {
 					r := policy.Decide(&job, actions.Ran(out, 1)).Result
 					checkResult(t, result, name+" as "+string(ctx)+"/"+string(onError), r)
 				}
+				for _, code := range []string{flowjob.CodeInvalidContinuation, flowjob.CodeContinuationUsed,
+					flowjob.CodeContinuationSourceChange, flowjob.CodeContinuationDiverged} {
+					n++
+					r := policy.Decide(&job, actions.Failed(code, "refused", 1)).Result
+					checkResult(t, result, name+" "+code, r)
+				}
+				for _, request := range []string{`{"message":"ok?","data":{"n":1}}`, `null`, ``} {
+					n++
+					suspended := actions.Ran(sandbox.Result{Duration: time.Millisecond}, 1)
+					suspended.Suspend = &actions.Suspend{Request: json.RawMessage(request), Continuation: "payload.mac"}
+					r := policy.Decide(&job, suspended).Result
+					if r.Status != flowjob.StatusSuspended || r.Directive.Type != flowjob.DirectiveSuspend {
+						t.Errorf("%s: a suspended report gave %s %s", name, r.Status, r.Directive.Type)
+					}
+					checkResult(t, result, name+" suspended", r)
+				}
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package actions
 import (
 	"errors"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -96,7 +97,7 @@ func TestBadInput(t *testing.T) {
 			if !maps.Equal(got.Variables, wantVars) {
 				t.Errorf("variables = %q, want %q", got.Variables, wantVars)
 			}
-			if got.Directive != tc.directive {
+			if !reflect.DeepEqual(got.Directive, tc.directive) {
 				t.Errorf("directive = %+v, want %+v", got.Directive, tc.directive)
 			}
 		})

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -92,7 +93,12 @@ func (p Policy) Decide(job *flowjob.Job, r Report, opts ...Option) Verdict {
 		f.Message, _ = textcut.Cut(f.Message, flowjob.MaxErrorMessageBytes)
 		fail = &f
 	}
-	res := p.decide(job, r.Output, fail, r.Duration, r.Attempt, ok)
+	var res flowjob.Result
+	if r.Suspend != nil && fail == nil {
+		res = p.suspended(job, r)
+	} else {
+		res = p.decide(job, r.Output, fail, r.Duration, r.Attempt, ok)
+	}
 	res.Logs, res.LogsTruncated = r.Logs, r.LogsTruncated
 	if d.invalid != nil {
 		for field, id := range map[string]*string{"id": &res.JobID, "sessionId": &res.SessionID,
@@ -182,6 +188,20 @@ func (p Policy) decide(job *flowjob.Job, output string, fail *flowjob.Error, too
 			Message: p.message(job, errorVariable, fail.Message, ok)}
 	}
 	return r
+}
+
+// suspended is the result of a run that asked for approval: nothing but
+// the directive (suspend, with the request) and the continuation is final,
+// so no variable is set and the error policy does not apply.
+func (p Policy) suspended(job *flowjob.Job, r Report) flowjob.Result {
+	res := p.envelope(job, r.Duration, r.Attempt)
+	res.Status = flowjob.StatusSuspended
+	res.Directive = flowjob.Directive{Type: flowjob.DirectiveSuspend, Request: r.Suspend.Request}
+	if len(res.Directive.Request) == 0 {
+		res.Directive.Request = json.RawMessage("null")
+	}
+	res.Continuation = r.Suspend.Continuation
+	return res
 }
 
 // envelope is a result with the job's ids and the run's facts, no outcome.

@@ -3,6 +3,7 @@ package actions
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -118,7 +119,7 @@ func TestErrorTable(t *testing.T) {
 				if !maps.Equal(got.Variables, w.vars) {
 					t.Errorf("variables = %q, want %q", got.Variables, w.vars)
 				}
-				if got.Directive != w.directive {
+				if !reflect.DeepEqual(got.Directive, w.directive) {
 					t.Errorf("directive = %+v, want %+v", got.Directive, w.directive)
 				}
 			})

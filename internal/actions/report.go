@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -24,6 +25,17 @@ type Report struct {
 	// says some were left out.
 	Logs          []flowjob.LogEntry
 	LogsTruncated bool
+	// Suspend is set when the script asked for approval (DESIGN.md §10)
+	// and its journal is stored: the result is suspended, not final.
+	Suspend *Suspend
+}
+
+// Suspend is a run stopped by approval.request, ready to resume.
+type Suspend struct {
+	// Request is what the script asked ({message, data}, or null).
+	Request json.RawMessage
+	// Continuation is the signed token a resume job carries.
+	Continuation string
 }
 
 // Ran is the report of a sandbox run. A sandbox refusal of the request

@@ -25,6 +25,9 @@ const (
 	ExitOK     = 0 // success
 	ExitFailed = 1 // the work failed (a script, a job, a request)
 	ExitUsage  = 2 // the command line or the environment is wrong
+	// ExitSuspended: run's script asked for approval and no --resolution
+	// answered it.
+	ExitSuspended = 3
 )
 
 // Env is the outside world of one invocation.

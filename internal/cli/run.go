@@ -42,11 +42,12 @@ Flags:
   --input name=value  an input variable; the values reach execute as
                       arguments in the order the flags are given (repeatable)
   --json              print {"output", "error": {"code", "message", "line",
-                      "column", "reason"}, "logs", "logsTruncated", "durationMs"}
+                      "column", "reason"}, "logs", "logsTruncated", "durationMs",
+                      and "suspended", "request" for a suspended run}
                       instead of the bare output (console lines go to
                       standard error then)
   --tenant T          run as tenant T, for host functions (DESIGN.md §9)
-  --capability C      ask for capability C: api or kv (repeatable); granted
+  --capability C      ask for capability C: api, kv or approval (repeatable); granted
                       only when --policy allows it for --tenant, as the
                       executor grants it
   --policy FILE       the executor's capabilities policy (the file
@@ -54,13 +55,19 @@ Flags:
                       called for real, with secrets from this environment;
                       kv is kept in memory for the run
   --session S         the session kv is scoped to (default "local")
+  --resolution JSON   the answer to the script's next approval.request
+                      (capability approval; repeatable, in order): the run
+                      is resumed in memory by replaying it, as an executor
+                      resumes a suspended job (DESIGN.md §10). Without
+                      enough of them the run ends suspended: its request is
+                      printed and the exit status is 3
   --jobs              FILE holds JSON Lines, one job per line:
                         {"id": ..., "source": "...", "inputVariables": [{"name": "...", "value": "..."}]}
                       each job's result is printed as one JSON line, with its
                       id, as soon as it finishes; jobs run on the whole pool
 
 Exit status: 0 when the script (every job) succeeded, 1 when it failed,
-2 for a usage error.
+2 for a usage error, 3 when it is suspended on an approval request.
 
 Environment:
   SANDBOX_TIMEOUT_MS (5000), SANDBOX_MEMORY_MB (32), SANDBOX_MAX_PARALLEL (8),
@@ -85,6 +92,7 @@ type runOptions struct {
 	session      string
 	capabilities []string
 	policy       string
+	resolutions  []json.RawMessage
 }
 
 func run(ctx context.Context, env Env, args []string) int {
@@ -138,6 +146,13 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	fs.BoolVar(&opts.jobs, "jobs", false, "")
 	fs.StringVar(&opts.tenant, "tenant", "", "")
 	fs.StringVar(&opts.session, "session", "local", "")
+	fs.Func("resolution", "", func(s string) error {
+		if !json.Valid([]byte(s)) {
+			return fmt.Errorf("--resolution must be JSON, such as true or '{\"approved\": true}', got %q", s)
+		}
+		opts.resolutions = append(opts.resolutions, json.RawMessage(s))
+		return nil
+	})
 	fs.StringVar(&opts.policy, "policy", "", "")
 	fs.Func("capability", "", func(s string) error {
 		opts.capabilities = append(opts.capabilities, s)
@@ -165,8 +180,8 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 		return opts, usageError(env, "run", "one script at a time, got %d: %s", len(files), strings.Join(files, " ")), false
 	case opts.jobs && (opts.json || len(opts.inputs) > 0):
 		return opts, usageError(env, "run", "--jobs takes no --input or --json: each job line carries its inputs, and results are always JSON"), false
-	case len(opts.capabilities) > 0 && opts.jobs:
-		return opts, usageError(env, "run", "--capability is for one script, not --jobs"), false
+	case (len(opts.capabilities) > 0 || len(opts.resolutions) > 0) && opts.jobs:
+		return opts, usageError(env, "run", "--capability and --resolution are for one script, not --jobs"), false
 	}
 	for _, c := range opts.capabilities {
 		if !slices.Contains(flowjob.KnownCapabilities, c) {
@@ -211,9 +226,25 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 				opts.tenant, req.Capabilities, opts.capabilities)
 		}
 	}
-	res := pool.Run(ctx, req)
+	res, requests := sandbox.Resolve(ctx, pool, req, opts.resolutions)
 	if !opts.json {
 		printLogs(env.Stderr, res)
+		for i, rq := range requests {
+			if i < len(opts.resolutions) {
+				_, _ = fmt.Fprintf(env.Stderr, "[approval] %s answered %s\n", rq, opts.resolutions[i])
+			}
+		}
+	}
+	if res.Suspended != nil {
+		if opts.json {
+			out := newResultJSON(nil, res)
+			out.Suspended, out.Request = true, res.Suspended.Request
+			line, _ := json.Marshal(out) // plain values: cannot fail
+			_, _ = fmt.Fprintf(env.Stdout, "%s\n", line)
+		} else {
+			_, _ = fmt.Fprintf(env.Stderr, "suspended: the script asks for approval of %s; answer it with --resolution JSON\n", res.Suspended.Request)
+		}
+		return ExitSuspended
 	}
 	if opts.json {
 		line, err := json.Marshal(newResultJSON(nil, res))
@@ -245,6 +276,10 @@ type resultJSON struct {
 	Logs          []sandbox.LogEntry `json:"logs,omitempty"`
 	LogsTruncated bool               `json:"logsTruncated,omitempty"`
 	DurationMs    float64            `json:"durationMs"`
+	// Suspended and Request: the script asked for approval of Request and
+	// no --resolution answered it.
+	Suspended bool            `json:"suspended,omitempty"`
+	Request   json.RawMessage `json:"request,omitempty"`
 }
 
 type errorJSON struct {

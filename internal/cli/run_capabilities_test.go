@@ -69,3 +69,31 @@ connectors:
 		t.Errorf("an unknown capability: exit %d, %q", code, errOut)
 	}
 }
+
+// TestRunThroughApprovals: --resolution answers approval requests in
+// order; without enough of them the run ends suspended (exit 3).
+func TestRunThroughApprovals(t *testing.T) {
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(policy, []byte("tenants:\n  acme: {capabilities: [approval]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := "const a = approval.request({message: 'first?'})\nconst b = approval.request({message: 'second?', data: a})\nreturn a + '/' + b"
+	args := []string{"run", "--tenant", "acme", "--capability", "approval", "--policy", policy}
+
+	code, out, errOut := invocation{args: append(append([]string{}, args...), "--resolution", `"yes"`, "--resolution", `"no"`, "-"), stdin: script}.run(t)
+	if code != ExitOK || strings.TrimSpace(out) != "yes/no" || !strings.Contains(errOut, `[approval] {"message":"second?","data":"yes"} answered "no"`) {
+		t.Fatalf("answered: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, out, _ = invocation{args: append(append([]string{}, args...), "--json", "--resolution", `"yes"`, "-"), stdin: script}.run(t)
+	var res struct {
+		Suspended bool            `json:"suspended"`
+		Request   json.RawMessage `json:"request"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitSuspended || !res.Suspended ||
+		string(res.Request) != `{"message":"second?","data":"yes"}` {
+		t.Fatalf("suspended: exit %d, %s (%v)", code, out, err)
+	}
+	if code, _, errOut := (invocation{args: append(append([]string{}, args...), "--resolution", "{", "-"), stdin: script}).run(t); code != ExitUsage || !strings.Contains(errOut, "must be JSON") {
+		t.Errorf("a resolution that is not JSON: exit %d, %q", code, errOut)
+	}
+}

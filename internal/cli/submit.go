@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,15 @@ Job flags (they replace the file's fields when given):
   --flow ID            flowId (default cli-flow)
   --block ID           blockId (default cli-block)
   --context flow|tool  where the action runs (default flow)
+  --tenant T           tenantId: the executor grants capabilities per tenant
+  --capability C       ask for capability C: api, kv or approval (repeatable)
+
+Resuming a suspended job (DESIGN.md §10; give the suspended job again,
+same --file or same flags, so that the source and the step match):
+  --resume TOKEN       the continuation of the suspended result
+  --resolution JSON    what approval.request returns (any JSON; default null)
+  The resume job gets a new id unless --id is given: a continuation resumes
+  once, so retry a resume with the same --id.
 
 Action flags (with --source only):
   --input name=value   an input variable of the script (repeatable, in the
@@ -71,7 +81,8 @@ Broker flags:
   --timeout D          how long to wait for the result, connecting and
                        publishing included (default 30s)
 
-Exit status: 0 when the result's status is succeeded, 1 when it is failed or
+Exit status: 0 when the result's status is succeeded or suspended (its
+continuation is in the printed result), 1 when it is failed or
 no result came within --timeout (the job stays queued: it runs when an
 executor starts), 2 for a usage error or a job that breaks the contract.
 
@@ -80,6 +91,8 @@ Examples:
   flowscript submit --source examples/cpf.js --input cpf=123.456.789-09 --output-var resultado
   echo 'return nome.toUpperCase()' | flowscript submit --source - --input nome=maria --on-error continue
   NATS_URL=nats://nats:4222 flowscript submit --timeout 5s --file job.json --id retry-2 | jq .variables
+  token=$(flowscript submit --file refund.json | jq -r .continuation)
+  flowscript submit --file refund.json --resume "$token" --resolution '{"approved": true}'
 `
 
 // submitOptions is the parsed command line of submit.
@@ -93,6 +106,9 @@ type submitOptions struct {
 
 	id, session, flow, block, context          string
 	outputVar, errorVar, onError, errorMessage string
+	tenant                                     string
+	capabilities                               []string
+	resume, resolution                         string
 }
 
 func submit(ctx context.Context, env Env, args []string) int {
@@ -128,7 +144,7 @@ func submit(ctx context.Context, env Env, args []string) int {
 		return ExitFailed
 	}
 	_, _ = fmt.Fprintf(env.Stdout, "%s\n", line)
-	if res.Status != flowjob.StatusSucceeded {
+	if res.Status == flowjob.StatusFailed {
 		return ExitFailed
 	}
 	return ExitOK
@@ -169,6 +185,16 @@ func parseSubmit(env Env, args []string) (opts submitOptions, code int, ok bool)
 	fs.StringVar(&opts.errorVar, "error-var", "", "")
 	fs.StringVar(&opts.onError, "on-error", string(flowjob.OnErrorBlocking), "")
 	fs.StringVar(&opts.errorMessage, "error-message", "", "")
+	fs.StringVar(&opts.tenant, "tenant", "", "")
+	fs.Func("capability", "", func(c string) error {
+		if !slices.Contains(flowjob.KnownCapabilities, c) {
+			return fmt.Errorf("unknown capability %q: known are %s", c, strings.Join(flowjob.KnownCapabilities, ", "))
+		}
+		opts.capabilities = append(opts.capabilities, c)
+		return nil
+	})
+	fs.StringVar(&opts.resume, "resume", "", "")
+	fs.StringVar(&opts.resolution, "resolution", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			_, _ = fmt.Fprint(env.Stdout, submitHelp)
@@ -194,6 +220,10 @@ func parseSubmit(env Env, args []string) (opts submitOptions, code int, ok bool)
 		return opts, usageError(env, "submit", "--file takes the action from the file: drop %s", strings.Join(actionFlags, " ")), false
 	case opts.timeout <= 0:
 		return opts, usageError(env, "submit", "--timeout must be positive, such as 30s, got %s", opts.timeout), false
+	case opts.set["resolution"] && opts.resume == "":
+		return opts, usageError(env, "submit", "--resolution answers a suspended job: give its continuation with --resume TOKEN"), false
+	case opts.set["resolution"] && !json.Valid([]byte(opts.resolution)):
+		return opts, usageError(env, "submit", "--resolution must be JSON, such as true, '\"yes\"' or '{\"approved\": true}', got %q", opts.resolution), false
 	}
 	if err := opts.broker.check(); err != nil {
 		return opts, usageError(env, "submit", "%v", err), false
@@ -241,6 +271,22 @@ func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 		if opts.set[o.flag] || fromFlags {
 			*o.dst = o.val
 		}
+	}
+	if opts.set["tenant"] {
+		job.TenantID = opts.tenant
+	}
+	if opts.set["capability"] {
+		job.Capabilities = opts.capabilities
+	}
+	if opts.resume != "" {
+		if !opts.set["id"] {
+			job.ID = "" // the suspended job's id is not the resume job's
+		}
+		resolution := json.RawMessage(opts.resolution)
+		if opts.resolution == "" {
+			resolution = nil
+		}
+		job = job.ResumeWith(job.ID, opts.resume, resolution)
 	}
 	if job.ID == "" && !opts.set["id"] {
 		job.ID = newJobID("cli")

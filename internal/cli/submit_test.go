@@ -61,7 +61,7 @@ func newBroker(t *testing.T, url string) broker {
 		ResultsMaxAge: time.Hour,
 		DLQMaxAge:     time.Hour,
 	}.WithDefaults()
-	testenv.DeleteStreamsAtCleanup(t, url, names.JobsStream, names.ResultsStream, names.DLQStream)
+	testenv.DeleteStreamsAtCleanup(t, url, names.Streams()...)
 	return broker{url: url, names: names}
 }
 
@@ -76,7 +76,14 @@ func provision(t *testing.T, b broker) {
 // scripts are trusted) until the test ends.
 func startExecutor(t *testing.T, b broker) {
 	t.Helper()
-	exec := newExecutor(t, b)
+	startExecutorWith(t, b, consumer.Options{})
+}
+
+// startExecutorWith is startExecutor with opts (the runner and the policy
+// are set here).
+func startExecutorWith(t *testing.T, b broker, opts consumer.Options) {
+	t.Helper()
+	exec := newExecutorWith(t, b, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- exec.Run(ctx) }()
@@ -90,16 +97,19 @@ func startExecutor(t *testing.T, b broker) {
 
 func newExecutor(t *testing.T, b broker) *consumer.Executor {
 	t.Helper()
+	return newExecutorWith(t, b, consumer.Options{})
+}
+
+func newExecutorWith(t *testing.T, b broker, opts consumer.Options) *consumer.Executor {
+	t.Helper()
 	nc, err := nats.Connect(b.url, nats.MaxReconnects(-1), nats.Name("cli-test-executor"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
 	limits := sandbox.Limits{MaxParallel: b.names.Parallel, Timeout: b.names.ScriptTimeout}.WithDefaults()
-	exec, err := consumer.New(testenv.Context(t, 30*time.Second), nc, b.names, consumer.Options{
-		Runner: sandbox.NewInProcess(limits),
-		Policy: actions.Policy{},
-	})
+	opts.Runner, opts.Policy = sandbox.NewInProcess(limits), actions.Policy{}
+	exec, err := consumer.New(testenv.Context(t, 30*time.Second), nc, b.names, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

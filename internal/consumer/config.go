@@ -62,6 +62,10 @@ type Config struct {
 	ResultsMaxMsgs  int64
 	DLQMaxBytes     int64
 	DLQMaxMsgs      int64
+	// ContinuationTTL is how long a suspended job can be resumed
+	// (CONTINUATION_TTL): its token's lifetime and its journal's, in the
+	// journals bucket.
+	ContinuationTTL time.Duration
 	// Replicas is the number of stream replicas in a clustered broker.
 	Replicas int
 	// MaxJobBytes caps a job message; a larger one is dead-lettered.
@@ -104,6 +108,7 @@ const (
 	DefaultJobsMaxMsgs           = 1_000_000
 	DefaultJobsMaxBytes          = 1 << 30
 	DefaultResultsMaxAge         = 24 * time.Hour
+	DefaultContinuationTTL       = 24 * time.Hour
 	DefaultDLQMaxAge             = 14 * 24 * time.Hour
 	DefaultResultsMaxBytes       = 2 << 30
 	DefaultResultsMaxMsgs        = 5_000_000
@@ -140,6 +145,7 @@ func (c Config) WithDefaults() Config {
 	setInt64(&c.JobsMaxBytes, DefaultJobsMaxBytes)
 	setDuration(&c.ResultsMaxAge, DefaultResultsMaxAge)
 	setDuration(&c.DLQMaxAge, DefaultDLQMaxAge)
+	setDuration(&c.ContinuationTTL, DefaultContinuationTTL)
 	setInt64(&c.ResultsMaxBytes, DefaultResultsMaxBytes)
 	setInt64(&c.ResultsMaxMsgs, DefaultResultsMaxMsgs)
 	setInt64(&c.DLQMaxBytes, DefaultDLQMaxBytes)
@@ -200,6 +206,7 @@ func (c Config) Validate() error {
 		c.LeftoverSweepInterval, c.HealthInterval)
 	check(c.ResultsMaxAge >= time.Minute, "RESULTS_MAX_AGE must be at least 1m, got %s", c.ResultsMaxAge)
 	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
+	check(c.ContinuationTTL >= time.Second, "CONTINUATION_TTL must be at least 1s, got %s", c.ContinuationTTL)
 	check(c.Replicas >= 1 && c.Replicas <= 5, "STREAM_REPLICAS must be between 1 and 5, got %d", c.Replicas)
 	check(c.MaxJobBytes >= 1024 && c.MaxJobBytes <= flowjob.MaxJobBytes,
 		"MAX_JOB_BYTES must be between 1024 and %d (the contract's cap), got %d", flowjob.MaxJobBytes, c.MaxJobBytes)
@@ -221,6 +228,10 @@ func (c Config) Subjects() flowjob.Subjects { return flowjob.Subjects{Prefix: c.
 // of the job's attempts (see MaxDeliver).
 func (c Config) InterruptionsBucket() string { return c.JobsStream + "_INTERRUPTED" }
 
+// JournalsBucket is the key-value bucket where suspended jobs' journals
+// and the claims on their continuations are kept (DESIGN.md §10).
+func (c Config) JournalsBucket() string { return c.JobsStream + "_JOURNALS" }
+
 // DLQDuplicateWindow is the DLQ stream's deduplication window: the same
 // dead letter stored again by a redelivery whose first term was lost is
 // dropped. It is longer than AckWait, the delay before such a redelivery.
@@ -232,7 +243,7 @@ func (c Config) DLQDuplicateWindow() time.Duration {
 // Streams names every stream the executor provisions (the key-value
 // bucket's too), for operators and for tests that clean up.
 func (c Config) Streams() []string {
-	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, "KV_" + c.InterruptionsBucket()}
+	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, "KV_" + c.InterruptionsBucket(), "KV_" + c.JournalsBucket()}
 }
 
 // validToken reports whether s can be one subject token.

@@ -55,6 +55,13 @@
 //     pull that times out looks the same on an idle queue and on a dead
 //     connection; an answer does not. Failed pulls are counted
 //     (flowscript_pull_errors_total), empty ones are not.
+//   - A run that asks for approval (DESIGN.md §10) is stored as a suspended
+//     result only after its journal is in the journals bucket
+//     (Config.JournalsBucket) and its continuation is signed
+//     (Options.Continuations); a resume job is run only after its
+//     continuation verified, matched its step and source, and was claimed
+//     for it (package continuation) — a redelivery of the same resume job
+//     claims it again, any other job gets CONTINUATION_USED.
 //   - Jobs a nats-server before 2.10 leaves in JOBS below the ack floor
 //     after a crash are removed when their result is stored, reported
 //     otherwise (leftovers.go).

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/continuation"
 	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -40,6 +41,10 @@ type Options struct {
 	// Hosts gives each job its host functions (DESIGN.md §9); nil: none,
 	// so a job's host calls throw CAPABILITY_DENIED.
 	Hosts HostProvider
+	// Continuations signs and verifies the tokens of suspended jobs
+	// (DESIGN.md §10); nil: the approval capability is never granted and
+	// a resume job fails INVALID_CONTINUATION.
+	Continuations *continuation.Signer
 }
 
 // HostProvider gives a job the capabilities it is granted — those it asks
@@ -105,6 +110,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 		runner:  opts.Runner,
 		policy:  opts.Policy,
 		hosts:   opts.Hosts,
+		signer:  opts.Continuations,
 		store:   NewResultStore(js, cfg),
 		dlq:     NewDeadLetterer(js, cfg, nc.MaxPayload()),
 		nc:      nc,
@@ -117,6 +123,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 	}
 	e.adopt(s)
 	e.handler.budget = &deliveryBudget{kv: s.Interruptions, max: cfg.MaxDeliver, log: logger}
+	e.handler.journals = continuation.NewJournals(s.Journals)
 	e.health.ok(time.Now())
 	return e, nil
 }

@@ -77,7 +77,7 @@ func testConfig(t testing.TB, url string) Config {
 		ResultsMaxAge:        time.Hour,
 		DLQMaxAge:            time.Hour,
 	}.WithDefaults()
-	testenv.DeleteStreamsAtCleanup(t, url, cfg.JobsStream, cfg.ResultsStream, cfg.DLQStream)
+	testenv.DeleteStreamsAtCleanup(t, url, cfg.Streams()...)
 	return cfg
 }
 

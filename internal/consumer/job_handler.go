@@ -2,9 +2,11 @@ package consumer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/continuation"
 	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -24,16 +27,20 @@ import (
 // result, notify the Reply-To inbox, dead-letter). It never acks: the
 // executor settles the outcome.
 type jobHandler struct {
-	cfg     Config
-	runner  sandbox.Runner
-	policy  actions.Policy
-	hosts   HostProvider
-	store   *ResultStore
-	dlq     *DeadLetterer
-	budget  *deliveryBudget
-	nc      *nats.Conn
-	metrics *telemetry.Metrics // nil records nothing
-	now     func() time.Time
+	cfg    Config
+	runner sandbox.Runner
+	policy actions.Policy
+	hosts  HostProvider
+	// signer and journals keep suspended jobs (DESIGN.md §10); signer nil:
+	// approval is never granted.
+	signer   *continuation.Signer
+	journals *continuation.Journals
+	store    *ResultStore
+	dlq      *DeadLetterer
+	budget   *deliveryBudget
+	nc       *nats.Conn
+	metrics  *telemetry.Metrics // nil records nothing
+	now      func() time.Time
 }
 
 // attempt is what one delivery came to before the policy decides.
@@ -156,12 +163,27 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 	if h.hosts != nil {
 		req.Capabilities, req.Host = h.hosts.HostFor(job)
 	}
+	if h.signer == nil && slices.Contains(req.Capabilities, flowjob.CapabilityApproval) {
+		// Without a key a suspended job could never resume.
+		req.Capabilities = slices.DeleteFunc(slices.Clone(req.Capabilities), func(c string) bool { return c == flowjob.CapabilityApproval })
+	}
+	if job.Resume != nil {
+		journal, err := h.resumable(ctx, job)
+		if ce := continuation.AsError(err); ce != nil {
+			return attempt{job: job, report: actions.Failed(ce.Code, ce.Message, tries)}
+		} else if err != nil {
+			return attempt{job: job, transient: err}
+		}
+		req.Journal, req.Resolution = journal, job.Resume.Resolution
+	}
 	b := backoff.WithContext(backoff.WithMaxRetries(shortBackoff(), uint64(h.cfg.CrashRetries)), ctx)
 	for crashes := 0; ; crashes++ {
 		res := h.runScript(ctx, req)
 		switch {
 		case !res.OK() && ctx.Err() != nil:
 			return attempt{job: job, transient: errStopping}
+		case res.Suspended != nil:
+			return h.suspend(ctx, job, res, tries)
 		case res.OK() || !res.Err.Retryable():
 			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
@@ -176,6 +198,70 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 			return attempt{job: job, transient: errStopping}
 		}
 	}
+}
+
+// resumable checks a resume job's continuation — its signature and
+// expiry, that the job is the suspended one's step with its source — and
+// claims it for the job, returning the journal to replay. A continuation
+// that cannot be used is a *continuation.Error; any other error is the
+// bucket's, transient.
+func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job) (json.RawMessage, error) {
+	if h.signer == nil {
+		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
+			Message: "this executor cannot resume jobs: CONTINUATION_KEY is not set on it (set the same key on every replica)"}
+	}
+	claims, err := h.signer.Verify(job.Resume.Token, h.now())
+	if err != nil {
+		return nil, err
+	}
+	if claims.JobID == job.ID {
+		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
+			Message: "a resume job needs an id of its own, not the suspended job's " + job.ID}
+	}
+	if err := claims.Check(job); err != nil {
+		return nil, err
+	}
+	var journal []byte
+	err = retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
+		var err error
+		if journal, err = h.journals.Load(ctx, claims); continuation.AsError(err) != nil {
+			return backoff.Permanent(err)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
+		if err := h.journals.Claim(ctx, claims, job.ID); continuation.AsError(err) != nil {
+			return backoff.Permanent(err)
+		} else {
+			return err
+		}
+	})
+	return journal, err
+}
+
+// suspend keeps the journal of a run that asked for approval and signs
+// its continuation: the report of a suspended job. A journal that cannot
+// be stored is a transient failure (the job runs again).
+func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, res sandbox.Result, tries int) attempt {
+	if h.signer == nil { // approval is not granted without a key: a bug
+		return attempt{job: job, transient: errors.New("a run suspended on an executor without CONTINUATION_KEY")}
+	}
+	var key string
+	err := retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
+		var err error
+		key, err = h.journals.Save(ctx, job.ID, res.Suspended.Journal)
+		return err
+	})
+	if err != nil {
+		return attempt{job: job, transient: err}
+	}
+	token := h.signer.Sign(continuation.ClaimsFor(job, key, h.now().Add(h.cfg.ContinuationTTL)))
+	r := actions.Ran(res, tries)
+	r.Suspend = &actions.Suspend{Request: res.Suspended.Request, Continuation: token}
+	return attempt{job: job, report: r}
 }
 
 // runScript runs req once inside a sandbox span and records its duration.

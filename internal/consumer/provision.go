@@ -20,6 +20,7 @@ type Streams struct {
 	DLQ           jetstream.Stream
 	Consumer      jetstream.Consumer
 	Interruptions jetstream.KeyValue
+	Journals      jetstream.KeyValue
 }
 
 // ProvisionMode says what Provision may change.
@@ -44,7 +45,7 @@ const (
 const provisionCallTimeout = 5 * time.Second
 
 // Provision creates the JOBS, RESULTS and DLQ streams, the interruptions
-// bucket and the shared durable pull consumer, and, with ApplyConfig,
+// and journals buckets and the shared durable pull consumer, and, with ApplyConfig,
 // updates those that exist to cfg. It is idempotent and safe to run from
 // many replicas at once: a stream or consumer another replica created
 // meanwhile is used, not an error. It makes one pass; see
@@ -66,6 +67,9 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode Pro
 	}
 	if s.Interruptions, err = provisionBucket(ctx, js, InterruptionsBucketConfig(cfg), mode); err != nil {
 		return nil, fmt.Errorf("provisioning key-value bucket %s: %w", cfg.InterruptionsBucket(), err)
+	}
+	if s.Journals, err = provisionBucket(ctx, js, JournalsBucketConfig(cfg), mode); err != nil {
+		return nil, fmt.Errorf("provisioning key-value bucket %s: %w", cfg.JournalsBucket(), err)
 	}
 	if s.Consumer, err = provisionConsumer(ctx, s.Jobs, ConsumerConfig(cfg), mode); err != nil {
 		return nil, fmt.Errorf("provisioning consumer %s on stream %s: %w", cfg.Consumer, cfg.JobsStream, err)
@@ -255,6 +259,18 @@ func InterruptionsBucketConfig(cfg Config) jetstream.KeyValueConfig {
 		Bucket:      cfg.InterruptionsBucket(),
 		Description: "FlowScript: deliveries handed back at a replica's shutdown, by JOBS stream sequence",
 		TTL:         cfg.ResultsMaxAge,
+		Storage:     jetstream.FileStorage,
+		Replicas:    cfg.Replicas,
+	}
+}
+
+// JournalsBucketConfig is the bucket of suspended jobs' journals: an entry
+// lives as long as a continuation may be resumed.
+func JournalsBucketConfig(cfg Config) jetstream.KeyValueConfig {
+	return jetstream.KeyValueConfig{
+		Bucket:      cfg.JournalsBucket(),
+		Description: "FlowScript: journals of suspended jobs (j.<job id>.<run>) and the claims on their continuations (c.<job id>)",
+		TTL:         cfg.ContinuationTTL,
 		Storage:     jetstream.FileStorage,
 		Replicas:    cfg.Replicas,
 	}

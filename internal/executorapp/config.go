@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
 	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/continuation"
 	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -55,6 +56,13 @@ type Config struct {
 	KVMaxValueBytes        int           `env:"KV_MAX_VALUE_BYTES"`
 	KVMaxKeyBytes          int           `env:"KV_MAX_KEY_BYTES"`
 	KVMaxKeys              int           `env:"KV_MAX_KEYS"`
+
+	// Pause and resume (DESIGN.md §10): the key that signs continuations
+	// (without it approval is never granted), the previous key while keys
+	// rotate, and how long a suspended job can be resumed.
+	ContinuationKey         string        `env:"CONTINUATION_KEY"`
+	ContinuationPreviousKey string        `env:"CONTINUATION_PREVIOUS_KEY"`
+	ContinuationTTL         time.Duration `env:"CONTINUATION_TTL"`
 
 	// Limits are the sandbox limits (SANDBOX_*).
 	Limits sandbox.Limits
@@ -173,7 +181,27 @@ func (c Config) Validate() error {
 	if err := c.KV().Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := c.Continuations(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// Continuations is the signer of CONTINUATION_KEY (and
+// CONTINUATION_PREVIOUS_KEY); nil when no key is set: the approval
+// capability is then never granted.
+func (c Config) Continuations() (*continuation.Signer, error) {
+	if c.ContinuationKey == "" {
+		if c.ContinuationPreviousKey != "" {
+			return nil, errors.New("CONTINUATION_PREVIOUS_KEY is set but CONTINUATION_KEY is empty: set the new key in CONTINUATION_KEY")
+		}
+		return nil, nil
+	}
+	s, err := continuation.NewSigner([]byte(c.ContinuationKey), []byte(c.ContinuationPreviousKey))
+	if err != nil {
+		return nil, fmt.Errorf("CONTINUATION_KEY: %w", err)
+	}
+	return s, nil
 }
 
 // Embedded reports whether the executor runs its own NATS server.
@@ -203,6 +231,7 @@ func (c Config) Consumer() consumer.Config {
 		Replicas:        c.StreamReplicas,
 		MaxJobBytes:     c.MaxJobBytes,
 		ShutdownGrace:   c.ShutdownGrace,
+		ContinuationTTL: c.ContinuationTTL,
 	}.WithDefaults()
 }
 
@@ -253,6 +282,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_level", c.LogLevel),
 		slog.String("capabilities_policy_file", c.CapabilitiesPolicyFile),
 		slog.String("kv_bucket", c.KV().Bucket),
+		slog.Bool("continuations", c.ContinuationKey != ""),
+		slog.String("continuation_ttl", cc.ContinuationTTL.String()),
 		slog.String("sandbox_timeout", c.Limits.Timeout.String()),
 		slog.Int("sandbox_memory_mb", c.Limits.MemoryMB),
 		slog.Int("sandbox_max_parallel", c.Limits.MaxParallel),

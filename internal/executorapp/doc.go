@@ -84,6 +84,16 @@
 //	KV_MAX_VALUE_BYTES  largest kv value, as JSON (default 65536).
 //	KV_MAX_KEY_BYTES    longest kv key (default 256).
 //	KV_MAX_KEYS         keys one session may hold (default 100).
+//	CONTINUATION_KEY    the key (32 bytes or more; e.g. openssl rand -base64 48)
+//	                    that signs the continuations of suspended jobs (DESIGN.md
+//	                    §10). The same on every replica. Unset: the approval
+//	                    capability is never granted, resume jobs fail
+//	                    INVALID_CONTINUATION.
+//	CONTINUATION_PREVIOUS_KEY  the key before the current one, still accepted
+//	                    while keys rotate (tokens are signed with the new one).
+//	CONTINUATION_TTL    how long a suspended job can be resumed: its token's and
+//	                    its journal's lifetime (default 24h). Journals live in
+//	                    the bucket <JOBS_STREAM>_JOURNALS.
 //	SANDBOX_*           the sandbox limits (see sandbox.LimitsFromEnv):
 //	                    SANDBOX_TIMEOUT_MS, SANDBOX_MEMORY_MB, SANDBOX_MAX_PARALLEL
 //	                    (jobs in flight per replica), SANDBOX_MAX_SOURCE_BYTES,

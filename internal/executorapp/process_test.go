@@ -137,7 +137,7 @@ func names(t *testing.T, url string) (map[string]string, consumer.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.DeleteStreamsAtCleanup(t, url, env["JOBS_STREAM"], env["RESULTS_STREAM"], env["DLQ_STREAM"])
+	testenv.DeleteStreamsAtCleanup(t, url, cfg.Consumer().Streams()...)
 	return env, cfg.Consumer()
 }
 

@@ -146,14 +146,19 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 			return s, err
 		}
 	}
+	signer, err := cfg.Continuations()
+	if err != nil {
+		return s, err
+	}
 	phase("provisioning the streams and the consumer")
 	s.Executor, err = consumer.New(ctx, s.Conn, cfg.Consumer(), consumer.Options{
-		Runner:     s.Sandbox,
-		Policy:     actions.Policy{},
-		Logger:     o.Logger,
-		Metrics:    o.Metrics,
-		OnStopping: s.Sandbox.StopRespawning,
-		Hosts:      hosts,
+		Runner:        s.Sandbox,
+		Policy:        actions.Policy{},
+		Logger:        o.Logger,
+		Metrics:       o.Metrics,
+		OnStopping:    s.Sandbox.StopRespawning,
+		Hosts:         hosts,
+		Continuations: signer,
 	})
 	if err != nil {
 		return s, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,12 +39,19 @@ var errTimedOut = &Error{Code: CodeTimeout, Message: MsgTimeout}
 // side. Its console lines come back in the result, success or not.
 func Execute(ctx context.Context, l Limits, req Request) Result {
 	start := time.Now()
-	var logs logBook
-	out, err := execute(ctx, l, req, &logs)
-	return Result{Output: out, Err: err, Duration: time.Since(start), Logs: logs.entries, LogsTruncated: logs.truncated}
+	var h *hostState
+	out, err := execute(ctx, l, req, &h)
+	res := Result{Output: out, Err: err, Duration: time.Since(start)}
+	if h != nil {
+		res.Logs, res.LogsTruncated = h.logs.entries, h.logs.truncated
+		if h.journal != nil && h.journal.suspended != nil && err == nil {
+			res.Output, res.Suspended = "", h.journal.suspended
+		}
+	}
+	return res
 }
 
-func execute(ctx context.Context, l Limits, req Request, logs *logBook) (string, *Error) {
+func execute(ctx context.Context, l Limits, req Request, hp **hostState) (string, *Error) {
 	if err := checkInputs(req.Inputs, l); err != nil {
 		return "", err
 	}
@@ -69,9 +77,15 @@ func execute(ctx context.Context, l Limits, req Request, logs *logBook) (string,
 	h := &hostState{ctx: ctx, host: host, grants: req.Capabilities,
 		logs: logBook{maxEntries: l.MaxLogEntries, maxBytes: l.MaxLogBytes}}
 	h.position = prog.position
-	out, runErr := prog.run(ctx, l, values, h)
-	*logs = h.logs
-	return out, runErr
+	if slices.Contains(req.Capabilities, "approval") || len(req.Journal) > 0 {
+		replay, jerr := decodeJournal(req.Journal)
+		if jerr != nil {
+			return "", &Error{Code: CodeContinuationDiverged, Message: jerr.Error()}
+		}
+		h.journal = &recorder{replay: replay, resolution: req.Resolution}
+	}
+	*hp = h
+	return prog.run(ctx, l, values, h)
 }
 
 func checkInputs(inputs []Input, l Limits) *Error {
@@ -109,8 +123,23 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	defer stop()
 
 	out, err := p.call(v, values)
+	var stopped *goja.InterruptedError
+	if errors.As(err, &stopped) && h.journal != nil {
+		switch stopped.Value() {
+		case suspendMarker:
+			return "", nil
+		case divergedMarker:
+			return "", &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged}
+		case tooLargeMarker:
+			return "", &Error{Code: CodeScriptError, Message: h.journal.diverged}
+		}
+	}
 	if err != nil {
 		return "", p.classify(ctx, v, l, err)
+	}
+	if h.journal != nil && h.journal.pos < len(h.journal.replay) {
+		return "", &Error{Code: CodeContinuationDiverged, Message: fmt.Sprintf(
+			"the resumed run ended after %d of the %d events of its journal", h.journal.pos, len(h.journal.replay))}
 	}
 	if ctx.Err() != nil {
 		return "", causeOf(ctx)

@@ -46,6 +46,9 @@ type hostState struct {
 	errorCtor *goja.Object
 	// position maps a stack to the author's line and column.
 	position func([]goja.StackFrame) (int, int)
+	// journal is the run's journal when it may suspend (approval granted)
+	// or resumes; nil otherwise (journal.go).
+	journal *recorder
 }
 
 // installHost installs the host's globals in v.
@@ -100,12 +103,35 @@ func (v *vm) installHost(h *hostState) error {
 		{"kv", object(map[string]nativeFunc{
 			"get": call("kv", "get"), "set": call("kv", "set"), "delete": call("kv", "delete"),
 		}, "get", "set", "delete")},
+		{"approval", object(map[string]nativeFunc{"request": v.approval}, "request")},
 	} {
 		if err := install(g.name, g.value); err != nil {
 			return err
 		}
 	}
+	v.parse = parse
+	if h.journal != nil {
+		v.installJournal(h.journal)
+	}
 	return nil
+}
+
+// approval is approval.request({message, data}?): with the approval
+// capability, it suspends the run (or, replaying, returns the resolution);
+// see journal.go.
+func (v *vm) approval(c goja.FunctionCall) goja.Value {
+	h := v.host
+	if !slices.Contains(h.grants, "approval") || h.journal == nil {
+		panic(v.throwHost(Denied("approval").Err))
+	}
+	var request json.RawMessage = v.appendJSON(nil, c.Argument(0))
+	return v.approvalRequest(h.journal, request)
+}
+
+// parseJSON parses JSON text with the JSON.parse taken before the script
+// ran.
+func (v *vm) parseJSON(text []byte) goja.Value {
+	return v.parse(goja.FunctionCall{This: v.json, Arguments: []goja.Value{v.rt.ToValue(string(text))}})
 }
 
 // hostCall runs one host call from the script: a capability that is not
@@ -116,7 +142,16 @@ func (v *vm) hostCall(capability, method string, args []goja.Value, parse native
 	if !slices.Contains(h.grants, capability) || h.host == nil {
 		panic(v.throwHost(Denied(capability).Err))
 	}
-	reply := h.host.Call(h.ctx, HostCall{Capability: capability, Method: method, Args: v.argsJSON(args)})
+	call := HostCall{Capability: capability, Method: method, Args: v.argsJSON(args)}
+	live := func() HostReply { return h.host.Call(h.ctx, call) }
+	reply := HostReply{}
+	if h.journal == nil {
+		reply = live()
+	} else if r, ok := v.journaledCall(h.journal, call, live); ok {
+		reply = r
+	} else {
+		return goja.Undefined() // diverged: the run is interrupted
+	}
 	if reply.Err != nil {
 		panic(v.throwHost(reply.Err))
 	}

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 )
 
@@ -27,6 +28,11 @@ type Request struct {
 	// Host answers the granted host calls (trusted code, outside the
 	// sandbox). nil: every host function is denied.
 	Host Host `json:"-"`
+	// Journal, when set, is the journal of a suspended run of the same
+	// source, to replay (DESIGN.md §10); Resolution answers the approval
+	// request it ends with.
+	Journal    json.RawMessage `json:"journal,omitempty"`
+	Resolution json.RawMessage `json:"resolution,omitempty"`
 }
 
 // Result is the outcome of one run: exactly one of Output (on success, "" is
@@ -40,6 +46,9 @@ type Result struct {
 	// left out.
 	Logs          []LogEntry `json:"logs,omitempty"`
 	LogsTruncated bool       `json:"logsTruncated,omitempty"`
+	// Suspended is set, with no Err and no Output, when approval.request
+	// stopped the run: resume it with its journal and a resolution.
+	Suspended *Suspension `json:"suspended,omitempty"`
 }
 
 // LogEntry is one console line: log, info, warn, error or debug; the

@@ -46,6 +46,8 @@ type vm struct {
 	stringify nativeFunc
 	// host is the run's side of the host functions (hostvm.go).
 	host *hostState
+	// parse is JSON.parse, taken before the script ran.
+	parse nativeFunc
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and

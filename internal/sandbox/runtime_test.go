@@ -24,7 +24,7 @@ func TestGlobalObjectHoldsOnlyTheLanguageBuiltIns(t *testing.T) {
 		"Error,EvalError,Float32Array,Float64Array,Function,Infinity,Int16Array,Int32Array,Int8Array,JSON," +
 		"Map,Math,NaN,Number,Object,Promise,Proxy,RangeError,ReferenceError,Reflect,RegExp,Set,String," +
 		"Symbol,SyntaxError,TypeError,URIError,Uint16Array,Uint32Array,Uint8Array,Uint8ClampedArray," +
-		"WeakMap,WeakSet,api,capabilities,console,decodeURI,decodeURIComponent,encodeURI,encodeURIComponent,escape,globalThis," +
+		"WeakMap,WeakSet,api,approval,capabilities,console,decodeURI,decodeURIComponent,encodeURI,encodeURIComponent,escape,globalThis," +
 		"isFinite,isNaN,kv,parseFloat,parseInt,undefined,unescape"
 	wantOutput(t, run(t, "return Object.getOwnPropertyNames(globalThis).sort().join(',')"), want)
 }

@@ -1,6 +1,7 @@
 package templatesapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -18,17 +19,33 @@ import (
 // MaxTestInputs caps the input variables of one test run.
 const MaxTestInputs = 100
 
+// MaxTestResolutions caps the approvals one test run answers: each is one
+// more run of the script.
+const MaxTestResolutions = 10
+
 // testRequest is the body of POST {base}/scripts/test. TenantID and
 // Capabilities ask for host functions as a job does: the run is granted
 // those the service's policy (CAPABILITIES_POLICY_FILE, the executor's)
 // allows the tenant, so an author sees CAPABILITY_DENIED before
 // publishing. Its connectors are called for real; kv starts empty for
-// every test run and is gone after it.
+// every test run and is gone after it. Resolutions answer the script's
+// approval requests in order (DESIGN.md §10): each suspension is resumed
+// in memory, replaying the run as an executor would, with no continuation
+// signed or stored.
 type testRequest struct {
-	Source         string          `json:"source"`
-	InputVariables []sandbox.Input `json:"inputVariables"`
-	TenantID       string          `json:"tenantId"`
-	Capabilities   []string        `json:"capabilities"`
+	Source         string            `json:"source"`
+	InputVariables []sandbox.Input   `json:"inputVariables"`
+	TenantID       string            `json:"tenantId"`
+	Capabilities   []string          `json:"capabilities"`
+	Resolutions    []json.RawMessage `json:"resolutions"`
+}
+
+// approvalStep is one approval request of a test run and the resolution
+// that answered it; Resolution is absent for the request the run is
+// suspended on.
+type approvalStep struct {
+	Request    json.RawMessage `json:"request"`
+	Resolution json.RawMessage `json:"resolution,omitempty"`
 }
 
 // testResponse is the outcome of a test run: the output on success, the
@@ -36,7 +53,11 @@ type testRequest struct {
 // (warnings and errors: a test run is where an author learns) and the
 // capabilities and connectors the source uses.
 type testResponse struct {
-	OK            bool                 `json:"ok"`
+	OK bool `json:"ok"`
+	// Status is succeeded, failed, or suspended when the script asked for
+	// more approvals than the request had resolutions.
+	Status        flowjob.Status       `json:"status"`
+	Approvals     []approvalStep       `json:"approvals"`
 	Output        *string              `json:"output,omitempty"`
 	Error         *sandbox.Error       `json:"error,omitempty"`
 	DurationMs    float64              `json:"durationMs"`
@@ -94,8 +115,9 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
 		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: body.TenantID, SessionID: "test-run", Capabilities: body.Capabilities})
 	}
+	var requests []json.RawMessage
 	if res.Err == nil {
-		res = s.runner.Run(r.Context(), req)
+		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
@@ -109,7 +131,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	out := testResponse{
-		OK:            res.OK(),
+		OK:            res.OK() && res.Suspended == nil,
 		Error:         res.Err,
 		DurationMs:    float64(res.Duration.Microseconds()) / 1000,
 		Findings:      findings,
@@ -117,6 +139,20 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		Granted:       req.Capabilities,
 		Logs:          res.Logs,
 		LogsTruncated: res.LogsTruncated,
+		Status:        flowjob.StatusFailed,
+		Approvals:     make([]approvalStep, len(requests)),
+	}
+	for i, rq := range requests {
+		out.Approvals[i].Request = rq
+		if i < len(body.Resolutions) {
+			out.Approvals[i].Resolution = body.Resolutions[i]
+		}
+	}
+	switch {
+	case res.Suspended != nil:
+		out.Status = flowjob.StatusSuspended
+	case out.OK:
+		out.Status = flowjob.StatusSucceeded
 	}
 	if out.Granted == nil {
 		out.Granted = []string{}
@@ -124,7 +160,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	if out.Logs == nil {
 		out.Logs = []sandbox.LogEntry{}
 	}
-	if res.OK() {
+	if out.OK {
 		out.Output = &res.Output
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -146,6 +182,10 @@ func (s *Server) validateTest(body testRequest) *httpError {
 			fields = append(fields, fieldError{Field: fmt.Sprintf("capabilities[%d]", i), Code: "UNKNOWN_CAPABILITY",
 				Message: fmt.Sprintf("unknown capability %q: known are %s (console needs none)", c, strings.Join(flowjob.KnownCapabilities, ", "))})
 		}
+	}
+	if len(body.Resolutions) > MaxTestResolutions {
+		fields = append(fields, fieldError{Field: "resolutions", Code: templates.CodeTooLong,
+			Message: fmt.Sprintf("resolutions has %d entries, over the limit of %d", len(body.Resolutions), MaxTestResolutions)})
 	}
 	if len(body.InputVariables) > MaxTestInputs {
 		fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,

@@ -2,6 +2,7 @@ package templatesapi
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -241,4 +242,53 @@ func TestScriptTestWithCapabilities(t *testing.T) {
 	if e := r.apiErr(t); !strings.Contains(e.Message, `unknown capability "fetch"`) {
 		t.Errorf("an unknown capability: %s", r.raw)
 	}
+}
+
+// A test run answers the script's approval requests with the request's
+// resolutions, replaying the run as an executor does: the connector sees
+// each call once.
+func TestScriptTestThroughApprovals(t *testing.T) {
+	stub := newCountingStub(t)
+	policy := t.TempDir() + "/policy.yaml"
+	writeFile(t, policy, fmt.Sprintf("tenants:\n  acme: {capabilities: [api, approval]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme]\n", stub.URL))
+	cfg := testConfig()
+	cfg.CapabilitiesPolicyFile = policy
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	source := "const c = api.get('crm', '/customers/1').status\n" +
+		"const first = approval.request({message: 'one?'})\n" +
+		"const second = approval.request({message: 'two?', data: first})\n" +
+		"return [c, first, second].join(' ')"
+	type answer struct {
+		OK        bool    `json:"ok"`
+		Status    string  `json:"status"`
+		Output    *string `json:"output"`
+		Approvals []struct {
+			Request    json.RawMessage `json:"request"`
+			Resolution json.RawMessage `json:"resolution"`
+		} `json:"approvals"`
+	}
+	run := func(resolutions ...any) answer {
+		t.Helper()
+		r := a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "tenantId": "acme",
+			"capabilities": []string{"api", "approval"}, "resolutions": resolutions})
+		wantStatus(t, r, http.StatusOK)
+		var out answer
+		r.json(t, &out)
+		return out
+	}
+
+	out := run("yes", "no")
+	if !out.OK || out.Status != "succeeded" || out.Output == nil || *out.Output != "200 yes no" || len(out.Approvals) != 2 ||
+		string(out.Approvals[1].Request) != `{"message":"two?","data":"yes"}` || string(out.Approvals[1].Resolution) != `"no"` {
+		t.Fatalf("answered run: %+v", out)
+	}
+	if n := stub.requests.Load(); n != 1 {
+		t.Errorf("the connector got %d requests over three runs of the script, want 1 (replayed from the journal)", n)
+	}
+	out = run("yes")
+	if out.OK || out.Status != "suspended" || out.Output != nil || len(out.Approvals) != 2 || out.Approvals[1].Resolution != nil {
+		t.Errorf("a run with too few resolutions: %+v", out)
+	}
+	r := a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "resolutions": make([]int, MaxTestResolutions+1)})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
 }

@@ -46,3 +46,16 @@ function ordered<T extends object>(v: T, order: readonly string[]): T {
   }
   return out as T;
 }
+
+/**
+ * The resume job of a job whose result was suspended (DESIGN.md §10): the
+ * same step and source under a new id (default newJobId()), carrying the
+ * result's continuation and the resolution approval.request returns on
+ * replay. A continuation resumes once: retry a resume with the same id.
+ */
+export function resumeJob(suspended: Job, continuation: string, resolution: unknown, id: string = newJobId()): Job {
+  return ordered(
+    { ...suspended, id, resume: { token: continuation, resolution: resolution === undefined ? null : resolution } },
+    FIELDS.job,
+  ) as Job;
+}

@@ -2,7 +2,7 @@
 // TypeScript. See README.md.
 export * from "./types.js";
 export * from "./contract.js";
-export { buildJob, newJobId, type JobInit } from "./build.js";
+export { buildJob, newJobId, resumeJob, type JobInit } from "./build.js";
 export {
   validateJob,
   validateResult,

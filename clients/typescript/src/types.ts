@@ -13,7 +13,7 @@ export type JobContext = (typeof CONTEXTS)[number];
 export const ACTION_TYPE_EXECUTE_SCRIPT = "executeScript";
 
 /** Host functions a job may ask for (DESIGN.md §9); console needs none. */
-export const CAPABILITIES = ["api", "kv"] as const;
+export const CAPABILITIES = ["api", "kv", "approval"] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /** A script parameter: name in the script's scope, value a `{{...}}` template. */
@@ -63,13 +63,24 @@ export interface Job {
   tenantId?: string | null;
   /** Host functions the step asks for; the executor grants those its policy allows the tenant. */
   capabilities?: Capability[] | null;
+  /** Continues a suspended job (DESIGN.md §10): same source, session and block. */
+  resume?: Resume | null;
 }
 
-export const STATUSES = ["succeeded", "failed"] as const;
+/** What a resume job carries: the suspended result's continuation and the answer. */
+export interface Resume {
+  /** The suspended result's continuation, as the executor gave it. */
+  token: string;
+  /** Any JSON value, null included: what approval.request returns on replay. */
+  resolution: unknown;
+}
+
+/** suspended: the script asked for approval; resume with the result's continuation. */
+export const STATUSES = ["succeeded", "failed", "suspended"] as const;
 export type ResultStatus = (typeof STATUSES)[number];
 
 /** What the engine does with the session next. */
-export const DIRECTIVE_TYPES = ["continue", "freeze_handoff", "redirect", "throw"] as const;
+export const DIRECTIVE_TYPES = ["continue", "freeze_handoff", "redirect", "throw", "suspend"] as const;
 export type DirectiveType = (typeof DIRECTIVE_TYPES)[number];
 
 /** The error codes a result can carry (DESIGN.md §3, flowjob/result.go). */
@@ -87,16 +98,22 @@ export const ERROR_CODES = [
   "DELIVERY_EXHAUSTED",
   "CAPABILITY_DENIED",
   "HOST_CALL_LIMIT",
+  "INVALID_CONTINUATION",
+  "CONTINUATION_USED",
+  "CONTINUATION_SOURCE_MISMATCH",
+  "CONTINUATION_DIVERGED",
 ] as const;
 /** A known code, or one added by a newer executor. */
 export type ErrorCode = (typeof ERROR_CODES)[number] | (string & {});
 
 /** The executor's decision for the session. */
 export interface Directive {
-  /** continue: set the variables and go on; freeze_handoff: freeze and hand off to a human with message; redirect: send message and go to blockId; throw: rethrow message to the Tool's caller. */
+  /** continue: set the variables and go on; freeze_handoff: freeze and hand off to a human with message; redirect: send message and go to blockId; throw: rethrow message to the Tool's caller; suspend: wait for approval. */
   type: DirectiveType;
   blockId?: string;
   message?: string;
+  /** A suspend directive's approval request, as the script gave it. */
+  request?: unknown;
 }
 
 /** Why a job failed; line and column are 1-based in the author's source. */
@@ -144,6 +161,8 @@ export interface Result {
   logs?: LogEntry[];
   /** true when console lines were left out. */
   logsTruncated?: boolean;
+  /** A suspended result's signed token: publish a resume job with it. */
+  continuation?: string;
 }
 
 // Every field of every type, listed so that a test can compare them with
@@ -158,17 +177,18 @@ function fields<T>() {
 export const FIELDS = {
   job: fields<Job>()([
     "version", "id", "sessionId", "flowId", "blockId", "context", "action", "variables",
-    "defaultExceptionBlockId", "timeoutMs", "deadline", "tenantId", "capabilities",
+    "defaultExceptionBlockId", "timeoutMs", "deadline", "tenantId", "capabilities", "resume",
   ]),
+  resume: fields<Resume>()(["token", "resolution"]),
   action: fields<ExecuteScriptAction>()([
     "type", "source", "inputVariables", "outputVariable", "errorVariable", "onError", "errorMessage", "errorHandoff",
   ]),
   inputVariable: fields<InputVariable>()(["name", "value"]),
   result: fields<Result>()([
     "version", "jobId", "sessionId", "flowId", "blockId", "context", "status", "variables", "error",
-    "directive", "durationMs", "attempt", "completedAt", "logs", "logsTruncated",
+    "directive", "durationMs", "attempt", "completedAt", "logs", "logsTruncated", "continuation",
   ]),
-  directive: fields<Directive>()(["type", "blockId", "message"]),
+  directive: fields<Directive>()(["type", "blockId", "message", "request"]),
   error: fields<ResultError>()(["code", "message", "line", "column", "reason"]),
   logEntry: fields<LogEntry>()(["level", "message", "line"]),
 } as const;

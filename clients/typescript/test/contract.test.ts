@@ -13,6 +13,7 @@ import {
   LOG_LEVELS,
   assertValidJob,
   buildJob,
+  resumeJob,
   CONTEXTS,
   CONTRACT_VERSION,
   DEFAULT_RESULTS_STREAM,
@@ -67,6 +68,7 @@ describe("the types follow the JSON Schemas", () => {
       ["job", FIELDS.job, node(job)],
       ["action", FIELDS.action, node(job, "action")],
       ["inputVariable", FIELDS.inputVariable, node(job, "action", "inputVariables", "items")],
+      ["resume", FIELDS.resume, node(job, "resume")],
       ["result", FIELDS.result, node(result)],
       ["directive", FIELDS.directive, node(result, "directive")],
       ["error", FIELDS.error, node(result, "error")],
@@ -268,5 +270,27 @@ describe("buildJob", () => {
     assert.equal(j.version, CONTRACT_VERSION);
     assert.deepEqual(validateJob(j), []);
     assert.notEqual(newJobId(), newJobId());
+  });
+});
+
+describe("resumeJob", () => {
+  test("the same step under a new id, with the continuation and the resolution", () => {
+    const suspended = buildJob({
+      id: "asks",
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "flow",
+      tenantId: "acme",
+      capabilities: ["approval"],
+      action: { source: "return approval.request({message: 'ok?'})", outputVariable: "o", onError: "continue" },
+    });
+    const r = resumeJob(suspended, "payload.mac", { approved: true }, "asks-resumed");
+    assert.equal(r.id, "asks-resumed");
+    assert.deepEqual(r.resume, { token: "payload.mac", resolution: { approved: true } });
+    assert.deepEqual({ ...r, id: suspended.id, resume: undefined }, { ...suspended, resume: undefined });
+    assert.deepEqual(validateJob(r), []);
+    assert.equal(resumeJob(suspended, "t", undefined).resume?.resolution, null);
+    assert.notEqual(resumeJob(suspended, "t", 1).id, suspended.id);
   });
 });

@@ -16,11 +16,12 @@ import (
 // body and bytes left over after the last field.
 //
 //	job:    id u64 · timeout-ns i64 · source str · count uvarint · (name str · value str)*
-//	        · count uvarint · (capability str)*
+//	        · count uvarint · (capability str)* · journal str · resolution str
 //	result: id u64 · flags byte · [reason byte]  when flags has replyRetiring
 //	        · duration-ns i64 · output str
 //	        · [code str · message str · line uvarint · column uvarint · reason str]  when flags has resultHasError
 //	        · [count uvarint · (level str · message str · line uvarint)*]  when flags has resultHasLogs
+//	        · [request str · journal str]  when flags has resultSuspended
 //	host call:  id u64 · capability str · method str · args str
 //	host reply: id u64 · flags byte · value str  (flags 0)
 //	            | code str · name str · message str  (flags hostReplyError)
@@ -32,6 +33,7 @@ const (
 	resultHasError      = 1 << 1
 	resultHasLogs       = 1 << 2
 	resultLogsTruncated = 1 << 3
+	resultSuspended     = 1 << 4
 	hostReplyError      = 1 << 0
 )
 
@@ -48,7 +50,8 @@ func appendJob(buf []byte, id uint64, req *sandbox.Request) []byte {
 	for _, c := range req.Capabilities {
 		buf = appendString(buf, c)
 	}
-	return buf
+	buf = appendString(buf, string(req.Journal))
+	return appendString(buf, string(req.Resolution))
 }
 
 func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
@@ -76,6 +79,12 @@ func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
 			req.Capabilities[i] = d.string()
 		}
 	}
+	if j := d.string(); j != "" {
+		req.Journal = []byte(j)
+	}
+	if r := d.string(); r != "" {
+		req.Resolution = []byte(r)
+	}
 	return id, d.end("job")
 }
 
@@ -89,6 +98,9 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 	}
 	if res.LogsTruncated {
 		flags |= resultLogsTruncated
+	}
+	if res.Suspended != nil {
+		flags |= resultSuspended
 	}
 	buf = appendReplyHead(buf, id, flags, retiring)
 	buf = binary.BigEndian.AppendUint64(buf, uint64(res.Duration))
@@ -108,12 +120,16 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 			buf = binary.AppendUvarint(buf, uint64(max(l.Line, 0)))
 		}
 	}
+	if s := res.Suspended; s != nil {
+		buf = appendString(buf, string(s.Request))
+		buf = appendString(buf, string(s.Journal))
+	}
 	return buf
 }
 
 func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring retireReason, err error) {
 	d := decoder{b: payload}
-	id, flags, retiring := d.replyHead("result", resultHasError|resultHasLogs|resultLogsTruncated)
+	id, flags, retiring := d.replyHead("result", resultHasError|resultHasLogs|resultLogsTruncated|resultSuspended)
 	res.Duration = time.Duration(d.uint64())
 	res.Output = d.string()
 	if flags&resultHasError != 0 {
@@ -133,6 +149,9 @@ func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring reti
 		}
 	}
 	res.LogsTruncated = flags&resultLogsTruncated != 0
+	if flags&resultSuspended != 0 {
+		res.Suspended = &sandbox.Suspension{Request: []byte(d.string()), Journal: []byte(d.string())}
+	}
 	return id, retiring, d.end("result")
 }
 

@@ -330,8 +330,12 @@ func decodeBody(body []byte) (*frame, error) {
 // slack. The parent never sends a request over its caps (see
 // Pool.oversized), so a bigger frame is garbage.
 func maxJobFrame(l sandbox.Limits) int {
-	return l.MaxSourceBytes + 21*l.MaxInputBytes + 64<<10
+	return l.MaxSourceBytes + 21*l.MaxInputBytes + sandbox.MaxJournalBytes + maxResolutionBytes + 64<<10
 }
+
+// maxResolutionBytes bounds a resume's resolution: it comes in a job, and
+// a job is at most 1 MiB.
+const maxResolutionBytes = 1 << 20
 
 // maxHostFrame bounds a host call or a host reply: the JSON each way is
 // capped at MaxHostBytes per run (sandbox.MeterHost), plus slack for the
@@ -346,7 +350,7 @@ func maxHostFrame(l sandbox.Limits) int {
 // message) fit in the slack of the smallest output cap, which is why a
 // report counts them against maxReportFindings bytes.
 func maxResultFrame(l sandbox.Limits) int {
-	return max(l.MaxOutputBytes, maxReportFindings) + maxErrorMessage + maxLogsFrame(l) + 64<<10
+	return max(l.MaxOutputBytes, maxReportFindings) + maxErrorMessage + maxLogsFrame(l) + sandbox.MaxJournalBytes + 64<<10
 }
 
 // maxLogsFrame bounds a result's console lines: their text is capped at

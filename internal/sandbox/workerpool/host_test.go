@@ -116,3 +116,22 @@ func TestHostCallCaps(t *testing.T) {
 		t.Errorf("one answer of 150 KiB: %q, %+v", res.Output, res.Err)
 	}
 }
+
+// TestSuspendAndResumeThroughThePipes: a run that asks for approval comes
+// back suspended with its request and journal; the same source resumed
+// with them replays without calling the host again.
+func TestSuspendAndResumeThroughThePipes(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{MaxParallel: 1, Timeout: 5 * time.Second}})
+	host := echoHost()
+	src := "const a = api.post('crm', '/x', {n: 1})\nconst ok = approval.request({message: 'pode?'})\nreturn a.args[1] + ':' + ok"
+	req := sandbox.Request{Source: src, Capabilities: []string{"api", "approval"}, Host: host}
+	first := p.Run(context.Background(), req)
+	if first.Err != nil || first.Suspended == nil || string(first.Suspended.Request) != `{"message":"pode?"}` {
+		t.Fatalf("first: %+v %+v", first.Err, first.Suspended)
+	}
+	req.Journal, req.Resolution = first.Suspended.Journal, json.RawMessage(`"sim"`)
+	second := p.Run(context.Background(), req)
+	if second.Err != nil || second.Output != "/x:sim" || host.calls.Load() != 1 {
+		t.Fatalf("resume: %q %+v after %d host calls", second.Output, second.Err, host.calls.Load())
+	}
+}

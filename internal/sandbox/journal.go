@@ -1,0 +1,255 @@
+package sandbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// Pause and resume (DESIGN.md §10), the sandbox's side. A run granted the
+// approval capability keeps a journal: every value of Date.now(), new
+// Date() and Math.random(), and every host call with its answer, in order.
+// approval.request(...) stops the run there (uncatchable): the result is
+// Suspended, with the request and the journal. A later run of the same
+// source with that journal (Request.Journal) and the answer to the request
+// (Request.Resolution) replays it: recorded times and random numbers come
+// back as they were, recorded host calls return their recorded answers
+// without reaching the host, the pending approval.request returns the
+// resolution, and from there the run goes on live — recording, so that it
+// may suspend again. A replay that asks for something else than the
+// journal holds (another host call, other arguments, a time where a host
+// call was) is CONTINUATION_DIVERGED.
+
+// CodeContinuationDiverged is the code of a resumed run that did not replay
+// its journal.
+const CodeContinuationDiverged Code = "CONTINUATION_DIVERGED"
+
+// MaxJournalBytes caps a suspended run's journal: it is stored whole in a
+// key-value entry (and a NATS message is 1 MB by default). A run whose
+// journal would be larger fails at approval.request with SCRIPT_ERROR.
+const MaxJournalBytes = 768 << 10
+
+// Suspension is a run stopped by approval.request.
+type Suspension struct {
+	// Request is the approval request as JSON ({message, data}, or null).
+	Request json.RawMessage
+	// Journal is the run's journal, encoded: pass it back, with the
+	// resolution, to resume.
+	Journal json.RawMessage
+}
+
+// journalEvent is one entry of a journal.
+type journalEvent struct {
+	Kind       string          `json:"k"`           // now, rand, host, approval
+	Time       int64           `json:"t,omitempty"` // now: Unix nanoseconds
+	Rand       float64         `json:"r,omitempty"` // rand
+	Capability string          `json:"c,omitempty"` // host
+	Method     string          `json:"m,omitempty"` // host
+	Args       json.RawMessage `json:"a,omitempty"` // host
+	Value      json.RawMessage `json:"v,omitempty"` // host: its answer; approval: its resolution
+	Err        *HostError      `json:"e,omitempty"` // host: its error
+	Request    json.RawMessage `json:"q,omitempty"` // approval: its request
+}
+
+// Event kinds.
+const (
+	eventNow      = "now"
+	eventRand     = "rand"
+	eventHost     = "host"
+	eventApproval = "approval"
+)
+
+// recorder keeps a run's journal: it replays the journal it was given,
+// then records.
+type recorder struct {
+	replay     []journalEvent
+	pos        int
+	events     []journalEvent
+	resolution json.RawMessage
+	// size estimates the encoded size of events; past MaxJournalBytes the
+	// run stops recording (full), so that a loop reading the time cannot
+	// grow the journal without bound: such a run cannot suspend, and fails
+	// if it asks for approval.
+	size int
+	full bool
+	// stop is set to why the run must stop: suspended or diverged.
+	suspended *Suspension
+	diverged  string
+}
+
+// record appends e to the journal, unless the journal is full.
+func (r *recorder) record(e journalEvent) {
+	if r.full {
+		return
+	}
+	r.size += 48 + len(e.Capability) + len(e.Method) + len(e.Args) + len(e.Value) + len(e.Request)
+	if e.Err != nil {
+		r.size += 32 + len(e.Err.Code) + len(e.Err.Message)
+	}
+	if r.size > MaxJournalBytes {
+		r.full, r.events = true, nil
+		return
+	}
+	r.events = append(r.events, e)
+}
+
+// decodeJournal reads a journal to replay.
+func decodeJournal(data json.RawMessage) ([]journalEvent, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	var events []journalEvent
+	if err := json.Unmarshal(data, &events); err != nil {
+		return nil, fmt.Errorf("the journal to replay is not readable: %w", err)
+	}
+	return events, nil
+}
+
+// replaying returns the next journal event when the run is still in the
+// replayed part, checking it is of kind; ok false: the run is live.
+func (r *recorder) next(kind string) (e journalEvent, replayed bool) {
+	if r.pos >= len(r.replay) {
+		return e, false
+	}
+	e = r.replay[r.pos]
+	if e.Kind != kind {
+		r.diverged = fmt.Sprintf("the run did a %s where its journal holds a %s (event %d)", what(kind), what(e.Kind), r.pos+1)
+	}
+	r.pos++
+	return e, true
+}
+
+func what(kind string) string {
+	switch kind {
+	case eventNow:
+		return "reading of the time"
+	case eventRand:
+		return "Math.random()"
+	case eventHost:
+		return "host call"
+	case eventApproval:
+		return "approval.request"
+	}
+	return kind
+}
+
+// installJournal makes v's time and randomness go through r.
+func (v *vm) installJournal(r *recorder) {
+	v.rt.SetTimeSource(func() time.Time {
+		if r.diverged != "" {
+			return time.Now()
+		}
+		e, replayed := r.next(eventNow)
+		if replayed && r.diverged == "" {
+			r.record(e)
+			return time.Unix(0, e.Time)
+		}
+		if replayed {
+			v.rt.Interrupt(divergedMarker)
+			return time.Now()
+		}
+		now := time.Now()
+		r.record(journalEvent{Kind: eventNow, Time: now.UnixNano()})
+		return now
+	})
+	v.rt.SetRandSource(func() float64 {
+		if r.diverged != "" {
+			return 0
+		}
+		e, replayed := r.next(eventRand)
+		if replayed && r.diverged == "" {
+			r.record(e)
+			return e.Rand
+		}
+		if replayed {
+			v.rt.Interrupt(divergedMarker)
+			return 0
+		}
+		x := rand.Float64() //nolint:gosec // Math.random is not for secrets
+		r.record(journalEvent{Kind: eventRand, Rand: x})
+		return x
+	})
+}
+
+// Markers of the interrupts that stop a run on purpose.
+var (
+	suspendMarker  = &struct{ name string }{"suspend"}
+	divergedMarker = &struct{ name string }{"diverged"}
+	tooLargeMarker = &struct{ name string }{"journal too large"}
+)
+
+// journaledCall is a host call of a run that keeps a journal: replayed
+// from it while the run is in its replayed part, recorded afterwards. It
+// reports false when the run diverged (and is interrupted).
+func (v *vm) journaledCall(r *recorder, call HostCall, live func() HostReply) (HostReply, bool) {
+	e, replayed := r.next(eventHost)
+	switch {
+	case replayed && r.diverged == "" && (e.Capability != call.Capability || e.Method != call.Method || !bytes.Equal(e.Args, call.Args)):
+		r.diverged = fmt.Sprintf("the run called %s.%s(%s) where its journal holds %s.%s(%s) (event %d)",
+			call.Capability, call.Method, clip(call.Args), e.Capability, e.Method, clip(e.Args), r.pos)
+		fallthrough
+	case r.diverged != "":
+		v.rt.Interrupt(divergedMarker)
+		return HostReply{}, false
+	case replayed:
+		r.record(e)
+		return HostReply{Value: e.Value, Err: e.Err}, true
+	}
+	reply := live()
+	r.record(journalEvent{Kind: eventHost, Capability: call.Capability, Method: call.Method,
+		Args: call.Args, Value: reply.Value, Err: reply.Err})
+	return reply, true
+}
+
+// approvalRequest is approval.request(request): the resolution when the run
+// replays to this request, a suspension of the run otherwise.
+func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
+	e, replayed := r.next(eventApproval)
+	switch {
+	case replayed && r.diverged == "" && !bytes.Equal(e.Request, request):
+		r.diverged = fmt.Sprintf("the run asked for approval of %s where its journal holds %s (event %d)", clip(request), clip(e.Request), r.pos)
+		fallthrough
+	case r.diverged != "":
+		v.rt.Interrupt(divergedMarker)
+		return goja.Undefined()
+	case replayed:
+		if e.Value == nil { // the request this resume answers
+			e.Value = r.resolution
+			if e.Value == nil {
+				e.Value = json.RawMessage("null")
+			}
+		}
+		r.record(e)
+		return v.parseJSON(e.Value)
+	}
+	r.record(journalEvent{Kind: eventApproval, Request: request})
+	var journal []byte
+	if !r.full {
+		var err error
+		if journal, err = json.Marshal(r.events); err != nil { // plain Go values: cannot fail
+			panic(err)
+		}
+	}
+	if r.full || len(journal) > MaxJournalBytes {
+		r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval: "+
+			"make fewer or smaller host calls, or read the time less often, before approval.request", MaxJournalBytes)
+		v.rt.Interrupt(tooLargeMarker)
+		return goja.Undefined()
+	}
+	r.suspended = &Suspension{Request: request, Journal: journal}
+	v.rt.Interrupt(suspendMarker)
+	return goja.Undefined()
+}
+
+// clip is a short form of a JSON value for a message.
+func clip(b []byte) string {
+	const n = 80
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "…"
+}

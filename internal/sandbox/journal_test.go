@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// postHost counts host calls and answers each with its number.
+type postHost struct{ n atomic.Int64 }
+
+func (h *postHost) Call(_ context.Context, c HostCall) HostReply {
+	n := h.n.Add(1)
+	return HostReply{Value: json.RawMessage(`{"n":` + string(rune('0'+n)) + `}`)}
+}
+
+const approvalScript = `
+const t = Date.now(), d = new Date().toISOString(), r = Math.random()
+console.log(String(t), d, String(r))
+const first = api.post('crm', '/refunds', {amount: 10})
+let answer
+try { answer = approval.request({message: 'Reembolsar 10?', data: {amount: 10}}) } catch (e) { return 'caught ' + e }
+const second = api.post('crm', '/refunds/confirm', {ok: answer.ok})
+return [t, d, r, first.n, answer.ok, second.n].join('|')`
+
+func resume(t *testing.T, source string, host Host, grants []string, journal, resolution json.RawMessage) Result {
+	t.Helper()
+	return Execute(context.Background(), Limits{Timeout: 2 * time.Second}.WithDefaults(),
+		Request{Source: source, Capabilities: grants, Host: host, Journal: journal, Resolution: resolution})
+}
+
+func TestApprovalSuspendsAndResumes(t *testing.T) {
+	host := &postHost{}
+	grants := []string{"api", "approval"}
+	first := resume(t, approvalScript, host, grants, nil, nil)
+	if first.Err != nil || first.Suspended == nil || first.Output != "" {
+		t.Fatalf("first run: %q %+v, suspended %v", first.Output, first.Err, first.Suspended)
+	}
+	if string(first.Suspended.Request) != `{"message":"Reembolsar 10?","data":{"amount":10}}` {
+		t.Errorf("request %s", first.Suspended.Request)
+	}
+	if host.n.Load() != 1 || len(first.Logs) != 1 {
+		t.Fatalf("%d host calls, logs %+v", host.n.Load(), first.Logs)
+	}
+	logged := strings.Fields(first.Logs[0].Message) // t, d, r as the first run saw them
+	time.Sleep(5 * time.Millisecond)
+	second := resume(t, approvalScript, host, grants, first.Suspended.Journal, json.RawMessage(`{"ok":true}`))
+	if second.Err != nil || second.Suspended != nil {
+		t.Fatalf("resume: %+v, suspended %v", second.Err, second.Suspended)
+	}
+	want := strings.Join([]string{logged[0], logged[1], logged[2], "1", "true", "2"}, "|")
+	if second.Output != want {
+		t.Errorf("resumed output %q, want %q (time and randomness replayed, the first post not repeated)", second.Output, want)
+	}
+	if host.n.Load() != 2 {
+		t.Errorf("%d host calls in all, want 2: the recorded one must not run again", host.n.Load())
+	}
+}
+
+func TestApprovalMoreThanOnce(t *testing.T) {
+	src := `const a = approval.request({message: 'one'})
+const b = approval.request({message: 'two', data: a})
+return a + '+' + b`
+	grants := []string{"approval"}
+	r1 := resume(t, src, nil, grants, nil, nil)
+	if r1.Suspended == nil || string(r1.Suspended.Request) != `{"message":"one"}` {
+		t.Fatalf("first: %+v %+v", r1.Err, r1.Suspended)
+	}
+	r2 := resume(t, src, nil, grants, r1.Suspended.Journal, json.RawMessage(`"A"`))
+	if r2.Suspended == nil || string(r2.Suspended.Request) != `{"message":"two","data":"A"}` {
+		t.Fatalf("second: %+v %+v", r2.Err, r2.Suspended)
+	}
+	r3 := resume(t, src, nil, grants, r2.Suspended.Journal, json.RawMessage(`"B"`))
+	if r3.Err != nil || r3.Output != "A+B" {
+		t.Fatalf("third: %q %+v", r3.Output, r3.Err)
+	}
+}
+
+func TestReplayThatDivergesFails(t *testing.T) {
+	host := &postHost{}
+	grants := []string{"api", "kv", "approval"}
+	first := resume(t, approvalScript, host, grants, nil, nil)
+	if first.Suspended == nil {
+		t.Fatalf("first run: %+v", first.Err)
+	}
+	for name, src := range map[string]string{
+		"other arguments": strings.Replace(approvalScript, "{amount: 10})", "{amount: 99})", 1),
+		"another call":    strings.Replace(approvalScript, "api.post('crm', '/refunds'", "kv.get('crm', '/refunds'", 1),
+		"no time read":    strings.Replace(approvalScript, "const t = Date.now()", "const t = 1", 1),
+		"ends early":      "return 'short'",
+	} {
+		res := resume(t, src, host, grants, first.Suspended.Journal, json.RawMessage(`{"ok":true}`))
+		if res.Err == nil || res.Err.Code != CodeContinuationDiverged {
+			t.Errorf("%s: %q %+v, want CONTINUATION_DIVERGED", name, res.Output, res.Err)
+		}
+	}
+	if host.n.Load() != 1 {
+		t.Errorf("a diverging replay reached the host: %d calls", host.n.Load())
+	}
+}
+
+func TestApprovalNeedsItsCapability(t *testing.T) {
+	res := resume(t, "\nreturn approval.request({message: 'x'})", nil, nil, nil, nil)
+	if res.Err == nil || res.Err.Code != CodeCapabilityDenied || res.Err.Message != "Approval capability is not enabled" || res.Err.Line != 2 {
+		t.Fatalf("%+v", res.Err)
+	}
+	// A run without approval keeps no journal: time is live.
+	res = resume(t, "return Date.now() > 0", nil, []string{"api"}, nil, nil)
+	if res.Output != "true" || res.Suspended != nil {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// A run that may suspend records its time readings, but never more than a
+// continuation holds: a loop on Date.now() neither exhausts memory nor
+// fails, unless it then asks for approval.
+func TestJournalStopsGrowingAtItsCap(t *testing.T) {
+	grants := []string{"approval"}
+	loop := "const end = Date.now() + 300; let n = 0; while (Date.now() < end) n++\n"
+	res := resume(t, loop+"return n > 0 ? 'looped' : 'no'", nil, grants, nil, nil)
+	if res.Err != nil || res.Output != "looped" {
+		t.Fatalf("a time loop in a run that may suspend: %q %+v", res.Output, res.Err)
+	}
+	res = resume(t, loop+"approval.request()\nreturn 'no'", nil, grants, nil, nil)
+	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "continuation can hold") || res.Suspended != nil {
+		t.Fatalf("approval after the journal is full: %+v, suspended %v", res.Err, res.Suspended)
+	}
+}
