@@ -16,7 +16,8 @@ test: ## run the tests (the README's test command)
 	$(GO) test ./...
 
 test-race: ## run the tests with the race detector, services required (what CI runs)
-	CGO_ENABLED=1 FLOWSCRIPT_REQUIRE_SERVICES=1 $(GO) test -race ./...
+	CGO_ENABLED=1 FLOWSCRIPT_REQUIRE_SERVICES=1 $(GO) test -race -skip '^TestCluster' ./...
+	CGO_ENABLED=1 FLOWSCRIPT_REQUIRE_SERVICES=1 $(GO) test -race -run '^TestCluster' ./internal/executorapp/
 
 test-ts: ## the TypeScript client's tests against a real executor (clients/typescript, as CI runs them)
 	cd clients/typescript && npm ci --no-audit --no-fund && npm run build && npm test

@@ -1,6 +1,7 @@
 package deployments
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/flowscript/flowscript/flowjob"
 )
@@ -33,6 +36,39 @@ type composeService struct {
 	Ports           []string          `yaml:"ports"`
 	Volumes         []string          `yaml:"volumes"`
 	StopGracePeriod string            `yaml:"stop_grace_period"`
+	Profiles        []string          `yaml:"profiles"`
+	DependsOn       dependsOn         `yaml:"depends_on"`
+}
+
+// dependsOn is compose's depends_on, a list of names or a map of names to
+// conditions.
+type dependsOn map[string]string
+
+func (d *dependsOn) UnmarshalYAML(n *yaml.Node) error {
+	*d = dependsOn{}
+	switch n.Kind {
+	case yaml.SequenceNode:
+		var names []string
+		if err := n.Decode(&names); err != nil {
+			return err
+		}
+		for _, name := range names {
+			(*d)[name] = "service_started"
+		}
+		return nil
+	case yaml.MappingNode:
+		var m map[string]struct {
+			Condition string `yaml:"condition"`
+		}
+		if err := n.Decode(&m); err != nil {
+			return err
+		}
+		for name, c := range m {
+			(*d)[name] = c.Condition
+		}
+		return nil
+	}
+	return fmt.Errorf("depends_on must be a list or a map, got %v", n.Tag)
 }
 
 const composeDir = "compose"
@@ -168,10 +204,7 @@ func TestComposeFlowScriptServicesMatchTheCode(t *testing.T) {
 				if eff.jobsStream != flowjob.DefaultJobsStream || eff.consumer != flowjob.DefaultConsumer {
 					t.Errorf("%s: stream %q consumer %q, want flowjob's %q and %q", where, eff.jobsStream, eff.consumer, flowjob.DefaultJobsStream, flowjob.DefaultConsumer)
 				}
-				host, _ := hostPort(t, where+" NATS_URL", env["NATS_URL"])
-				if _, ok := c.Services[host]; !ok {
-					t.Errorf("%s: NATS_URL names %s, which is no compose service", where, host)
-				}
+				checkComposeNATSURL(t, c, name, cs, eff)
 			}
 			if dsn, ok := env["DATABASE_URL"]; ok {
 				host, _ := hostPort(t, where+" DATABASE_URL", dsn)

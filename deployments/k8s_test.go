@@ -613,15 +613,28 @@ func TestKEDAScaledObjectMatchesTheExecutor(t *testing.T) {
 }
 
 // natsMonitoringEndpoint is the fully qualified name KEDA's operator, in
-// its own namespace, must use for the NATS service the executor connects
-// to, on the monitoring port.
+// its own namespace, must use for the NATS the executor connects to, on
+// the monitoring port: the Service NATS_URL names, or, when it lists the
+// pods of a StatefulSet (<pod>.<headless service>), their headless
+// Service, where KEDA finds the consumer's leader as <pod>.<endpoint>.
 func natsMonitoringEndpoint(t *testing.T, tree k8sTree, exec deployed) string {
 	t.Helper()
-	host, _ := hostPort(t, "executor NATS_URL", exec.env["NATS_URL"])
-	if strings.Contains(host, ".") {
-		host, _, _ = strings.Cut(host, ".")
+	service := ""
+	for _, u := range exec.eff.natsServers {
+		host, _ := hostPort(t, "executor NATS_URL", u)
+		svc := host
+		if pod, rest, ok := strings.Cut(host, "."); ok {
+			svc, _, _ = strings.Cut(rest, ".")
+			if len(exec.eff.natsServers) == 1 {
+				svc = pod // a Service's name with its namespace
+			}
+		}
+		if service != "" && svc != service {
+			t.Errorf("executor NATS_URL names the Services %s and %s: list the pods of one NATS cluster", service, svc)
+		}
+		service = svc
 	}
-	return host + "." + tree.k.Namespace + ".svc.cluster.local:" + strconv.Itoa(natsMonitoringPort)
+	return service + "." + tree.k.Namespace + ".svc.cluster.local:" + strconv.Itoa(natsMonitoringPort)
 }
 
 const natsMonitoringPort = 8222
@@ -669,15 +682,17 @@ func TestNetworkPolicyKeepsNATSMonitoringPrivate(t *testing.T) {
 	}
 	// The client port stays open, or the executors could not connect.
 	exec := executorDeployment(t, tree)
-	_, natsPort := hostPort(t, "executor NATS_URL", exec.env["NATS_URL"])
-	clientOpen := false
-	for _, rule := range np.Spec.Ingress {
-		for _, p := range rule.Ports {
-			clientOpen = clientOpen || p.Port.Int == natsPort
+	for _, u := range exec.eff.natsServers {
+		_, natsPort := hostPort(t, "executor NATS_URL", u)
+		clientOpen := false
+		for _, rule := range np.Spec.Ingress {
+			for _, p := range rule.Ports {
+				clientOpen = clientOpen || p.Port.Int == natsPort
+			}
 		}
-	}
-	if !clientOpen {
-		t.Errorf("the NetworkPolicy closes the NATS client port %d the executors connect to", natsPort)
+		if !clientOpen {
+			t.Errorf("the NetworkPolicy closes the NATS client port %d the executors connect to", natsPort)
+		}
 	}
 }
 

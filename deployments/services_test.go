@@ -51,6 +51,8 @@ type effective struct {
 	stopBudget  time.Duration // how long a clean stop may take at most, before kill margins
 	jobsStream  string        // executor only
 	consumer    string        // executor only
+	replicas    int           // executor only: STREAM_REPLICAS
+	natsServers []string      // executor only: the URLs of NATS_URL
 	defaultAddr string        // the listen address with no variable set
 }
 
@@ -64,8 +66,9 @@ var services = []service{
 		name: "executor", image: "flowscript/executor", target: "executor",
 		addrVar: "ADMIN_ADDR", runArgs: []string{"-demo", "off"},
 		isolate: func(env map[string]string, dir string) {
-			delete(env, "NATS_URL") // the embedded broker
+			delete(env, "NATS_URL") // the embedded broker: one node
 			delete(env, "NATS_CREDS")
+			delete(env, "STREAM_REPLICAS")
 			env["EXECUTOR_DATA_DIR"] = dir
 		},
 		configVars: append(envTags(reflect.TypeFor[executorapp.Config]()), sandbox.EnvVars...),
@@ -84,6 +87,7 @@ var services = []service{
 				parallel: c.Limits.MaxParallel, memoryMB: c.Limits.MemoryMB, timeout: c.Limits.Timeout,
 				stopBudget: cc.ShutdownGrace + executorapp.StopOverhead,
 				jobsStream: cc.JobsStream, consumer: cc.Consumer,
+				replicas: cc.Replicas, natsServers: c.NATSServers(),
 			}, nil
 		},
 	},

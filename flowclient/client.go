@@ -23,6 +23,11 @@ var ErrNoResult = errors.New("no result is stored for this job yet")
 // inbox once).
 const HeaderStoredReplyTo = "Flowscript-Reply-To"
 
+// HeaderStoredWriter is the header of a stored result that carries the
+// token of the executor's store attempt that wrote it: a delivery whose
+// store answer was lost recognises its own write.
+const HeaderStoredWriter = "Flowscript-Writer"
+
 // HeaderInjector adds headers to a job message before it is published: the
 // hook for trace context (an OpenTelemetry propagator's Inject over a
 // carrier of h writes traceparent and tracestate). It must only add headers.
@@ -225,6 +230,9 @@ type StoredResult struct {
 	// ReplyTo is the inbox the delivery that stored it was to tell ("" for
 	// none).
 	ReplyTo string
+	// Writer is the token of the store attempt that wrote it ("" for
+	// none).
+	Writer string
 }
 
 // Results looks results up in a deployment's RESULTS stream: the one
@@ -263,7 +271,7 @@ func (r *Results) Lookup(ctx context.Context, jobID string) (StoredResult, error
 	if err := json.Unmarshal(raw.Data, &res.Result); err != nil {
 		return res, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
 	}
-	res.Data, res.ReplyTo = raw.Data, raw.Header.Get(HeaderStoredReplyTo)
+	res.Data, res.ReplyTo, res.Writer = raw.Data, raw.Header.Get(HeaderStoredReplyTo), raw.Header.Get(HeaderStoredWriter)
 	return res, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -40,8 +39,8 @@ func (b *brokerFlags) register(fs *flag.FlagSet, env Env) {
 
 // check reports the first broker flag a broker would refuse.
 func (b brokerFlags) check() error {
-	if u, err := url.Parse(b.url); err != nil || u.Host == "" {
-		return fmt.Errorf("--nats must be a URL such as nats://127.0.0.1:4222, got %q", natsurl.Redact(b.url))
+	if _, err := natsurl.Parse(b.url); err != nil {
+		return fmt.Errorf("--nats must be a URL or a comma-separated list of them, such as nats://127.0.0.1:4222: %w", err)
 	}
 	if !validSubjectPrefix(b.subjectPrefix) {
 		return fmt.Errorf("--subject-prefix must be dot-separated tokens without wildcards or spaces, got %q", b.subjectPrefix)
@@ -68,7 +67,11 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 	if b.creds != "" {
 		opts = append(opts, nats.UserCredentials(b.creds))
 	}
-	nc, err := nats.Connect(b.url, opts...)
+	urls, err := natsurl.Parse(b.url)
+	if err != nil { // check ran first
+		return nil, fmt.Errorf("--nats: %w", err)
+	}
+	nc, err := nats.Connect(natsurl.Join(urls), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to NATS at %s: %w: is NATS running there? Set --nats or NATS_URL", natsurl.Redact(b.url), err)
 	}

@@ -68,6 +68,10 @@ type Config struct {
 	ContinuationTTL time.Duration
 	// Replicas is the number of stream replicas in a clustered broker.
 	Replicas int
+	// ResultLookup says which deliveries look their job's result up before
+	// running it. The default, LookupAuto, is every delivery when Replicas
+	// is above 1 and redeliveries only otherwise (see ResultLookup).
+	ResultLookup ResultLookup
 	// MaxJobBytes caps a job message; a larger one is dead-lettered.
 	MaxJobBytes int
 	// MaxAckPending bounds the jobs in flight across all replicas.
@@ -99,6 +103,39 @@ type Config struct {
 	// transient failure; it doubles per delivery up to MaxRedeliveryDelay.
 	RedeliveryDelay    time.Duration
 	MaxRedeliveryDelay time.Duration
+}
+
+// ResultLookup says which deliveries of a job look its result up in
+// RESULTS before running it; a job whose result is stored is answered
+// from the store and never runs again.
+//
+// A redelivery always looks up: an earlier delivery may have stored the
+// result and lost its ack. A first delivery (NumDelivered 1) can be a job
+// that was already answered too, on a cluster: a replica's copy of JOBS
+// that missed the acks while its node was down (nats-server 2.9 keeps
+// such jobs), or a consumer whose state went back to an earlier point at
+// a leader change, delivers a finished job again as if for the first
+// time. On one server that does not happen, and the lookup would cost a
+// round trip per job for nothing.
+type ResultLookup int
+
+const (
+	// LookupAuto is LookupEveryDelivery when Replicas > 1, and
+	// LookupRedeliveries otherwise.
+	LookupAuto ResultLookup = iota
+	// LookupRedeliveries looks up only when NumDelivered > 1.
+	LookupRedeliveries
+	// LookupEveryDelivery looks up before every run.
+	LookupEveryDelivery
+)
+
+// LooksUpEveryDelivery reports whether a first delivery looks its result
+// up too (see ResultLookup).
+func (c Config) LooksUpEveryDelivery() bool {
+	if c.ResultLookup == LookupAuto {
+		return c.Replicas > 1
+	}
+	return c.ResultLookup == LookupEveryDelivery
 }
 
 // Defaults.
@@ -208,6 +245,7 @@ func (c Config) Validate() error {
 	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
 	check(c.ContinuationTTL >= time.Second, "CONTINUATION_TTL must be at least 1s, got %s", c.ContinuationTTL)
 	check(c.Replicas >= 1 && c.Replicas <= 5, "STREAM_REPLICAS must be between 1 and 5, got %d", c.Replicas)
+	check(c.ResultLookup >= LookupAuto && c.ResultLookup <= LookupEveryDelivery, "the result lookup policy %d is unknown", c.ResultLookup)
 	check(c.MaxJobBytes >= 1024 && c.MaxJobBytes <= flowjob.MaxJobBytes,
 		"MAX_JOB_BYTES must be between 1024 and %d (the contract's cap), got %d", flowjob.MaxJobBytes, c.MaxJobBytes)
 	check(c.MaxAckPending >= c.Parallel, "the consumer's MaxAckPending (%d) must be at least SANDBOX_MAX_PARALLEL (%d)", c.MaxAckPending, c.Parallel)

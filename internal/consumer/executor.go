@@ -116,6 +116,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 		nc:      nc,
 		metrics: opts.Metrics,
 		now:     time.Now,
+		writer:  writerToken,
 	}
 	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, logger)
 	if err != nil {
@@ -140,8 +141,9 @@ func (e *Executor) Config() Config { return e.cfg }
 
 // Ready reports whether the executor takes jobs and, when it does not, why:
 // it is not running or stopping, the connection is down, or the broker
-// has not answered about the consumer for three health intervals (a
-// half-open connection, a stream or consumer without a leader).
+// has not answered about the jobs stream and its consumer for three health
+// intervals (a half-open connection, a stream or consumer without a
+// leader).
 func (e *Executor) Ready() (bool, string) {
 	switch {
 	case !e.running.Load():

@@ -7,12 +7,13 @@ import (
 	"time"
 )
 
-// health is what the replica last heard from the broker about its
-// consumer. A pull that times out looks the same whether the queue is idle
-// or the connection is half-open (the broker process stopped, a network
-// partition), and in a cluster a stream or consumer without a leader
-// answers no pull either: so readiness asks the broker directly, every
-// HealthInterval, and trusts only an answer.
+// health is what the replica last heard from the broker about the jobs
+// stream and its consumer. A pull that times out looks the same whether
+// the queue is idle or the connection is half-open (the broker process
+// stopped, a network partition), and in a cluster a stream or consumer
+// without a leader answers no pull either: so readiness asks the broker
+// directly, every HealthInterval, and trusts only an answer of both
+// leaders.
 type health struct {
 	mu      sync.Mutex
 	last    time.Time // the last answer
@@ -36,7 +37,7 @@ func (h *health) ready(maxAge time.Duration) (bool, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if age := time.Since(h.last); age > maxAge {
-		why := fmt.Sprintf("the broker has not answered about the consumer for %s", age.Round(time.Second))
+		why := fmt.Sprintf("the broker has not answered about the jobs stream and its consumer for %s", age.Round(time.Second))
 		if h.lastErr != nil {
 			why += " (last error: " + h.lastErr.Error() + ")"
 		}
@@ -45,8 +46,10 @@ func (h *health) ready(maxAge time.Duration) (bool, string) {
 	return true, ""
 }
 
-// watch asks the broker about the consumer every HealthInterval, and
-// sweeps leftover jobs every LeftoverSweepInterval, until ctx ends.
+// watch asks the broker about the consumer and the jobs stream every
+// HealthInterval (their leaders answer: a cluster electing one, or without
+// a quorum, does not), and sweeps leftover jobs every
+// LeftoverSweepInterval, until ctx ends.
 func (e *Executor) watch(ctx context.Context) {
 	t := time.NewTicker(e.cfg.HealthInterval)
 	defer t.Stop()
@@ -57,9 +60,7 @@ func (e *Executor) watch(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		cctx, cancel := context.WithTimeout(ctx, e.cfg.HealthInterval)
-		_, err := (*e.consumer.Load()).Info(cctx)
-		cancel()
+		err := e.askBroker(ctx)
 		switch {
 		case err == nil:
 			e.health.ok(time.Now())
@@ -71,4 +72,18 @@ func (e *Executor) watch(ctx context.Context) {
 			e.sweepLeftovers(ctx)
 		}
 	}
+}
+
+// askBroker asks the leaders of the consumer and of the jobs stream for
+// their state, within one HealthInterval.
+func (e *Executor) askBroker(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.HealthInterval)
+	defer cancel()
+	if _, err := (*e.consumer.Load()).Info(ctx); err != nil {
+		return fmt.Errorf("asking about consumer %s: %w", e.cfg.Consumer, err)
+	}
+	if _, err := (*e.jobs.Load()).Info(ctx); err != nil {
+		return fmt.Errorf("asking about stream %s: %w", e.cfg.JobsStream, err)
+	}
+	return nil
 }

@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +43,8 @@ type jobHandler struct {
 	nc       *nats.Conn
 	metrics  *telemetry.Metrics // nil records nothing
 	now      func() time.Time
+	// writer makes the token of one store attempt (writerToken).
+	writer func() string
 }
 
 // attempt is what one delivery came to before the policy decides.
@@ -113,9 +117,11 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		return h.badInput(d, job, tries, fmt.Errorf("decoding job: %w", err))
 	}
 	d.identify(job)
-	if d.attempt > 1 {
+	if d.attempt > 1 || h.cfg.LooksUpEveryDelivery() {
 		// A redelivery: an earlier delivery may have stored the result and
-		// lost its ack. Answer from the store instead of running again.
+		// lost its ack; on a cluster, a first delivery may be a finished job
+		// too (see ResultLookup). Answer from the store instead of running
+		// again.
 		r, err := h.store.Load(ctx, job.ID)
 		switch {
 		case err == nil:
@@ -308,13 +314,17 @@ func (h *jobHandler) commit(ctx context.Context, d *delivery, v actions.Verdict)
 // storeResult encodes r once, stores it (retrying a broker that does not
 // answer) and sends it to the job's Reply-To inbox. A result an earlier run
 // stored first wins: repeat is true, and the stored result goes to the
-// inbox unless that run told the same one (notifyRepeat). The publish is a
-// send span whose context the result message carries.
+// inbox unless that run told the same one (notifyRepeat). A store whose
+// answer was lost but which stored the result after all (a leader change,
+// a broker restart) finds its own result when it retries: that is this
+// delivery's result, not a repeat. The publish is a send span whose
+// context the result message carries.
 func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Result) (repeat bool, err error) {
 	enc, err := Encode(r)
 	if err != nil {
 		return false, err
 	}
+	enc.Writer = h.writer()
 	sctx, span := telemetry.StartSend(ctx, h.cfg.Subjects().Result(r.JobID), r.JobID)
 	err = retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {
 		err := h.store.Store(sctx, enc, d.msg.Headers())
@@ -323,16 +333,24 @@ func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Res
 		}
 		return err
 	})
+	if errors.Is(err, ErrResultExists) {
+		first, lerr := h.store.Load(ctx, r.JobID)
+		switch {
+		case lerr != nil:
+			d.log.WarnContext(ctx, "a result was already stored but could not be read back", "error", lerr)
+		case first.Writer == enc.Writer:
+			err = nil // ours: an earlier try was stored after all
+		default:
+			span.End(nil)
+			d.log.InfoContext(ctx, "the job was handled although its result was already stored; the stored result stands",
+				"stream_seq", d.streamSeq, "delivery", d.attempt)
+			h.notifyRepeat(sctx, d, first)
+			return true, nil
+		}
+	}
 	switch {
 	case errors.Is(err, ErrResultExists):
 		span.End(nil)
-		if d.msg.Headers().Get(flowjob.HeaderReplyTo) != "" {
-			if first, lerr := h.store.Load(ctx, r.JobID); lerr == nil {
-				h.notifyRepeat(sctx, d, first)
-			} else {
-				d.log.WarnContext(ctx, "a result was already stored but could not be read back for Reply-To", "error", lerr)
-			}
-		}
 		return true, nil
 	case err != nil:
 		span.End(err)
@@ -344,6 +362,13 @@ func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Res
 	}
 	h.notify(sctx, d, enc.Data)
 	return false, nil
+}
+
+// writerToken is a random token of one store attempt (EncodedResult.Writer).
+func writerToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported systems
+	return hex.EncodeToString(b[:])
 }
 
 func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, jobID, code, reason string) error {

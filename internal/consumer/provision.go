@@ -105,31 +105,47 @@ func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config,
 	}
 }
 
+// Provisioning creates first and looks up only when that fails: a create
+// of a stream (or bucket, or consumer) that exists with these very settings
+// is answered like a lookup, so replicas starting together on a cluster
+// all get their answer at once. A lookup first would not do: on a cluster
+// a stream or consumer another replica has just created answers no lookup
+// until its leader is elected (nats-server 2.9 answers nothing at all and
+// the call times out), which made replicas started together wait out call
+// timeouts on every stream in turn.
+
 func provisionStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig, mode ProvisionMode) (jetstream.Stream, error) {
-	for {
-		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
-		s, err := js.Stream(cctx, want.Name)
-		switch {
-		case errors.Is(err, jetstream.ErrStreamNotFound):
-			s, err = js.CreateStream(cctx, want)
-			cancel()
-			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-				continue // another replica created it first: read it back
-			}
-			return s, err
-		case err != nil:
-			cancel()
-			return nil, err
-		}
-		defer cancel()
-		if mode == CreateMissing || sameStream(s.CachedInfo().Config, want) {
-			return s, nil
-		}
-		return js.UpdateStream(cctx, want)
+	cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+	defer cancel()
+	s, err := js.CreateStream(cctx, want)
+	if !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return s, err
 	}
+	// It exists with other settings: keep them, or apply ours.
+	lctx, lcancel := context.WithTimeout(ctx, provisionCallTimeout)
+	defer lcancel()
+	if s, err = js.Stream(lctx, want.Name); err != nil {
+		return nil, err
+	}
+	if mode == CreateMissing || sameStream(s.CachedInfo().Config, want) {
+		return s, nil
+	}
+	return js.UpdateStream(lctx, want)
 }
 
 func provisionConsumer(ctx context.Context, stream jetstream.Stream, want jetstream.ConsumerConfig, mode ProvisionMode) (jetstream.Consumer, error) {
+	if mode == ApplyConfig {
+		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+		defer cancel()
+		// A nats-server before 2.10 reads a create of a durable that
+		// exists as an update: the settings are applied either way.
+		c, err := stream.CreateConsumer(cctx, want)
+		if !errors.Is(err, jetstream.ErrConsumerExists) {
+			return c, err
+		}
+	}
+	// CreateMissing looks up first: a create would update the consumer on a
+	// nats-server before 2.10, which an older replica must never do.
 	for {
 		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
 		c, err := stream.Consumer(cctx, want.Durable)
@@ -156,25 +172,23 @@ func provisionConsumer(ctx context.Context, stream jetstream.Stream, want jetstr
 func provisionBucket(ctx context.Context, js jetstream.JetStream, want jetstream.KeyValueConfig, mode ProvisionMode) (jetstream.KeyValue, error) {
 	cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
 	defer cancel()
-	kv, err := js.KeyValue(cctx, want.Bucket)
-	switch {
-	case errors.Is(err, jetstream.ErrBucketNotFound):
-		kv, err = js.CreateKeyValue(cctx, want)
-		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return js.KeyValue(cctx, want.Bucket)
-		}
-		return kv, err
-	case err != nil || mode == CreateMissing:
+	kv, err := js.CreateKeyValue(cctx, want)
+	if !errors.Is(err, jetstream.ErrBucketExists) && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 		return kv, err
 	}
-	status, err := kv.Status(cctx)
+	lctx, lcancel := context.WithTimeout(ctx, provisionCallTimeout)
+	defer lcancel()
+	if kv, err = js.KeyValue(lctx, want.Bucket); err != nil || mode == CreateMissing {
+		return kv, err
+	}
+	status, err := kv.Status(lctx)
 	if err != nil {
 		return nil, err
 	}
 	if st, ok := status.(*jetstream.KeyValueBucketStatus); ok && st.TTL() == want.TTL && st.StreamInfo().Config.Replicas == want.Replicas {
 		return kv, nil
 	}
-	return js.UpdateKeyValue(cctx, want)
+	return js.UpdateKeyValue(lctx, want)
 }
 
 // sameStream reports whether the settings Provision owns are already what

@@ -43,6 +43,11 @@ func NewResultStore(js jetstream.JetStream, cfg Config) *ResultStore {
 type EncodedResult struct {
 	JobID string
 	Data  []byte
+	// Writer, when set, is stored with the result (flowclient.HeaderStoredWriter): a
+	// token of the one store attempt, so that a publish whose answer was
+	// lost but which was stored after all is known for its own when the
+	// retry finds a result.
+	Writer string
 }
 
 // StoredResult is a result read back from the store.
@@ -72,6 +77,9 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 	}
 	if inbox := headers.Get(flowjob.HeaderReplyTo); inbox != "" {
 		msg.Header.Set(flowclient.HeaderStoredReplyTo, inbox)
+	}
+	if r.Writer != "" {
+		msg.Header.Set(flowclient.HeaderStoredWriter, r.Writer)
 	}
 	// The trace context of ctx (the result's send span) replaces the job's.
 	telemetry.Inject(ctx, msg.Header)

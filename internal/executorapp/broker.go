@@ -93,7 +93,7 @@ func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, erro
 			log.Warn("NATS asynchronous error", "subject", subject, "error", err)
 		}),
 	}
-	url := cfg.NATSURL
+	url := natsurl.Join(cfg.NATSServers())
 	if srv != nil {
 		opts = append(opts, nats.InProcessServer(srv))
 		url = srv.ClientURL()

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
@@ -162,9 +161,14 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	var errs []error
 	if c.NATSURL != "" {
-		if u, err := url.Parse(c.NATSURL); err != nil || u.Host == "" {
-			errs = append(errs, fmt.Errorf("NATS_URL must be a URL such as nats://nats:4222, got %q", natsurl.Redact(c.NATSURL)))
+		if _, err := natsurl.Parse(c.NATSURL); err != nil {
+			errs = append(errs, fmt.Errorf("NATS_URL must be one URL or a comma-separated list such as "+
+				"nats://nats-1:4222,nats://nats-2:4222: %w", err))
 		}
+	}
+	if c.StreamReplicas > 1 && c.NATSURL == "" {
+		errs = append(errs, fmt.Errorf("STREAM_REPLICAS is %d but NATS_URL is empty: the embedded server is one node; "+
+			"set NATS_URL to a NATS cluster or unset STREAM_REPLICAS", c.StreamReplicas))
 	}
 	if c.NATSCreds != "" && c.NATSURL == "" {
 		errs = append(errs, errors.New("NATS_CREDS is set but NATS_URL is empty: the embedded server takes no credentials; set NATS_URL or unset NATS_CREDS"))
@@ -206,6 +210,19 @@ func (c Config) Continuations() (*continuation.Signer, error) {
 
 // Embedded reports whether the executor runs its own NATS server.
 func (c Config) Embedded() bool { return c.NATSURL == "" }
+
+// NATSServers are the URLs of NATS_URL, trimmed (nil when it is empty or
+// invalid: Validate reports why).
+func (c Config) NATSServers() []string {
+	if c.Embedded() {
+		return nil
+	}
+	urls, err := natsurl.Parse(c.NATSURL)
+	if err != nil {
+		return nil
+	}
+	return urls
+}
 
 // Consumer is the consumer configuration, defaults applied.
 func (c Config) Consumer() consumer.Config {

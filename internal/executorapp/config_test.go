@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,10 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}, "SANDBOX_TIMEOUT_MS"},
 		{map[string]string{"LOG_LEVEL": "loud"}, "LOG_LEVEL must be debug, info, warn or error"},
 		{map[string]string{"NATS_CREDS": "/x.creds"}, "NATS_CREDS is set but NATS_URL is empty"},
-		{map[string]string{"NATS_URL": "nats-without-scheme"}, "NATS_URL must be a URL"},
+		{map[string]string{"STREAM_REPLICAS": "3"}, "STREAM_REPLICAS is 3 but NATS_URL is empty"},
+		{map[string]string{"NATS_URL": "nats-without-scheme"}, `NATS_URL must be one URL or a comma-separated list such as nats://nats-1:4222,nats://nats-2:4222: "nats-without-scheme" has no scheme`},
+		{map[string]string{"NATS_URL": "nats://a:4222, nats//b:4223"}, `URL 2 of 2 ("nats//b:4223") has no scheme`},
+		{map[string]string{"NATS_URL": "nats://a:4222,,nats://c:4222"}, "URL 2 of 3 (\"\") is empty"},
 		{map[string]string{"JOBS_STREAM": "jobs.v2"}, "JOBS_STREAM"},
 		{map[string]string{"SUBJECT_PREFIX": "a.>"}, "SUBJECT_PREFIX"},
 		{map[string]string{"MAX_JOB_BYTES": "10"}, "MAX_JOB_BYTES"},
@@ -89,6 +93,27 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 				t.Errorf("got %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// NATS_URL takes a list, as nats.go does: commas, optional spaces.
+func TestNATSURLList(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"NATS_URL": "nats://a:4222, nats://b:4223 ,nats://u:s3cr3t@c:4224"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"nats://a:4222", "nats://b:4223", "nats://u:s3cr3t@c:4224"}
+	if got := cfg.NATSServers(); !slices.Equal(got, want) {
+		t.Errorf("NATSServers() = %q, want %q", got, want)
+	}
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("starting", "config", cfg)
+	if want := `"nats":"nats://a:4222, nats://b:4223 ,nats://u:xxxxx@c:4224"`; !strings.Contains(buf.String(), want) {
+		t.Errorf("the printed config %s does not show %s", buf.String(), want)
+	}
+	_, err = ConfigFromEnv(envOf(map[string]string{"NATS_URL": "nats://u:s3cr3t@a:42x2, nats://b:4223"}))
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "URL 1 of 2") {
+		t.Errorf("a bad URL with a password: %v, want URL 1 of 2 named without its password", err)
 	}
 }
 

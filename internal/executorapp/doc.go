@@ -14,10 +14,11 @@
 // backoff, and the executor takes jobs once both are done. A rollout
 // during a broker restart waits instead of crash-looping. The connection
 // pings the broker every 5 s and drops one that left two pings unanswered;
-// /readyz also asks the broker about the consumer every 2 s and says 503
-// when no answer came for 6 s, so a half-open connection (a stopped broker
-// process, a partition, a stream without a leader) turns it 503 within
-// 10 s, where an idle queue keeps it 200.
+// /readyz also asks the broker about the jobs stream and its consumer
+// every 2 s and says 503 when no answer came for 6 s, so a half-open
+// connection (a stopped broker process, a partition) or a cluster where
+// the stream or the consumer has no leader turns it 503 within 10 s, where
+// an idle queue keeps it 200.
 //
 // It must never hold the executor's logic (internal/consumer does), never
 // print a secret (NATS_URL's password is redacted), and never read the
@@ -28,7 +29,9 @@
 // Every variable is optional; the defaults run a complete executor on a bare
 // machine. Durations are Go durations ("30s", "5m", "24h").
 //
-//	NATS_URL            broker URL, e.g. nats://user:pass@nats:4222. Empty: an
+//	NATS_URL            broker URL, e.g. nats://user:pass@nats:4222, or a
+//	                    comma-separated list of a cluster's URLs (spaces
+//	                    allowed), each checked on its own. Empty: an
 //	                    embedded NATS server with JetStream runs in the process.
 //	NATS_CREDS          path to a NATS .creds file (JWT + nkey) for NATS_URL.
 //	EXECUTOR_DATA_DIR   the embedded server's JetStream store (default ./data/nats).
@@ -59,7 +62,9 @@
 //	DLQ_MAX_AGE         how long dead letters are kept (default 336h).
 //	DLQ_MAX_BYTES       bytes DLQ keeps, oldest dropped first (default 512 MiB; -1 no limit).
 //	DLQ_MAX_MSGS        dead letters DLQ keeps (default 100000; -1 no limit).
-//	STREAM_REPLICAS     stream replicas in a clustered broker (default 1).
+//	STREAM_REPLICAS     replicas of the streams and the bucket in a clustered
+//	                    broker (default 1; 3 on a 3-node cluster). Above 1,
+//	                    every delivery looks its result up before running.
 //	MAX_JOB_BYTES       largest job message run; larger ones are dead-lettered
 //	                    (default and maximum 1048576).
 //	SHUTDOWN_GRACE      how long in-flight jobs may finish after SIGTERM (default 30s).

@@ -84,7 +84,7 @@ type proc struct {
 	err    error
 }
 
-func startBinary(t *testing.T, env map[string]string, args ...string) *proc {
+func startBinary(t testing.TB, env map[string]string, args ...string) *proc {
 	t.Helper()
 	cmd := exec.Command(executorBinary(t), args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}

@@ -52,15 +52,18 @@ type NATSProcess struct {
 	Kind NATSKind
 	Port int
 	Dir  string
+	// Name is the server name (-n), "" for the binary's default.
+	Name string
 
 	t    testing.TB
 	bin  string
 	args []string
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{}
-	log  *SyncBuffer
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{}
+	log    *SyncBuffer
+	paused bool
 }
 
 // StartNATSProcess starts a nats-server of kind and waits until it
@@ -68,7 +71,7 @@ type NATSProcess struct {
 // fails it when FLOWSCRIPT_REQUIRE_SERVICES=1.
 func StartNATSProcess(t testing.TB, kind NATSKind, o NATSProcessOptions) *NATSProcess {
 	t.Helper()
-	p := &NATSProcess{Kind: kind, Port: o.Port, Dir: o.Dir, t: t, bin: natsBinary(t, kind)}
+	p := &NATSProcess{Kind: kind, Port: o.Port, Dir: o.Dir, Name: o.Name, t: t, bin: natsBinary(t, kind)}
 	if p.Port == 0 {
 		p.Port = FreePort(t)
 	}
@@ -146,12 +149,51 @@ func (p *NATSProcess) Kill() { p.signal(syscall.SIGKILL, true) }
 // Stop ends the process with SIGTERM (a clean shutdown) and waits for it.
 func (p *NATSProcess) Stop() { p.signal(syscall.SIGTERM, true) }
 
+// Running reports whether the process is running (paused counts).
+func (p *NATSProcess) Running() bool {
+	p.mu.Lock()
+	done := p.done
+	p.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Answering reports whether the process is running and not paused.
+func (p *NATSProcess) Answering() bool {
+	p.mu.Lock()
+	paused := p.paused
+	p.mu.Unlock()
+	return p.Running() && !paused
+}
+
+// Log is what the process printed so far (every run of it).
+func (p *NATSProcess) Log() string { return p.log.String() }
+
 // Pause stops the process with SIGSTOP: its connections stay open and
 // nothing answers on them (a half-open broker).
-func (p *NATSProcess) Pause() { p.signal(syscall.SIGSTOP, false) }
+func (p *NATSProcess) Pause() {
+	p.signal(syscall.SIGSTOP, false)
+	p.setPaused(true)
+}
 
 // Resume continues a paused process.
-func (p *NATSProcess) Resume() { p.signal(syscall.SIGCONT, false) }
+func (p *NATSProcess) Resume() {
+	p.signal(syscall.SIGCONT, false)
+	p.setPaused(false)
+}
+
+func (p *NATSProcess) setPaused(paused bool) {
+	p.mu.Lock()
+	p.paused = paused
+	p.mu.Unlock()
+}
 
 func (p *NATSProcess) signal(sig syscall.Signal, wait bool) {
 	p.mu.Lock()

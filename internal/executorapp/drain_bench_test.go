@@ -1,0 +1,173 @@
+package executorapp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// BenchmarkDrain measures how fast executor replicas (the real binary,
+// worker pool, SANDBOX_MAX_PARALLEL=8 each) drain a backlog of the seed's
+// cpf job, against one nats-server process and against a 3-node cluster
+// with R3 streams (STREAM_REPLICAS=3, NATS_URL listing the three nodes),
+// with 1, 2 and 3 replicas. One drain publishes drainJobs jobs while no
+// replica runs, starts the replicas together and waits for every result;
+// its rate is taken between the 10th and the 90th percent of the results
+// (the replicas' start-up left out). One op is a round of the six drains,
+// one after the other, so that the machine's swings hit them alike; the
+// benchmark reports the median jobs/s of each over the rounds, and the
+// median of each round's cluster/single ratio per replica count.
+//
+//	go test ./internal/executorapp -run '^$' -bench Drain -benchtime 3x -timeout 60m
+//
+// Everything shares the machine's cores: brokers, replicas and their
+// workers. On a 2-core machine more replicas add no cores, only
+// contention; the figures show what a cluster costs against one server,
+// and that replicas share a backlog.
+func BenchmarkDrain(b *testing.B) {
+	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
+		b.Run(string(kind), func(b *testing.B) {
+			single := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
+			cluster := testenv.StartCluster(b, kind, 3).URLs()
+			rates := map[string][]float64{}
+			for b.Loop() {
+				for executors := 1; executors <= 3; executors++ {
+					s := drainOnce(b, single, 1, executors)
+					c := drainOnce(b, cluster, 3, executors)
+					rates[fmt.Sprintf("single-%dx", executors)] = append(rates[fmt.Sprintf("single-%dx", executors)], s)
+					rates[fmt.Sprintf("cluster3-%dx", executors)] = append(rates[fmt.Sprintf("cluster3-%dx", executors)], c)
+					rates[fmt.Sprintf("ratio-%dx", executors)] = append(rates[fmt.Sprintf("ratio-%dx", executors)], c/s)
+					b.Logf("%d executor(s): single %.0f jobs/s, cluster3 %.0f jobs/s", executors, s, c)
+				}
+			}
+			for name, rs := range rates {
+				unit := "jobs/s"
+				if strings.HasPrefix(name, "ratio") {
+					unit = "cluster/single"
+				}
+				slices.Sort(rs)
+				b.ReportMetric(rs[len(rs)/2], name+"-"+unit)
+			}
+		})
+	}
+}
+
+const drainJobs = 4000
+
+// drainOnce publishes drainJobs jobs on fresh streams, starts the
+// executors together and returns the drain rate between 10 % and 90 % of
+// the results.
+func drainOnce(b *testing.B, url string, streamReplicas, executors int) float64 {
+	env, cfg := drainNames(b, url, streamReplicas)
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
+		b.Fatal(err)
+	}
+	job := cpfExample(b)
+	for i := range drainJobs {
+		job.ID = fmt.Sprintf("drain-%05d", i)
+		data, _ := json.Marshal(job)
+		msg := nats.NewMsg(cfg.Subjects().Jobs())
+		msg.Data = data
+		msg.Header.Set(flowjob.HeaderMsgID, job.ID)
+		if _, err := js.PublishMsgAsync(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-ctx.Done():
+		b.Fatal("publishing the backlog took over 60s")
+	}
+	results, err := js.Stream(ctx, cfg.ResultsStream)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stored := func() int {
+		info, err := results.Info(ctx)
+		if err != nil {
+			return 0
+		}
+		return int(info.State.Msgs)
+	}
+	var procs []*proc
+	for range executors {
+		procs = append(procs, startBinary(b, env))
+	}
+	defer func() {
+		for _, p := range procs {
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	}()
+	var t10, t90 time.Time
+	deadline := time.Now().Add(5 * time.Minute)
+	for t90.IsZero() {
+		n := stored()
+		now := time.Now()
+		if t10.IsZero() && n >= drainJobs/10 {
+			t10 = now
+		}
+		if n >= drainJobs*9/10 {
+			t90 = now
+		}
+		if now.After(deadline) {
+			b.Fatalf("only %d of %d results after 5 minutes", n, drainJobs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return float64(drainJobs*8/10) / t90.Sub(t10).Seconds()
+}
+
+// drainNames are fresh names on the broker, for the executors' environment
+// and the benchmark's own provisioning.
+func drainNames(b *testing.B, url string, streamReplicas int) (map[string]string, consumer.Config) {
+	id := fmt.Sprintf("%d", time.Now().UnixNano())
+	env := map[string]string{
+		"NATS_URL": url, "STREAM_REPLICAS": fmt.Sprint(streamReplicas),
+		"JOBS_STREAM": "BJOBS_" + id, "RESULTS_STREAM": "BRESULTS_" + id, "DLQ_STREAM": "BDLQ_" + id,
+		"CONSUMER_NAME": "BEXEC_" + id, "SUBJECT_PREFIX": "bench." + id,
+		"JOBS_MAX_MSGS": "-1", "ADMIN_ADDR": "127.0.0.1:0", "LOG_LEVEL": "warn",
+	}
+	cfg, err := ConfigFromEnv(envOf(env))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env, cfg.Consumer()
+}
+
+// cpfExample is the seed's cpf job of examples/.
+func cpfExample(b *testing.B) flowjob.Job {
+	data, err := os.ReadFile(filepath.Join("..", "..", "examples", "01-success-cpf.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var job flowjob.Job
+	if err := json.Unmarshal(data, &job); err != nil {
+		b.Fatal(err)
+	}
+	return job
+}
