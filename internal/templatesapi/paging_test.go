@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowscript/flowscript/examples"
 	"github.com/flowscript/flowscript/internal/templates"
+	"github.com/flowscript/flowscript/internal/templates/storetest"
 )
 
 // nextPage is the path of the next page from the Link header, "" on the
@@ -314,5 +315,71 @@ func seedCopy(tb testing.TB, url string, n int) {
 	}
 	if _, err := conn.Exec(ctx, "ANALYZE script_templates"); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// The acceptance of issue 19: 10,000 templates on PostgreSQL, walked page
+// by page while templates are being created: every page is within its
+// limit and its size, and each template that existed when the walk began
+// comes exactly once.
+func TestWalkTenThousandWhileInserting(t *testing.T) {
+	const n, limit = 10000, 100
+	cfg := testConfig()
+	dbURL := storetest.PostgresSchemaURL(t)
+	store := openPostgresURL(t, cfg, dbURL)
+	seedCopy(t, dbURL, n)
+	a := startAPI(t, cfg, store, nil)
+
+	ctx, stop := context.WithCancel(context.Background())
+	inserted := make(chan int, 1)
+	first := make(chan struct{})
+	go func() {
+		count := 0
+		for ctx.Err() == nil {
+			if _, err := store.Create(ctx, templates.Draft{Name: fmt.Sprintf("inserted %d", count), Source: "return 1"}); err != nil {
+				if ctx.Err() == nil {
+					t.Errorf("inserting during the walk: %v", err)
+				}
+				break
+			}
+			if count++; count == 1 {
+				close(first)
+			}
+		}
+		inserted <- count
+	}()
+	<-first
+
+	seen := map[uuid.UUID]int{}
+	pages, seeded := 0, 0
+	for path := fmt.Sprintf("/api/script-templates?limit=%d", limit); path != ""; pages++ {
+		r := a.authed("GET", path, nil)
+		wantStatus(t, r, http.StatusOK)
+		var page []templates.Template
+		r.json(t, &page)
+		if len(page) == 0 || len(page) > limit || len(r.raw) > templates.MaxPageBytes {
+			t.Fatalf("page %d: %d templates, %d bytes; want 1 to %d templates under %d bytes", pages, len(page), len(r.raw), limit, templates.MaxPageBytes)
+		}
+		for _, tpl := range page {
+			seen[tpl.ID]++
+			if strings.HasPrefix(tpl.Name, "Validação") {
+				seeded++
+			}
+		}
+		path = nextPage(t, r)
+	}
+	stop()
+	count := <-inserted
+	for id, times := range seen {
+		if times != 1 {
+			t.Errorf("template %s listed %d times", id, times)
+		}
+	}
+	if seeded != n {
+		t.Errorf("the walk listed %d of the %d templates that existed when it began", seeded, n)
+	}
+	t.Logf("%d pages of at most %d; %d templates created during the walk, %d of them listed", pages, limit, count, len(seen)-seeded)
+	if count < 2 {
+		t.Errorf("only %d templates were created during the walk: it did not run under inserts", count)
 	}
 }
