@@ -359,7 +359,8 @@ func (e *Embedded) Versions(ctx context.Context, id uuid.UUID, q VersionQuery) (
 			return err
 		}
 		c := tx.Bucket(bucketVersions).Cursor()
-		k, raw := c.Seek(versionKey(id, before)) // at or after "before": step back
+		var raw []byte
+		k, _ := c.Seek(versionKey(id, before)) // at or after "before": step back
 		if k == nil {
 			k, raw = c.Last()
 		} else {

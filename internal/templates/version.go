@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// ErrVersionNotFound: the template exists but has no version with that
-// number. errors.Is(err, ErrNotFound) holds for it too.
+// ErrVersionNotFound is returned when the template exists but has no
+// version with that number. errors.Is(err, ErrNotFound) holds for it too.
 var ErrVersionNotFound = fmt.Errorf("%w: no such version", ErrNotFound)
 
 // VersionInfo describes one version of a template: what Versions lists.
