@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,25 +21,34 @@ import (
 func init() {
 	register(&Command{
 		Name:    "templates",
-		Summary: "list, get, create, delete and test script templates (templates API)",
+		Summary: "list, get, create, update, delete and test script templates and read their versions (templates API)",
 		Help:    templatesHelp,
 		Run:     templatesCmd,
 	})
 }
 
 const templatesHelp = `Usage:
-  flowscript templates list [--table]
+  flowscript templates list [--name TEXT] [--limit N [--cursor CURSOR]] [--table]
   flowscript templates get ID
   flowscript templates create --name NAME [--description TEXT] --source FILE|-
+  flowscript templates update ID --name NAME [--description TEXT] --source FILE|-
+  flowscript templates versions ID [--version N]
   flowscript templates delete ID
   flowscript templates test --source FILE|- [--input name=value ...]
 
 Talks to the templates API (cmd/templates-api) and prints its JSON answer on
 stdout, one document per line: the template list, a template, the saved
-template with its guardrail warnings, {"id", "deleted": true}, or a test
-run's {"ok", "output" | "error", "durationMs", "findings"}. The API
-validates a template before saving it: a syntax error comes back with its
-line and column.
+template with its guardrail warnings, a template's versions or one version
+with its source, {"id", "deleted": true}, or a test run's {"ok", "output" |
+"error", "durationMs", "findings"}. The API validates a template before
+saving it: a syntax error comes back with its line and column. update
+stores the content as the template's next version; earlier versions stay
+readable with versions ID --version N.
+
+list prints every template, newest first, as one JSON array: it walks the
+API's pages (200 templates each) for you. With --limit it prints one page
+instead, and when more follow it tells on stderr the --cursor that
+continues. versions ID prints every version (without sources), newest first.
 
 Every subcommand takes:
   --url URL        the API's base (default $FLOWSCRIPT_API_URL, else
@@ -49,8 +59,14 @@ Every subcommand takes:
                    process list.
   --timeout D      how long the request may take (default 30s)
 
-  --table          (list) a table of id, name, update time and description
-                   instead of JSON
+  --name TEXT      (list) only templates whose name contains TEXT, ignoring
+                   case
+  --limit N        (list) one page of at most N templates (1 to 200)
+  --cursor CURSOR  (list) the page that starts at CURSOR, from the stderr of
+                   the previous page (give the same --name)
+  --table          (list) a table of id, name, version, update time and
+                   description instead of JSON
+  --version N      (versions) that version, with its source
   --input name=value  (test) an input of the script, in the order of
                    execute's parameters (repeatable)
 
@@ -62,7 +78,10 @@ Examples:
   export FLOWSCRIPT_API_KEY=dev-key-0123456789abcdef
   flowscript templates list --table
   flowscript templates create --name "Valida CPF" --description "11 digits" --source examples/cpf.js
+  flowscript templates list --name cpf --table
   flowscript templates get 0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f | jq -r .source
+  flowscript templates update 0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f --name "Valida CPF" --source examples/cpf.js
+  flowscript templates versions 0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f --version 1 | jq -r .source
   flowscript templates test --source examples/cpf.js --input cpf=123.456.789-09
   flowscript templates delete 0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f
 `
@@ -80,6 +99,10 @@ type templatesOptions struct {
 	source      string
 	inputs      []flowjob.InputVariable
 	id          string
+	nameFilter  string
+	limit       int
+	cursor      string
+	version     int
 }
 
 // subcommand is one templates subcommand: its flags beyond the common
@@ -92,10 +115,29 @@ type subcommand struct {
 
 var templatesSubcommands = map[string]subcommand{
 	"list": {
-		flags: func(fs *flag.FlagSet, o *templatesOptions) { fs.BoolVar(&o.table, "table", false, "") },
-		run:   templatesList,
+		flags: func(fs *flag.FlagSet, o *templatesOptions) {
+			fs.BoolVar(&o.table, "table", false, "")
+			fs.StringVar(&o.nameFilter, "name", "", "")
+			fs.IntVar(&o.limit, "limit", 0, "")
+			fs.StringVar(&o.cursor, "cursor", "", "")
+		},
+		run: templatesList,
 	},
-	"get":    {takes: "ID", run: templatesGet},
+	"get": {takes: "ID", run: templatesGet},
+	"update": {
+		takes: "ID",
+		flags: func(fs *flag.FlagSet, o *templatesOptions) {
+			fs.StringVar(&o.name, "name", "", "")
+			fs.StringVar(&o.description, "description", "", "")
+			fs.StringVar(&o.source, "source", "", "")
+		},
+		run: templatesUpdate,
+	},
+	"versions": {
+		takes: "ID",
+		flags: func(fs *flag.FlagSet, o *templatesOptions) { fs.IntVar(&o.version, "version", 0, "") },
+		run:   templatesVersions,
+	},
 	"delete": {takes: "ID", run: templatesDelete},
 	"create": {
 		flags: func(fs *flag.FlagSet, o *templatesOptions) {
@@ -114,9 +156,11 @@ var templatesSubcommands = map[string]subcommand{
 	},
 }
 
+const subcommandNames = "list, get, create, update, versions, delete or test"
+
 func templatesCmd(ctx context.Context, env Env, args []string) int {
 	if len(args) == 0 {
-		return usageError(env, "templates", "missing the subcommand: list, get, create, delete or test")
+		return usageError(env, "templates", "missing the subcommand: %s", subcommandNames)
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -125,7 +169,7 @@ func templatesCmd(ctx context.Context, env Env, args []string) int {
 	}
 	sub, ok := templatesSubcommands[args[0]]
 	if !ok {
-		return usageError(env, "templates", "unknown subcommand %q: want list, get, create, delete or test", args[0])
+		return usageError(env, "templates", "unknown subcommand %q: want %s", args[0], subcommandNames)
 	}
 	opts, code, ok := parseTemplates(env, args[0], sub, args[1:])
 	if !ok {
@@ -171,10 +215,16 @@ func parseTemplates(env Env, name string, sub subcommand, args []string) (o temp
 		problem = fmt.Sprintf("%s takes one template ID, got %d arguments", name, len(positional))
 	case sub.takes == "" && len(positional) > 0:
 		problem = fmt.Sprintf("%s takes no argument, got %q", name, positional[0])
-	case name == "create" && strings.TrimSpace(o.name) == "":
-		problem = "create needs --name"
-	case (name == "create" || name == "test") && o.source == "":
+	case (name == "create" || name == "update") && strings.TrimSpace(o.name) == "":
+		problem = name + " needs --name"
+	case (name == "create" || name == "update" || name == "test") && o.source == "":
 		problem = name + " needs --source FILE (or - for standard input)"
+	case set["limit"] && (o.limit < 1 || o.limit > maxPageSize):
+		problem = fmt.Sprintf("--limit must be from 1 to %d, got %d", maxPageSize, o.limit)
+	case set["cursor"] && !set["limit"]:
+		problem = "--cursor continues a page: give --limit too (the same as for the previous page)"
+	case set["version"] && o.version < 1:
+		problem = fmt.Sprintf("--version must be 1 or more, got %d", o.version)
 	case o.timeout <= 0:
 		problem = fmt.Sprintf("--timeout must be positive, such as 30s, got %s", o.timeout)
 	case o.api.apiKey != "" && o.api.token != "":
@@ -195,10 +245,40 @@ func parseTemplates(env Env, name string, sub subcommand, args []string) (o temp
 	return o, ExitOK, true
 }
 
+// maxPageSize is the API's largest page (templates.MaxPageSize): list
+// walks the pages at this size.
+const maxPageSize = 200
+
 func templatesList(ctx context.Context, env Env, o templatesOptions) int {
-	raw, code := o.api.call(ctx, env, o.sub, http.MethodGet, "/script-templates", nil)
-	if code != ExitOK {
-		return code
+	q := url.Values{}
+	if o.nameFilter != "" {
+		q.Set("name", o.nameFilter)
+	}
+	var raw []byte
+	if o.limit > 0 {
+		q.Set("limit", strconv.Itoa(o.limit))
+		if o.cursor != "" {
+			q.Set("cursor", o.cursor)
+		}
+		body, header, code := o.api.do(ctx, env, o.sub, http.MethodGet, "/script-templates?"+q.Encode(), nil)
+		if code != ExitOK {
+			return code
+		}
+		raw = body
+		if next := header.Get("X-Next-Cursor"); next != "" {
+			hint := fmt.Sprintf("--limit %d --cursor %s", o.limit, next)
+			if o.nameFilter != "" {
+				hint += " --name " + strconv.Quote(o.nameFilter)
+			}
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript templates list: more templates follow: %s\n", hint)
+		}
+	} else {
+		q.Set("limit", strconv.Itoa(maxPageSize))
+		all, code := o.api.walk(ctx, env, o.sub, "/script-templates", q)
+		if code != ExitOK {
+			return code
+		}
+		raw = all
 	}
 	if !o.table {
 		return printJSONLine(env, raw)
@@ -207,6 +287,7 @@ func templatesList(ctx context.Context, env Env, o templatesOptions) int {
 		ID          string    `json:"id"`
 		Name        string    `json:"name"`
 		Description string    `json:"description"`
+		Version     int       `json:"version"`
 		UpdatedAt   time.Time `json:"updatedAt"`
 	}
 	if err := json.Unmarshal(raw, &list); err != nil {
@@ -214,12 +295,41 @@ func templatesList(ctx context.Context, env Env, o templatesOptions) int {
 		return ExitFailed
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	_, _ = fmt.Fprintln(tw, "ID\tNAME\tUPDATED\tDESCRIPTION")
+	_, _ = fmt.Fprintln(tw, "ID\tNAME\tVERSION\tUPDATED\tDESCRIPTION")
 	for _, t := range list {
-		_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, oneLine(t.Name, 40), t.UpdatedAt.UTC().Format(time.RFC3339), oneLine(t.Description, 60))
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\n", t.ID, oneLine(t.Name, 40), t.Version, t.UpdatedAt.UTC().Format(time.RFC3339), oneLine(t.Description, 60))
 	}
 	_ = tw.Flush()
 	return ExitOK
+}
+
+func templatesUpdate(ctx context.Context, env Env, o templatesOptions) int {
+	source, err := readAll(env, o.source, flowjob.MaxJobBytes, "the script")
+	if err != nil {
+		return usageError(env, "templates", "update: %v", err)
+	}
+	body := map[string]string{"name": o.name, "description": o.description, "source": string(source)}
+	raw, code := o.api.call(ctx, env, o.sub, http.MethodPut, "/script-templates/"+url.PathEscape(o.id), body)
+	if code != ExitOK {
+		return code
+	}
+	return printJSONLine(env, raw)
+}
+
+func templatesVersions(ctx context.Context, env Env, o templatesOptions) int {
+	path := "/script-templates/" + url.PathEscape(o.id) + "/versions"
+	if o.version > 0 {
+		raw, code := o.api.call(ctx, env, o.sub, http.MethodGet, path+"/"+strconv.Itoa(o.version), nil)
+		if code != ExitOK {
+			return code
+		}
+		return printJSONLine(env, raw)
+	}
+	raw, code := o.api.walk(ctx, env, o.sub, path, url.Values{"limit": {strconv.Itoa(maxPageSize)}})
+	if code != ExitOK {
+		return code
+	}
+	return printJSONLine(env, raw)
 }
 
 func templatesGet(ctx context.Context, env Env, o templatesOptions) int {
@@ -289,9 +399,48 @@ type apiClient struct {
 // went wrong and returns ExitFailed. An API error is printed as the API's
 // JSON error, on stderr.
 func (c apiClient) call(ctx context.Context, env Env, sub, method, path string, body any) ([]byte, int) {
-	fail := func(format string, args ...any) ([]byte, int) {
-		_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: %s\n", sub, fmt.Sprintf(format, args...))
+	raw, _, code := c.do(ctx, env, sub, method, path, body)
+	return raw, code
+}
+
+// walk reads every page of a list from path with query q, following
+// X-Next-Cursor, and returns the items as one JSON array.
+func (c apiClient) walk(ctx context.Context, env Env, sub, path string, q url.Values) ([]byte, int) {
+	all := []json.RawMessage{}
+	for pages := 0; ; pages++ {
+		raw, header, code := c.do(ctx, env, sub, http.MethodGet, path+"?"+q.Encode(), nil)
+		if code != ExitOK {
+			return nil, code
+		}
+		var page []json.RawMessage
+		if err := json.Unmarshal(raw, &page); err != nil {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: the API's answer is not a list: %v\n", sub, err)
+			return nil, ExitFailed
+		}
+		all = append(all, page...)
+		next := header.Get("X-Next-Cursor")
+		if next == "" {
+			break
+		}
+		if next == q.Get("cursor") || len(page) == 0 {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: the API gave the same page again: is --url the templates API's base, such as %s?\n", sub, defaultAPIURL)
+			return nil, ExitFailed
+		}
+		q.Set("cursor", next)
+	}
+	out, err := json.Marshal(all)
+	if err != nil {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: encoding the list: %v\n", sub, err)
 		return nil, ExitFailed
+	}
+	return out, ExitOK
+}
+
+// do is call that also returns the answer's header.
+func (c apiClient) do(ctx context.Context, env Env, sub, method, path string, body any) ([]byte, http.Header, int) {
+	fail := func(format string, args ...any) ([]byte, http.Header, int) {
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: %s\n", sub, fmt.Sprintf(format, args...))
+		return nil, nil, ExitFailed
 	}
 	var rd io.Reader
 	if body != nil {
@@ -333,7 +482,7 @@ func (c apiClient) call(ctx context.Context, env Env, sub, method, path string, 
 		if len(raw) > 0 && !json.Valid(raw) {
 			return fail("%s %s answered %s with a body that is not JSON: is --url the templates API's base, such as %s?", method, target, resp.Status, defaultAPIURL)
 		}
-		return raw, ExitOK
+		return raw, resp.Header, ExitOK
 	}
 	var apiErr struct {
 		Error *struct {
@@ -352,7 +501,7 @@ func (c apiClient) call(ctx context.Context, env Env, sub, method, path string, 
 		b.WriteString("No credential was sent: set FLOWSCRIPT_API_KEY (or --api-key) or FLOWSCRIPT_TOKEN (or --token).\n")
 	}
 	_, _ = fmt.Fprint(env.Stderr, b.String())
-	return nil, ExitFailed
+	return nil, nil, ExitFailed
 }
 
 // unwrapURLError drops the "Get URL:" wrapper the message already says.

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http/httptest"
 	"strings"
@@ -299,8 +300,15 @@ func TestTemplatesUsage(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{"no subcommand", nil, "missing the subcommand: list, get, create, delete or test"},
-		{"unknown subcommand", []string{"update"}, `unknown subcommand "update"`},
+		{"no subcommand", nil, "missing the subcommand: list, get, create, update, versions, delete or test"},
+		{"unknown subcommand", []string{"rename"}, `unknown subcommand "rename"`},
+		{"limit zero", []string{"list", "--limit", "0"}, "--limit must be from 1 to 200, got 0"},
+		{"limit over the API's maximum", []string{"list", "--limit", "201"}, "--limit must be from 1 to 200"},
+		{"cursor without limit", []string{"list", "--cursor", "abc"}, "give --limit too"},
+		{"version zero", []string{"versions", "x", "--version", "0"}, "--version must be 1 or more"},
+		{"versions without id", []string{"versions"}, "versions takes one template ID, got 0"},
+		{"update without name", []string{"update", "x", "--source", "x.js"}, "update needs --name"},
+		{"update without source", []string{"update", "x", "--name", "n"}, "update needs --source FILE"},
 		{"get without id", []string{"get"}, "get takes one template ID, got 0"},
 		{"delete two ids", []string{"delete", "a", "b"}, "delete takes one template ID, got 2"},
 		{"list with argument", []string{"list", "x"}, `list takes no argument, got "x"`},
@@ -336,5 +344,87 @@ func TestHelpOfTheNewCommands(t *testing.T) {
 		if code != ExitOK || !strings.Contains(list, "\n  "+name+" ") {
 			t.Errorf("the command list lacks %s:\n%s", name, list)
 		}
+	}
+}
+
+func TestTemplatesPagesAndVersions(t *testing.T) {
+	var store templates.Store
+	base := startTemplatesAPI(t, func(t *testing.T, maxSource int) templates.Store {
+		store = embeddedStore(t, maxSource)
+		return store
+	})
+	const n = 205 // two pages when list walks them
+	for i := range n {
+		if _, err := store.Create(context.Background(), templates.Draft{Name: fmt.Sprintf("tpl %03d", i), Source: "return 1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := tpl(t, base, "", "list")
+	var list []templateJSON
+	if code != ExitOK || stderr != "" {
+		t.Fatalf("list: exit %d; stderr: %s", code, stderr)
+	}
+	if oneJSON(t, stdout, &list); len(list) != n || list[0].Name != "tpl 204" || list[n-1].Name != "tpl 000" {
+		t.Fatalf("list walked %d templates (first %q), want all %d newest first", len(list), list[0].Name, n)
+	}
+
+	// One page, and the cursor that continues it on stderr.
+	code, stdout, stderr = tpl(t, base, "", "list", "--limit", "2", "--name", "TPL 20")
+	if code != ExitOK {
+		t.Fatalf("list --limit: exit %d; stderr: %s", code, stderr)
+	}
+	oneJSON(t, stdout, &list)
+	_, hint, ok := strings.Cut(strings.TrimSpace(stderr), "more templates follow: ")
+	if len(list) != 2 || list[0].Name != "tpl 204" || !ok || !strings.Contains(hint, `--name "TPL 20"`) {
+		t.Fatalf("list --limit 2 --name: %+v; stderr %q", list, stderr)
+	}
+	fields := strings.Fields(hint)
+	code, stdout, stderr = tpl(t, base, "", "list", "--limit", "2", "--cursor", fields[3], "--name", "TPL 20")
+	if code != ExitOK {
+		t.Fatalf("list --cursor: exit %d; stderr: %s", code, stderr)
+	}
+	if oneJSON(t, stdout, &list); len(list) != 2 || list[0].Name != "tpl 202" {
+		t.Errorf("second page = %+v", list)
+	}
+	code, _, stderr = tpl(t, base, "", "list", "--limit", "2", "--cursor", fields[3]+"x")
+	if code != ExitFailed || !strings.Contains(stderr, "INVALID_CURSOR") {
+		t.Errorf("a damaged cursor: exit %d; stderr %s", code, stderr)
+	}
+	code, stdout, _ = tpl(t, base, "", "list", "--name", "tpl 2", "--table")
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); code != ExitOK || len(lines) != 6 || !strings.Contains(lines[0], "VERSION") {
+		t.Errorf("list --name --table: exit %d:\n%s", code, stdout)
+	}
+
+	// Versions: update stores the next one; the first stays readable.
+	id := list[0].ID
+	code, stdout, stderr = tpl(t, base, "return 2", "update", id, "--name", "renamed", "--source", "-")
+	var updated struct {
+		Version int `json:"version"`
+	}
+	if code != ExitOK {
+		t.Fatalf("update: exit %d; stderr: %s", code, stderr)
+	}
+	if oneJSON(t, stdout, &updated); updated.Version != 2 {
+		t.Errorf("update answered version %d, want 2", updated.Version)
+	}
+	code, stdout, stderr = tpl(t, base, "", "versions", id)
+	var versions []map[string]any
+	if code != ExitOK {
+		t.Fatalf("versions: exit %d; stderr: %s", code, stderr)
+	}
+	if oneJSON(t, stdout, &versions); len(versions) != 2 || versions[0]["name"] != "renamed" || versions[1]["version"] != 1.0 {
+		t.Errorf("versions = %v", versions)
+	}
+	code, stdout, stderr = tpl(t, base, "", "versions", id, "--version", "1")
+	var first map[string]any
+	if code != ExitOK {
+		t.Fatalf("versions --version 1: exit %d; stderr: %s", code, stderr)
+	}
+	if oneJSON(t, stdout, &first); first["source"] != "return 1" || first["name"] != "tpl 202" {
+		t.Errorf("version 1 = %v", first)
+	}
+	code, _, stderr = tpl(t, base, "", "versions", id, "--version", "3")
+	if code != ExitFailed || !strings.Contains(stderr, "has no version 3") {
+		t.Errorf("a missing version: exit %d; stderr %s", code, stderr)
 	}
 }

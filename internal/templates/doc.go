@@ -7,8 +7,21 @@
 //
 // Templates are global (no workspace). The store assigns the id (a UUIDv7)
 // and the timestamps (UTC, microsecond precision, as PostgreSQL keeps them);
-// List returns every template, newest createdAt first, ties broken by the
-// newer id. Names need not be unique.
+// List returns one page, newest createdAt first, ties broken by the newer
+// id, continuing from a Position (keyset on createdAt and id, so a page
+// costs the same however deep, and a walk sees each template that existed
+// when it began exactly once while others are created or deleted). A page
+// holds at most its limit (DefaultPageSize, MaxPageSize) and ends early once
+// its text passes a budget (MaxPageBytes). Names need not be unique; the
+// name filter is a case-insensitive substring.
+//
+// Versions: every content a template holds (name, description and source
+// together) is a numbered version, 1 at creation and one more at each
+// update that changes it; an update that changes nothing stores nothing.
+// A version never changes and goes only with its template. On PostgreSQL
+// triggers keep the versions (migration 0002), so every writer of the table
+// does; the embedded file upgrades itself from the layout before versions
+// when opened.
 //
 // The package must never run or compile a script, and never know HTTP:
 // checking a source against the sandbox is the API's job. A store refuses an

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -54,30 +56,63 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 	return &Postgres{pool: pool, opts: opts}, nil
 }
 
-const templateColumns = "id, name, description, source, created_at, updated_at"
+const templateColumns = "id, name, description, source, version, created_at, updated_at"
 
 func scanTemplate(row pgx.Row) (Template, error) {
 	var t Template
-	err := row.Scan(&t.ID, &t.Name, &t.Description, &t.Source, &t.CreatedAt, &t.UpdatedAt)
+	err := row.Scan(&t.ID, &t.Name, &t.Description, &t.Source, &t.Version, &t.CreatedAt, &t.UpdatedAt)
 	t.CreatedAt = t.CreatedAt.UTC()
 	t.UpdatedAt = t.UpdatedAt.UTC()
 	return t, err
 }
 
-// List implements Store.
-func (p *Postgres) List(ctx context.Context) ([]Template, error) {
-	rows, err := p.pool.Query(ctx, "SELECT "+templateColumns+" FROM script_templates ORDER BY created_at DESC, id DESC")
+// listSQL is the page query for q: a keyset range on the
+// (created_at DESC, id DESC) index when q continues a listing, so every
+// page costs the same however deep it is. One row more than the limit
+// tells whether there is a next page.
+func listSQL(q ListQuery) (string, []any) {
+	var where []string
+	var args []any
+	if q.After != nil {
+		args = append(args, q.After.CreatedAt, q.After.ID)
+		where = append(where, "(created_at, id) < ($1, $2)")
+	}
+	if q.Name != "" {
+		args = append(args, q.Name)
+		where = append(where, fmt.Sprintf("strpos(lower(name), lower($%d)) > 0", len(args)))
+	}
+	sql := "SELECT " + templateColumns + " FROM script_templates"
+	if len(where) > 0 {
+		sql += " WHERE " + strings.Join(where, " AND ")
+	}
+	args = append(args, q.limit()+1)
+	return sql + fmt.Sprintf(" ORDER BY created_at DESC, id DESC LIMIT $%d", len(args)), args
+}
+
+// List implements Store. Rows are read one at a time and the query is
+// closed as soon as the page is full.
+func (p *Postgres) List(ctx context.Context, q ListQuery) (Page, error) {
+	sql, args := listSQL(q)
+	rows, err := p.pool.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, fmt.Errorf("listing templates: %w", classify(err))
+		return Page{}, fmt.Errorf("listing templates: %w", classify(err))
 	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Template, error) { return scanTemplate(row) })
-	if err != nil {
-		return nil, fmt.Errorf("listing templates: %w", classify(err))
+	defer rows.Close()
+	pg := newPager(q)
+	for rows.Next() {
+		t, err := scanTemplate(rows)
+		if err != nil {
+			return Page{}, fmt.Errorf("listing templates: %w", classify(err))
+		}
+		if !pg.add(t) {
+			break
+		}
 	}
-	if list == nil {
-		list = []Template{}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return Page{}, fmt.Errorf("listing templates: %w", classify(err))
 	}
-	return list, nil
+	return pg.page, nil
 }
 
 // Get implements Store.
@@ -89,7 +124,8 @@ func (p *Postgres) Get(ctx context.Context, id uuid.UUID) (Template, error) {
 	return t, nil
 }
 
-// Create implements Store.
+// Create implements Store. The table's triggers number the version and
+// record it (migration 0002).
 func (p *Postgres) Create(ctx context.Context, d Draft) (Template, error) {
 	d, err := prepare(d, p.opts)
 	if err != nil {
@@ -101,7 +137,7 @@ func (p *Postgres) Create(ctx context.Context, d Draft) (Template, error) {
 	}
 	at := now()
 	t, err := scanTemplate(p.pool.QueryRow(ctx,
-		"INSERT INTO script_templates ("+templateColumns+") VALUES ($1, $2, $3, $4, $5, $5) RETURNING "+templateColumns,
+		"INSERT INTO script_templates (id, name, description, source, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING "+templateColumns,
 		id, d.Name, d.Description, d.Source, at))
 	if err != nil {
 		return Template{}, fmt.Errorf("creating template: %w", classify(err))
@@ -109,7 +145,8 @@ func (p *Postgres) Create(ctx context.Context, d Draft) (Template, error) {
 	return t, nil
 }
 
-// Update implements Store.
+// Update implements Store. The triggers decide the version: the next one
+// when the content changes, the same one (and updated_at kept) when not.
 func (p *Postgres) Update(ctx context.Context, id uuid.UUID, d Draft) (Template, error) {
 	d, err := prepare(d, p.opts)
 	if err != nil {
@@ -125,6 +162,70 @@ func (p *Postgres) Update(ctx context.Context, id uuid.UUID, d Draft) (Template,
 		return Template{}, fmt.Errorf("updating template %s: %w", id, classify(err))
 	}
 	return t, nil
+}
+
+const versionInfoColumns = "template_id, version, name, description, source_sha256, created_at"
+
+func scanVersionInfo(row pgx.Row, extra ...any) (VersionInfo, error) {
+	var v VersionInfo
+	err := row.Scan(append([]any{&v.TemplateID, &v.Version, &v.Name, &v.Description, &v.SourceSHA256, &v.CreatedAt}, extra...)...)
+	v.CreatedAt = v.CreatedAt.UTC()
+	return v, err
+}
+
+// Versions implements Store.
+func (p *Postgres) Versions(ctx context.Context, id uuid.UUID, q VersionQuery) (VersionPage, error) {
+	limit := pageLimit(q.Limit)
+	before := q.Before
+	if before <= 0 {
+		before = math.MaxInt32
+	}
+	rows, err := p.pool.Query(ctx,
+		"SELECT "+versionInfoColumns+" FROM script_template_versions WHERE template_id = $1 AND version < $2 ORDER BY version DESC LIMIT $3",
+		id, before, limit+1)
+	if err != nil {
+		return VersionPage{}, fmt.Errorf("listing versions of template %s: %w", id, classify(err))
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (VersionInfo, error) { return scanVersionInfo(row) })
+	if err != nil {
+		return VersionPage{}, fmt.Errorf("listing versions of template %s: %w", id, classify(err))
+	}
+	if len(list) == 0 {
+		// A template always has a version: none means no template, or a
+		// cursor past the oldest.
+		if err := p.exists(ctx, id); err != nil {
+			return VersionPage{}, fmt.Errorf("listing versions of template %s: %w", id, err)
+		}
+	}
+	return versionPage(list, limit), nil
+}
+
+// Version implements Store.
+func (p *Postgres) Version(ctx context.Context, id uuid.UUID, n int) (Version, error) {
+	var v Version
+	var err error
+	if n >= 1 && n <= math.MaxInt32 {
+		v.VersionInfo, err = scanVersionInfo(p.pool.QueryRow(ctx,
+			"SELECT "+versionInfoColumns+", source FROM script_template_versions WHERE template_id = $1 AND version = $2", id, n), &v.Source)
+	} else {
+		err = pgx.ErrNoRows
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		if err := p.exists(ctx, id); err != nil {
+			return Version{}, fmt.Errorf("reading version %d of template %s: %w", n, id, err)
+		}
+		return Version{}, fmt.Errorf("reading version %d of template %s: %w", n, id, ErrVersionNotFound)
+	}
+	if err != nil {
+		return Version{}, fmt.Errorf("reading version %d of template %s: %w", n, id, classify(err))
+	}
+	return v, nil
+}
+
+// exists returns nil when the template exists, ErrNotFound when not.
+func (p *Postgres) exists(ctx context.Context, id uuid.UUID) error {
+	var one int
+	return classify(p.pool.QueryRow(ctx, "SELECT 1 FROM script_templates WHERE id = $1", id).Scan(&one))
 }
 
 // Delete implements Store.

@@ -11,19 +11,29 @@ import (
 
 // Store keeps templates. Implementations are safe for concurrent use.
 type Store interface {
-	// List returns every template, newest CreatedAt first (ties: newer ID
-	// first). An empty store gives an empty, non-nil slice.
-	List(ctx context.Context) ([]Template, error)
+	// List returns one page of templates, newest CreatedAt first (ties:
+	// newer ID first), as q selects (see ListQuery and MaxPageBytes).
+	List(ctx context.Context, q ListQuery) (Page, error)
 	// Get returns one template, or ErrNotFound.
 	Get(ctx context.Context, id uuid.UUID) (Template, error)
 	// Create validates d (after Normalize) and stores it with a new ID and
 	// CreatedAt = UpdatedAt = now. An invalid draft is a *ValidationError
 	// and nothing is written.
 	Create(ctx context.Context, d Draft) (Template, error)
-	// Update replaces the content of a template and sets UpdatedAt; the ID
-	// and CreatedAt never change. ErrNotFound when it does not exist.
+	// Update stores d as the next version of a template, sets UpdatedAt
+	// and returns the template; the ID, CreatedAt and the earlier versions
+	// never change. A draft equal to the current content (after Normalize)
+	// stores nothing and returns the template as it is. ErrNotFound when
+	// it does not exist.
 	Update(ctx context.Context, id uuid.UUID, d Draft) (Template, error)
-	// Delete removes a template, or returns ErrNotFound.
+	// Versions returns one page of a template's versions, newest first.
+	// ErrNotFound when the template does not exist.
+	Versions(ctx context.Context, id uuid.UUID, q VersionQuery) (VersionPage, error)
+	// Version returns one version with its source: ErrNotFound when the
+	// template does not exist, ErrVersionNotFound when it has no such
+	// version.
+	Version(ctx context.Context, id uuid.UUID, n int) (Version, error)
+	// Delete removes a template and its versions, or returns ErrNotFound.
 	Delete(ctx context.Context, id uuid.UUID) error
 	// Ping reports whether the store can serve requests now.
 	Ping(ctx context.Context) error

@@ -114,7 +114,7 @@ func TestPostgresReplicasMigrateConcurrently(t *testing.T) {
 	}
 	// A restart finds nothing to do and still works.
 	s := openPostgres(t, url)
-	if _, err := s.List(ctx); err != nil {
+	if _, err := s.List(ctx, templates.ListQuery{}); err != nil {
 		t.Errorf("List after a restart: %v", err)
 	}
 }
@@ -188,7 +188,7 @@ func TestEmbeddedKeepsTemplatesAcrossRestarts(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.List(context.Background()); !errors.Is(err, templates.ErrUnavailable) {
+	if _, err := s.List(context.Background(), templates.ListQuery{}); !errors.Is(err, templates.ErrUnavailable) {
 		t.Errorf("List on a closed store = %v, want ErrUnavailable", err)
 	}
 	s, err = templates.OpenEmbedded(dir, opts)

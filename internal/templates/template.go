@@ -16,8 +16,12 @@ type Template struct {
 	Name        string    `json:"name"`
 	Description string    `json:"description"`
 	Source      string    `json:"source"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	// Version is the number of the current version: 1 when created, one
+	// more at each update that changes the content.
+	Version   int       `json:"version"`
+	CreatedAt time.Time `json:"createdAt"`
+	// UpdatedAt is when the current version was stored.
+	UpdatedAt time.Time `json:"updatedAt"`
 }
 
 // Draft is what an author writes: a new template or the new content of an

@@ -107,6 +107,20 @@
 //     most SANDBOX_MAX_PARALLEL test runs at a time per replica: one more
 //     answers 429 SANDBOX_BUSY with the seed's message at once, never
 //     queued.
+//   - Reads page (issue 19): the template list and a template's versions
+//     answer a JSON array of at most limit items (default 50, at most
+//     200; a page of templates also ends once its text passes 1 MiB), with
+//     the next page in Link (rel="next") and X-Next-Cursor. Cursors are a
+//     keyset position with a checksum (cursor.go): opaque, bound to the
+//     name filter (or the template), refused with 400 INVALID_CURSOR when
+//     edited or cut; they need no secret, since a position grants nothing.
+//     name filters by a case-insensitive substring. Query parameters a
+//     route does not take, or given twice, are refused (UNKNOWN_PARAMETER,
+//     INVALID_PARAMETER), as unknown JSON fields are. Reads carry an ETag
+//     (a hash of the body and the next link) and answer If-None-Match with
+//     304; they are Cache-Control private, no-cache, everything else
+//     no-store. PUT stores the next version (templates.Store.Update); a
+//     version never changes.
 //   - Store down: 503 STORE_UNAVAILABLE with Retry-After; the PostgreSQL
 //     pool reconnects by itself, so the next request after the database is
 //     back succeeds.

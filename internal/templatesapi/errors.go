@@ -77,14 +77,9 @@ func writeError(w http.ResponseWriter, e *httpError) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false) // messages quote <token> and the like
-	err := enc.Encode(v)
-	body := buf.Bytes()
+	body, err := encodeJSON(v)
 	if err != nil {
-		status = http.StatusInternalServerError
-		body = []byte(`{"error":{"code":"INTERNAL","message":"the answer could not be encoded"}}` + "\n")
+		status, body = errEncoding()
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
@@ -92,6 +87,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(body) //nolint:errcheck // the client is gone; nothing to do
+}
+
+// encodeJSON is the body of an answer holding v.
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // messages quote <token> and the like
+	err := enc.Encode(v)
+	return buf.Bytes(), err
+}
+
+// errEncoding is the answer when an answer could not be encoded.
+func errEncoding() (int, []byte) {
+	return http.StatusInternalServerError, []byte(`{"error":{"code":"INTERNAL","message":"the answer could not be encoded"}}` + "\n")
 }
 
 // moreProblems tells how many problems besides the first are in fields.

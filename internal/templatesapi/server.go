@@ -160,6 +160,8 @@ func (s *Server) routes() []route {
 		{method: http.MethodGet, path: p + "/script-templates/{id}", need: RoleRead, handle: s.getTemplate},
 		{method: http.MethodPut, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.updateTemplate},
 		{method: http.MethodDelete, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.deleteTemplate},
+		{method: http.MethodGet, path: p + "/script-templates/{id}/versions", need: RoleRead, handle: s.listVersions},
+		{method: http.MethodGet, path: p + "/script-templates/{id}/versions/{version}", need: RoleRead, handle: s.getVersion},
 		{method: http.MethodPost, path: p + "/scripts/test", need: RoleWrite, handle: s.testScript},
 		{method: http.MethodGet, path: p + "/openapi.json", need: RoleRead, handle: s.serveOpenAPI},
 		{method: http.MethodGet, path: "/healthz", public: true, handle: s.healthz},

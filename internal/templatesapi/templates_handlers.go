@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -45,15 +46,47 @@ func (s *Server) templateBodyLimit() int64 {
 	return int64(6*s.cfg.Sandbox.MaxSourceBytes) + 64<<10
 }
 
+// listTemplates answers one page of templates, newest first: an array, as
+// before paging, with the next page in the Link header (rel="next") and
+// its cursor in X-Next-Cursor; neither on the last page.
 func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
+	q, herr := readQuery(r, "limit", "cursor", "name")
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	query := templates.ListQuery{}
+	if query.Limit, herr = readLimit(q); herr != nil {
+		writeError(w, herr)
+		return
+	}
+	if query.Name, herr = readNameFilter(q); herr != nil {
+		writeError(w, herr)
+		return
+	}
+	if raw := q.Get("cursor"); raw != "" {
+		if query.After, herr = parseTemplateCursor(raw, query.Name); herr != nil {
+			writeError(w, herr)
+			return
+		}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
-	list, err := s.store.List(ctx)
+	page, err := s.store.List(ctx, query)
 	if err != nil {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, list)
+	var link string
+	if page.Next != nil {
+		next := templateCursor(*page.Next, query.Name)
+		q.Set("cursor", next)
+		q.Set("limit", strconv.Itoa(query.Limit))
+		link = nextLink(s.prefix+"/script-templates", q)
+		w.Header().Set("Link", link)
+		w.Header().Set("X-Next-Cursor", next)
+	}
+	writeCachedJSON(w, r, page.Templates, link)
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
@@ -69,7 +102,7 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeJSON(w, http.StatusOK, templateResponse{Template: t})
+	writeCachedJSON(w, r, templateResponse{Template: t}, "")
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {

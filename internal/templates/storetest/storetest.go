@@ -47,6 +47,17 @@ func Run(t *testing.T, newStore NewStore) {
 		{"ConcurrentWritesAllLand", testConcurrent},
 		{"CanceledContextFails", testCanceled},
 		{"Ping", testPing},
+		{"PagesWalkTheWholeList", testPages},
+		{"PageSizeDefaultsAndCaps", testPageSizeBounds},
+		{"PageStopsAtItsTextBudget", testPageBytes},
+		{"WalkIsStableUnderInsertsAndDeletes", testWalkStable},
+		{"NameFilterIgnoresCase", testNameFilter},
+		{"UpdateStoresANewVersion", testVersions},
+		{"UpdateWithTheSameContentKeepsTheVersion", testUpdateUnchanged},
+		{"VersionsPage", testVersionPages},
+		{"VersionOfMissingTemplateOrNumber", testVersionMissing},
+		{"DeleteRemovesVersions", testDeleteVersions},
+		{"ConcurrentUpdatesNumberEveryVersion", testConcurrentUpdates},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,7 +93,7 @@ func draft(i int) templates.Draft {
 func sameTemplate(t *testing.T, got, want templates.Template) {
 	t.Helper()
 	if got.ID != want.ID || got.Name != want.Name || got.Description != want.Description || got.Source != want.Source ||
-		!got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
+		got.Version != want.Version || !got.CreatedAt.Equal(want.CreatedAt) || !got.UpdatedAt.Equal(want.UpdatedAt) {
 		t.Errorf("template differs\n got %+v\nwant %+v", got, want)
 	}
 }
@@ -91,6 +102,9 @@ func testCreateThenGet(t *testing.T, s templates.Store) {
 	before := time.Now().Add(-time.Second)
 	d := draft(1)
 	created := mustCreate(t, s, d)
+	if created.Version != 1 {
+		t.Errorf("Version = %d, want 1 on a new template", created.Version)
+	}
 	if created.ID == uuid.Nil || created.ID.Version() != 7 {
 		t.Errorf("ID = %v, want a UUIDv7", created.ID)
 	}
@@ -114,12 +128,12 @@ func testCreateThenGet(t *testing.T, s templates.Store) {
 }
 
 func testEmptyList(t *testing.T, s templates.Store) {
-	list, err := s.List(ctx(t))
+	page, err := s.List(ctx(t), templates.ListQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if list == nil || len(list) != 0 {
-		t.Errorf("List = %#v, want an empty non-nil slice", list)
+	if page.Templates == nil || len(page.Templates) != 0 || page.Next != nil {
+		t.Errorf("List = %#v, want an empty non-nil slice and no next page", page)
 	}
 }
 
@@ -128,10 +142,7 @@ func testListOrder(t *testing.T, s templates.Store) {
 	for i := range 6 {
 		created = append(created, mustCreate(t, s, draft(i)))
 	}
-	list, err := s.List(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := listAll(t, s, templates.ListQuery{})
 	if len(list) != len(created) {
 		t.Fatalf("List has %d templates, want %d", len(list), len(created))
 	}
@@ -142,10 +153,7 @@ func testListOrder(t *testing.T, s templates.Store) {
 	if _, err := s.Update(ctx(t), created[0].ID, draft(99)); err != nil {
 		t.Fatal(err)
 	}
-	list, err = s.List(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	list = listAll(t, s, templates.ListQuery{})
 	if list[len(list)-1].ID != created[0].ID {
 		t.Errorf("after an update the oldest template is %v, want %v still last", list[len(list)-1].ID, created[0].ID)
 	}
@@ -164,6 +172,9 @@ func testUpdate(t *testing.T, s templates.Store) {
 	if updated.Name != d.Name || updated.Description != d.Description || updated.Source != d.Source {
 		t.Errorf("Update stored %+v, want %+v", updated, d)
 	}
+	if updated.Version != 2 {
+		t.Errorf("Version after an update = %d, want 2", updated.Version)
+	}
 	if updated.UpdatedAt.Before(created.UpdatedAt) {
 		t.Errorf("UpdatedAt went back: %v < %v", updated.UpdatedAt, created.UpdatedAt)
 	}
@@ -179,8 +190,7 @@ func testUpdateMissing(t *testing.T, s templates.Store) {
 	if !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("Update of a missing id: %v, want ErrNotFound", err)
 	}
-	list, _ := s.List(ctx(t))
-	if len(list) != 0 {
+	if list := listAll(t, s, templates.ListQuery{}); len(list) != 0 {
 		t.Errorf("Update of a missing id created %d templates", len(list))
 	}
 }
@@ -197,10 +207,7 @@ func testDelete(t *testing.T, s templates.Store) {
 	if err := s.Delete(ctx(t), gone.ID); !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("second Delete: %v, want ErrNotFound", err)
 	}
-	list, err := s.List(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := listAll(t, s, templates.ListQuery{})
 	if len(list) != 1 || list[0].ID != keep.ID {
 		t.Errorf("List after Delete = %v, want only %v", list, keep.ID)
 	}
@@ -264,10 +271,7 @@ func testInvalidDraft(t *testing.T, s templates.Store) {
 		_, err := s.Create(ctx(t), tt.draft)
 		checkFields(t, err, tt.fields)
 	}
-	list, err := s.List(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := listAll(t, s, templates.ListQuery{})
 	if len(list) != 0 {
 		t.Errorf("invalid drafts wrote %d templates", len(list))
 	}
@@ -326,10 +330,7 @@ func testConcurrent(t *testing.T, s templates.Store) {
 	for err := range errs {
 		t.Errorf("concurrent Create: %v", err)
 	}
-	list, err := s.List(ctx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := listAll(t, s, templates.ListQuery{})
 	if len(list) != n {
 		t.Errorf("List has %d templates after %d concurrent creates", len(list), n)
 	}
@@ -341,10 +342,10 @@ func testCanceled(t *testing.T, s templates.Store) {
 	if _, err := s.Create(c, draft(1)); !errors.Is(err, context.Canceled) {
 		t.Errorf("Create with a canceled context: %v, want context.Canceled", err)
 	}
-	if _, err := s.List(c); !errors.Is(err, context.Canceled) {
+	if _, err := s.List(c, templates.ListQuery{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("List with a canceled context: %v, want context.Canceled", err)
 	}
-	if list, _ := s.List(ctx(t)); len(list) != 0 {
+	if list := listAll(t, s, templates.ListQuery{}); len(list) != 0 {
 		t.Errorf("a canceled Create wrote %d templates", len(list))
 	}
 }

@@ -1,0 +1,104 @@
+package templates
+
+import (
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Paging limits of List and Versions.
+const (
+	// DefaultPageSize is the page size when the query gives none.
+	DefaultPageSize = 50
+	// MaxPageSize is the largest page a query may ask for.
+	MaxPageSize = 200
+	// MaxPageBytes is the default text budget of a page of templates: once
+	// the names, descriptions and sources on a page reach it, the page ends
+	// (it always holds at least one template), so a page is at most the
+	// budget plus one template whatever the sources weigh.
+	MaxPageBytes = 1 << 20
+)
+
+// Position is a place in the list order (newest CreatedAt first, then
+// newer ID): the keyset a page continues from.
+type Position struct {
+	CreatedAt time.Time
+	ID        uuid.UUID
+}
+
+// PositionOf is the place of t in the list order.
+func PositionOf(t Template) Position { return Position{CreatedAt: t.CreatedAt, ID: t.ID} }
+
+// ListQuery selects one page of templates.
+type ListQuery struct {
+	// Limit is the page size: 0 means DefaultPageSize, more than
+	// MaxPageSize means MaxPageSize.
+	Limit int
+	// After, when set, continues a listing: only templates after it in the
+	// list order (older) are returned. Templates created meanwhile are
+	// newer, so a walk from the first page to the last returns every
+	// template that existed when it began exactly once.
+	After *Position
+	// Name, when not empty, keeps the templates whose name contains it,
+	// ignoring case.
+	Name string
+	// MaxBytes is the page's text budget: 0 means MaxPageBytes.
+	MaxBytes int
+}
+
+func (q ListQuery) limit() int { return pageLimit(q.Limit) }
+
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return DefaultPageSize
+	case n > MaxPageSize:
+		return MaxPageSize
+	}
+	return n
+}
+
+// matches reports whether t passes the name filter.
+func (q ListQuery) matches(t Template) bool {
+	return q.Name == "" || strings.Contains(strings.ToLower(t.Name), strings.ToLower(q.Name))
+}
+
+// Page is one page of templates.
+type Page struct {
+	// Templates are in list order; empty, not nil, when none.
+	Templates []Template
+	// Next is where the next page starts, nil on the last page.
+	Next *Position
+}
+
+// pager fills one page in list order, the same way in every store: up to
+// the limit, and no further once the page's text reaches its budget.
+type pager struct {
+	limit    int
+	maxBytes int
+	bytes    int
+	page     Page
+}
+
+func newPager(q ListQuery) *pager {
+	p := &pager{limit: q.limit(), maxBytes: q.MaxBytes, page: Page{Templates: []Template{}}}
+	if p.maxBytes <= 0 {
+		p.maxBytes = MaxPageBytes
+	}
+	return p
+}
+
+// add puts t on the page, or reports false when the page is full: t then
+// belongs to the next page, and Next is set.
+func (p *pager) add(t Template) bool {
+	n := len(p.page.Templates)
+	if n == p.limit || (n > 0 && p.bytes >= p.maxBytes) {
+		at := PositionOf(p.page.Templates[n-1])
+		p.page.Next = &at
+		return false
+	}
+	p.page.Templates = append(p.page.Templates, t)
+	p.bytes += len(t.Name) + len(t.Description) + len(t.Source)
+	return true
+}
