@@ -261,7 +261,7 @@ func (c apiClient) versionSource(ctx context.Context, id string, n int) (string,
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("GET %s: %v: is the templates API running there? Set --url or FLOWSCRIPT_API_URL", target, unwrapURLError(err))
+		return "", fmt.Errorf("GET %s: %w: is the templates API running there? Set --url or FLOWSCRIPT_API_URL", target, unwrapURLError(err))
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))

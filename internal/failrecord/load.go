@@ -14,10 +14,10 @@ import (
 // jobsStream: <JOBS_STREAM>_FAILURES.
 func StreamName(jobsStream string) string { return jobsStream + "_FAILURES" }
 
-// ErrNoRecord: the failures stream holds no record of the job.
+// ErrNoRecord says the failures stream holds no record of the job.
 var ErrNoRecord = errors.New("no failure record")
 
-// ErrNoStream: the broker has no failures stream of that name.
+// ErrNoStream says the broker has no failures stream of that name.
 var ErrNoStream = errors.New("no failures stream")
 
 // Load reads the failure record of jobID from stream (StreamName), stored

@@ -20,7 +20,7 @@ import (
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
-// CodeFailuresUnavailable: the failures stream cannot be read — NATS_URL is
+// CodeFailuresUnavailable says the failures stream cannot be read: NATS_URL is
 // not set on this service, or its NATS does not answer.
 const CodeFailuresUnavailable = "FAILURES_UNAVAILABLE"
 
