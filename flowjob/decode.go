@@ -286,6 +286,8 @@ func (d *decoder) job(raw json.RawMessage, j *Job) {
 		"tenantId":                func(at string, v json.RawMessage) { d.str(at, v, true, &j.TenantID) },
 		"capabilities":            func(at string, v json.RawMessage) { d.strs(at, v, &j.Capabilities) },
 		"resume":                  func(at string, v json.RawMessage) { d.resume(at, v, &j.Resume) },
+		"templateId":              func(at string, v json.RawMessage) { d.str(at, v, true, &j.TemplateID) },
+		"templateVersion":         func(at string, v json.RawMessage) { d.integer(at, v, &j.TemplateVersion) },
 	})
 	if !seen["action"] {
 		d.p.add("action", "required: the executeScript action to run")

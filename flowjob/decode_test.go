@@ -41,6 +41,8 @@ func fullJob() *Job {
 		DefaultExceptionBlockID: "block-exception",
 		TimeoutMs:               2000,
 		Deadline:                &deadline,
+		TemplateID:              "0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f",
+		TemplateVersion:         3,
 	}
 }
 
@@ -60,9 +62,12 @@ func fullResult() *Result {
 			BlockID: "block-exception",
 			Message: "Não consegui validar o CPF 123.456.789-09: digitos is not defined",
 		},
-		DurationMs:  12,
-		Attempt:     1,
-		CompletedAt: time.Date(2026, 3, 1, 12, 0, 1, 500_000_000, time.UTC),
+		DurationMs:      12,
+		Attempt:         1,
+		CompletedAt:     time.Date(2026, 3, 1, 12, 0, 1, 500_000_000, time.UTC),
+		SourceSHA256:    SourceSHA256(fullJob().Action.Source),
+		TemplateID:      "0190c5b2-7d1e-7c3a-9b1e-3f2a1c4d5e6f",
+		TemplateVersion: 3,
 	}
 }
 

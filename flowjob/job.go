@@ -94,6 +94,14 @@ type Job struct {
 	// Resume, when set, continues a suspended job (a new job id, the same
 	// source, session and block).
 	Resume *Resume `json:"resume,omitempty"`
+	// TemplateID and TemplateVersion name the script template (and its
+	// version, 1 for the first) the action's source was taken from, when
+	// the engine took it from one. They are provenance only: the executor
+	// runs Action.Source and copies both onto a failed result and into the
+	// failure record, so a failure can be traced to the template version
+	// that produced it. TemplateVersion needs TemplateID.
+	TemplateID      string `json:"templateId,omitempty"`
+	TemplateVersion int    `json:"templateVersion,omitempty"`
 }
 
 // Capabilities a job may ask for (DESIGN.md §9). console needs none: it is

@@ -134,4 +134,11 @@ type Result struct {
 	// Continuation is a suspended result's signed token: a resume job
 	// carries it (Job.Resume) with the resolution.
 	Continuation string `json:"continuation,omitempty"`
+	// SourceSHA256 is the SHA-256 (lowercase hex, see SourceSHA256) of the
+	// source a failed job carried; TemplateID and TemplateVersion are the
+	// job's, when it named them. Set on failed results only: they say which
+	// code failed, so that it can be found and replayed.
+	SourceSHA256    string `json:"sourceSha256,omitempty"`
+	TemplateID      string `json:"templateId,omitempty"`
+	TemplateVersion int    `json:"templateVersion,omitempty"`
 }

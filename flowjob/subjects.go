@@ -76,6 +76,13 @@ func (s Subjects) DeadLetter(jobID string) string {
 	return s.prefix() + ".dlq." + jobID
 }
 
+// FailuresFilter is the failure records stream's subject filter.
+func (s Subjects) FailuresFilter() string { return s.prefix() + ".failures.>" }
+
+// Failure is the subject the failure record of jobID (a job whose script
+// failed, kept for replay) is stored on: <prefix>.failures.<job id>.
+func (s Subjects) Failure(jobID string) string { return s.prefix() + ".failures." + jobID }
+
 // ResultSubject is the subject the result of job id is stored on, with the
 // default prefix.
 func ResultSubject(jobID string) string { return Subjects{}.Result(jobID) }

@@ -164,6 +164,13 @@ func (j *Job) validate(p *problems) {
 	checkVariables(p, j.Variables)
 	checkRef(p, "tenantId", j.TenantID, false)
 	checkCapabilities(p, j.Capabilities)
+	checkRef(p, "templateId", j.TemplateID, false)
+	switch {
+	case j.TemplateVersion < 0:
+		p.add("templateVersion", "must be 1 or more (or absent), got %d", j.TemplateVersion)
+	case j.TemplateVersion > 0 && j.TemplateID == "":
+		p.add("templateVersion", "needs templateId: name the template the version belongs to")
+	}
 	if r := j.Resume; r != nil {
 		switch {
 		case r.Token == "":

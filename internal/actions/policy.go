@@ -167,6 +167,7 @@ func (p Policy) decide(job *flowjob.Job, output string, fail *flowjob.Error, too
 		return r
 	}
 	r.Status, r.Error = flowjob.StatusFailed, fail
+	provenance(&r, job, ok)
 	errorVariable := a.ErrorVariable
 	if !ok("action.errorVariable") {
 		errorVariable = ""
@@ -188,6 +189,21 @@ func (p Policy) decide(job *flowjob.Job, output string, fail *flowjob.Error, too
 			Message: p.message(job, errorVariable, fail.Message, ok)}
 	}
 	return r
+}
+
+// provenance stamps a failed result with what failed: the SHA-256 of the
+// source the job carried and the template (and version) it names, each
+// only when the job's field is usable.
+func provenance(r *flowjob.Result, job *flowjob.Job, ok usable) {
+	if job.Action.Source != "" && ok("action.source") {
+		r.SourceSHA256 = flowjob.SourceSHA256(job.Action.Source)
+	}
+	if job.TemplateID != "" && ok("templateId") {
+		r.TemplateID = job.TemplateID
+		if job.TemplateVersion > 0 && ok("templateVersion") {
+			r.TemplateVersion = job.TemplateVersion
+		}
+	}
 }
 
 // suspended is the result of a run that asked for approval: nothing but

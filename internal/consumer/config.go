@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/failrecord"
 )
 
 // Config names the streams and the consumer and sets their limits. The zero
@@ -62,6 +63,13 @@ type Config struct {
 	ResultsMaxMsgs  int64
 	DLQMaxBytes     int64
 	DLQMaxMsgs      int64
+	// FailuresMaxAge, FailuresMaxBytes and FailuresMaxMsgs bound the
+	// failures stream (FailuresStream): the records of jobs whose script
+	// failed, kept for replay. Past them the oldest records go (-1: no
+	// limit for bytes and messages).
+	FailuresMaxAge   time.Duration
+	FailuresMaxBytes int64
+	FailuresMaxMsgs  int64
 	// ContinuationTTL is how long a suspended job can be resumed
 	// (CONTINUATION_TTL): its token's lifetime and its journal's, in the
 	// journals bucket.
@@ -151,6 +159,9 @@ const (
 	DefaultResultsMaxMsgs        = 5_000_000
 	DefaultDLQMaxBytes           = 512 << 20
 	DefaultDLQMaxMsgs            = 100_000
+	DefaultFailuresMaxAge        = 7 * 24 * time.Hour
+	DefaultFailuresMaxBytes      = 256 << 20
+	DefaultFailuresMaxMsgs       = 50_000
 	DefaultHealthInterval        = 2 * time.Second
 	DefaultLeftoverSweepInterval = time.Minute
 	DefaultMaxJobBytes           = flowjob.MaxJobBytes
@@ -187,6 +198,9 @@ func (c Config) WithDefaults() Config {
 	setInt64(&c.ResultsMaxMsgs, DefaultResultsMaxMsgs)
 	setInt64(&c.DLQMaxBytes, DefaultDLQMaxBytes)
 	setInt64(&c.DLQMaxMsgs, DefaultDLQMaxMsgs)
+	setDuration(&c.FailuresMaxAge, DefaultFailuresMaxAge)
+	setInt64(&c.FailuresMaxBytes, DefaultFailuresMaxBytes)
+	setInt64(&c.FailuresMaxMsgs, DefaultFailuresMaxMsgs)
 	setDuration(&c.HealthInterval, DefaultHealthInterval)
 	setDuration(&c.LeftoverSweepInterval, DefaultLeftoverSweepInterval)
 	setInt(&c.Replicas, 1)
@@ -235,6 +249,7 @@ func (c Config) Validate() error {
 	}{
 		{"RESULTS_MAX_BYTES", c.ResultsMaxBytes}, {"RESULTS_MAX_MSGS", c.ResultsMaxMsgs},
 		{"DLQ_MAX_BYTES", c.DLQMaxBytes}, {"DLQ_MAX_MSGS", c.DLQMaxMsgs},
+		{"FAILURES_MAX_BYTES", c.FailuresMaxBytes}, {"FAILURES_MAX_MSGS", c.FailuresMaxMsgs},
 	} {
 		check(n.value >= 1 || n.value == -1, "%s must be positive (or -1 for no limit), got %d", n.env, n.value)
 	}
@@ -243,6 +258,9 @@ func (c Config) Validate() error {
 		c.LeftoverSweepInterval, c.HealthInterval)
 	check(c.ResultsMaxAge >= time.Minute, "RESULTS_MAX_AGE must be at least 1m, got %s", c.ResultsMaxAge)
 	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
+	check(c.FailuresMaxAge >= time.Minute, "FAILURES_MAX_AGE must be at least 1m, got %s", c.FailuresMaxAge)
+	check(c.FailuresStream() != c.ResultsStream && c.FailuresStream() != c.DLQStream,
+		"RESULTS_STREAM and DLQ_STREAM must not be %q: that is the failures stream of JOBS_STREAM %q", c.FailuresStream(), c.JobsStream)
 	check(c.ContinuationTTL >= time.Second, "CONTINUATION_TTL must be at least 1s, got %s", c.ContinuationTTL)
 	check(c.Replicas >= 1 && c.Replicas <= 5, "STREAM_REPLICAS must be between 1 and 5, got %d", c.Replicas)
 	check(c.ResultLookup >= LookupAuto && c.ResultLookup <= LookupEveryDelivery, "the result lookup policy %d is unknown", c.ResultLookup)
@@ -278,10 +296,21 @@ func (c Config) DLQDuplicateWindow() time.Duration {
 	return min(max(c.DuplicateWindow, 3*c.AckWait), c.DLQMaxAge)
 }
 
+// FailuresStream is the stream of failure records: the jobs whose script
+// failed, kept for replay (failrecord.StreamName).
+func (c Config) FailuresStream() string { return failrecord.StreamName(c.JobsStream) }
+
+// FailuresDuplicateWindow is the failures stream's deduplication window
+// (on the job id): a redelivered job whose result was stored again is
+// recorded once. It never exceeds FailuresMaxAge.
+func (c Config) FailuresDuplicateWindow() time.Duration {
+	return min(2*time.Minute, c.FailuresMaxAge)
+}
+
 // Streams names every stream the executor provisions (the key-value
 // bucket's too), for operators and for tests that clean up.
 func (c Config) Streams() []string {
-	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, "KV_" + c.InterruptionsBucket(), "KV_" + c.JournalsBucket()}
+	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, c.FailuresStream(), "KV_" + c.InterruptionsBucket(), "KV_" + c.JournalsBucket()}
 }
 
 // validToken reports whether s can be one subject token.

@@ -47,6 +47,12 @@
 //     or dead letter are confirmed by the broker and retried across leader
 //     changes; the DLQ deduplicates a dead letter written twice on the
 //     job's stream sequence for longer than AckWait.
+//   - A job whose script failed (failrecord.ScriptFailure) also leaves a
+//     failure record in Config.FailuresStream, for replay
+//     (failure_records.go): after its result, published asynchronously,
+//     best effort (a record that cannot be kept is logged and counted,
+//     never retried, never a reason to redeliver). The record keeps no
+//     continuation token and only the variables the action reads.
 //   - The executor owns the delivery budget: the consumer redelivers
 //     without limit, and a job past MaxDeliver attempts — or whose last
 //     attempt failed for a transient reason — is failed with

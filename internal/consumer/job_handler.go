@@ -39,6 +39,7 @@ type jobHandler struct {
 	journals *continuation.Journals
 	store    *ResultStore
 	dlq      *DeadLetterer
+	failures failureRecorder // the failure records of failed scripts (failure_records.go)
 	budget   *deliveryBudget
 	nc       *nats.Conn
 	metrics  *telemetry.Metrics // nil records nothing
@@ -299,6 +300,7 @@ func (h *jobHandler) commit(ctx context.Context, d *delivery, v actions.Verdict)
 		if repeat, err = h.storeResult(ctx, d, v.Result); err != nil {
 			return h.failure(ctx, d, "", err)
 		}
+		h.recordFailure(ctx, d, v, repeat)
 	}
 	if !v.DeadLetter {
 		return stored(v.Result, repeat)

@@ -18,6 +18,7 @@ type Streams struct {
 	Jobs          jetstream.Stream
 	Results       jetstream.Stream
 	DLQ           jetstream.Stream
+	Failures      jetstream.Stream
 	Consumer      jetstream.Consumer
 	Interruptions jetstream.KeyValue
 	Journals      jetstream.KeyValue
@@ -44,7 +45,7 @@ const (
 // retried.
 const provisionCallTimeout = 5 * time.Second
 
-// Provision creates the JOBS, RESULTS and DLQ streams, the interruptions
+// Provision creates the JOBS, RESULTS, DLQ and failures streams, the interruptions
 // and journals buckets and the shared durable pull consumer, and, with ApplyConfig,
 // updates those that exist to cfg. It is idempotent and safe to run from
 // many replicas at once: a stream or consumer another replica created
@@ -60,6 +61,7 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode Pro
 		{&s.Jobs, JobsStreamConfig(cfg)},
 		{&s.Results, ResultsStreamConfig(cfg)},
 		{&s.DLQ, DLQStreamConfig(cfg)},
+		{&s.Failures, FailuresStreamConfig(cfg)},
 	} {
 		if *st.dst, err = provisionStream(ctx, js, st.conf, mode); err != nil {
 			return nil, fmt.Errorf("provisioning stream %s: %w", st.conf.Name, err)
@@ -262,6 +264,27 @@ func DLQStreamConfig(cfg Config) jetstream.StreamConfig {
 		MaxMsgs:     cfg.DLQMaxMsgs,
 		Duplicates:  cfg.DLQDuplicateWindow(),
 		Replicas:    cfg.Replicas,
+	}
+}
+
+// FailuresStreamConfig is the failures stream: the record of each job whose
+// script failed (failrecord.Record), one per job on
+// <prefix>.failures.<job id>, kept for replay apart from the DLQ of bad
+// input, bounded in age, bytes and messages (the oldest go first).
+func FailuresStreamConfig(cfg Config) jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:              cfg.FailuresStream(),
+		Description:       "FlowScript failure records: jobs whose script failed, without secrets, for flowscript replay",
+		Subjects:          []string{cfg.Subjects().FailuresFilter()},
+		Retention:         jetstream.LimitsPolicy,
+		Storage:           jetstream.FileStorage,
+		Discard:           jetstream.DiscardOld,
+		MaxAge:            cfg.FailuresMaxAge,
+		MaxBytes:          cfg.FailuresMaxBytes,
+		MaxMsgs:           cfg.FailuresMaxMsgs,
+		MaxMsgsPerSubject: 1,
+		Duplicates:        cfg.FailuresDuplicateWindow(),
+		Replicas:          cfg.Replicas,
 	}
 }
 

@@ -41,6 +41,9 @@ type Config struct {
 	DLQMaxAge        time.Duration `env:"DLQ_MAX_AGE"`
 	DLQMaxBytes      int64         `env:"DLQ_MAX_BYTES"`
 	DLQMaxMsgs       int64         `env:"DLQ_MAX_MSGS"`
+	FailuresMaxAge   time.Duration `env:"FAILURES_MAX_AGE"`
+	FailuresMaxBytes int64         `env:"FAILURES_MAX_BYTES"`
+	FailuresMaxMsgs  int64         `env:"FAILURES_MAX_MSGS"`
 	StreamReplicas   int           `env:"STREAM_REPLICAS"`
 	MaxJobBytes      int           `env:"MAX_JOB_BYTES"`
 	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
@@ -227,28 +230,31 @@ func (c Config) NATSServers() []string {
 // Consumer is the consumer configuration, defaults applied.
 func (c Config) Consumer() consumer.Config {
 	return consumer.Config{
-		JobsStream:      c.JobsStream,
-		ResultsStream:   c.ResultsStream,
-		DLQStream:       c.DLQStream,
-		Consumer:        c.ConsumerName,
-		SubjectPrefix:   c.SubjectPrefix,
-		Parallel:        c.Limits.MaxParallel,
-		ScriptTimeout:   c.Limits.Timeout,
-		MaxDeliver:      c.MaxDeliver,
-		AckWait:         c.AckWait,
-		DuplicateWindow: c.DuplicateWindow,
-		JobsMaxMsgs:     c.JobsMaxMsgs,
-		JobsMaxBytes:    c.JobsMaxBytes,
-		ResultsMaxAge:   c.ResultsMaxAge,
-		ResultsMaxBytes: c.ResultsMaxBytes,
-		ResultsMaxMsgs:  c.ResultsMaxMsgs,
-		DLQMaxAge:       c.DLQMaxAge,
-		DLQMaxBytes:     c.DLQMaxBytes,
-		DLQMaxMsgs:      c.DLQMaxMsgs,
-		Replicas:        c.StreamReplicas,
-		MaxJobBytes:     c.MaxJobBytes,
-		ShutdownGrace:   c.ShutdownGrace,
-		ContinuationTTL: c.ContinuationTTL,
+		JobsStream:       c.JobsStream,
+		ResultsStream:    c.ResultsStream,
+		DLQStream:        c.DLQStream,
+		Consumer:         c.ConsumerName,
+		SubjectPrefix:    c.SubjectPrefix,
+		Parallel:         c.Limits.MaxParallel,
+		ScriptTimeout:    c.Limits.Timeout,
+		MaxDeliver:       c.MaxDeliver,
+		AckWait:          c.AckWait,
+		DuplicateWindow:  c.DuplicateWindow,
+		JobsMaxMsgs:      c.JobsMaxMsgs,
+		JobsMaxBytes:     c.JobsMaxBytes,
+		ResultsMaxAge:    c.ResultsMaxAge,
+		ResultsMaxBytes:  c.ResultsMaxBytes,
+		ResultsMaxMsgs:   c.ResultsMaxMsgs,
+		DLQMaxAge:        c.DLQMaxAge,
+		DLQMaxBytes:      c.DLQMaxBytes,
+		DLQMaxMsgs:       c.DLQMaxMsgs,
+		FailuresMaxAge:   c.FailuresMaxAge,
+		FailuresMaxBytes: c.FailuresMaxBytes,
+		FailuresMaxMsgs:  c.FailuresMaxMsgs,
+		Replicas:         c.StreamReplicas,
+		MaxJobBytes:      c.MaxJobBytes,
+		ShutdownGrace:    c.ShutdownGrace,
+		ContinuationTTL:  c.ContinuationTTL,
 	}.WithDefaults()
 }
 
@@ -292,6 +298,10 @@ func (c Config) LogValue() slog.Value {
 		slog.String("dlq_max_age", cc.DLQMaxAge.String()),
 		slog.Int64("dlq_max_bytes", cc.DLQMaxBytes),
 		slog.Int64("dlq_max_msgs", cc.DLQMaxMsgs),
+		slog.String("failures_stream", cc.FailuresStream()),
+		slog.String("failures_max_age", cc.FailuresMaxAge.String()),
+		slog.Int64("failures_max_bytes", cc.FailuresMaxBytes),
+		slog.Int64("failures_max_msgs", cc.FailuresMaxMsgs),
 		slog.Int("stream_replicas", cc.Replicas),
 		slog.Int("max_job_bytes", cc.MaxJobBytes),
 		slog.String("shutdown_grace", cc.ShutdownGrace.String()),

@@ -62,6 +62,11 @@
 //	DLQ_MAX_AGE         how long dead letters are kept (default 336h).
 //	DLQ_MAX_BYTES       bytes DLQ keeps, oldest dropped first (default 512 MiB; -1 no limit).
 //	DLQ_MAX_MSGS        dead letters DLQ keeps (default 100000; -1 no limit).
+//	FAILURES_MAX_AGE    how long the failure records of jobs whose script failed are
+//	                    kept in <JOBS_STREAM>_FAILURES, for flowscript replay (default 168h).
+//	FAILURES_MAX_BYTES  bytes the failures stream keeps, oldest dropped first
+//	                    (default 256 MiB; -1 no limit).
+//	FAILURES_MAX_MSGS   failure records kept (default 50000; -1 no limit).
 //	STREAM_REPLICAS     replicas of the streams and the bucket in a clustered
 //	                    broker (default 1; 3 on a 3-node cluster). Above 1,
 //	                    every delivery looks its result up before running.

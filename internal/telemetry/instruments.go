@@ -32,6 +32,7 @@ type Metrics struct {
 	deadLetters metric.Int64Counter
 	pullErrors  metric.Int64Counter
 	leftovers   metric.Int64Counter
+	failures    metric.Int64Counter
 	pending     metric.Int64ObservableGauge
 }
 
@@ -82,6 +83,14 @@ func NewMetrics(mp metric.MeterProvider) (*Metrics, error) {
 		metric.WithDescription("Answered jobs removed from JOBS below the consumer's ack floor."),
 		metric.WithUnit("{job}")); err != nil {
 		return nil, instrumentError(MetricLeftoversRemoved, err)
+	}
+	if m.failures, err = m.meter.Int64Counter(MetricFailureRecords,
+		metric.WithDescription("Failure records of jobs whose script failed, by outcome (stored, failed, too_large)."),
+		metric.WithUnit("{record}")); err != nil {
+		return nil, instrumentError(MetricFailureRecords, err)
+	}
+	for _, outcome := range FailureRecordOutcomes {
+		m.failures.Add(context.Background(), 0, metric.WithAttributes(attribute.String(LabelOutcome, outcome)))
 	}
 	// Both counters start at zero with their known labels, so a dashboard
 	// shows 0, not "no data", until something fails.
@@ -168,4 +177,13 @@ func (m *Metrics) LeftoversRemoved(ctx context.Context, n int64) {
 		return
 	}
 	m.leftovers.Add(ctx, n)
+}
+
+// FailureRecord counts one failure record by outcome (one of
+// FailureRecordOutcomes).
+func (m *Metrics) FailureRecord(ctx context.Context, outcome string) {
+	if m == nil {
+		return
+	}
+	m.failures.Add(ctx, 1, metric.WithAttributes(attribute.String(LabelOutcome, outcome)))
 }

@@ -27,13 +27,16 @@ const (
 	// MetricLeftoversRemoved counts answered jobs removed from JOBS below
 	// the consumer's ack floor (left there by a nats-server 2.9 crash).
 	MetricLeftoversRemoved = "flowscript_leftover_jobs_removed_total"
+	// MetricFailureRecords counts the failure records of jobs whose script
+	// failed, by outcome (FailureRecordOutcomes).
+	MetricFailureRecords = "flowscript_failure_records_total"
 )
 
 // MetricNames lists every metric the executor exports.
 var MetricNames = []string{
 	MetricJobs, MetricSandboxDuration, MetricJobLatency, MetricInFlight,
 	MetricWorkerRestarts, MetricConsumerPending, MetricDeadLetters,
-	MetricPullErrors, MetricLeftoversRemoved,
+	MetricPullErrors, MetricLeftoversRemoved, MetricFailureRecords,
 }
 
 // Metric label keys. Prometheus shows them as they are written here.
@@ -47,6 +50,12 @@ const (
 	// a pull failed.
 	LabelReason = "reason"
 )
+
+// FailureRecordOutcomes are the values of LabelOutcome on
+// MetricFailureRecords: stored in the failures stream, failed (the
+// publish was refused, timed out or could not be queued), too_large (over
+// the broker's payload limit: not kept).
+var FailureRecordOutcomes = []string{"stored", "failed", "too_large"}
 
 // PullErrorReasons are the values of LabelReason on MetricPullErrors.
 var PullErrorReasons = []string{"disconnected", "consumer_missing", "no_responders", "other"}

@@ -75,6 +75,14 @@ type Config struct {
 	// CapabilitiesPolicyFile is the executor's capabilities policy (YAML):
 	// test runs are granted host functions as jobs are (DESIGN.md §9).
 	CapabilitiesPolicyFile string `env:"CAPABILITIES_POLICY_FILE"`
+	// NATSURL, NATSCreds, JobsStream and SubjectPrefix reach the
+	// executor's failures stream, for replays of failed jobs
+	// (replay_handler.go): set them as the executor has them. NATS_URL
+	// empty: replays answer 503.
+	NATSURL       string `env:"NATS_URL"`
+	NATSCreds     string `env:"NATS_CREDS"`
+	JobsStream    string `env:"JOBS_STREAM"`
+	SubjectPrefix string `env:"SUBJECT_PREFIX"`
 	// Sandbox limits the test runs and the source size
 	// (SANDBOX_*, read by sandbox.LimitsFromEnv).
 	Sandbox sandbox.Limits `envPrefix:"SANDBOX_"`
@@ -239,6 +247,7 @@ func (c Config) Validate() error {
 		fail("no authentication configured: set AUTH_API_KEYS, AUTH_JWT_SECRET or AUTH_JWKS_URL (every route requires credentials)")
 	}
 	errs = append(errs, c.validateJWT()...)
+	errs = append(errs, c.validateReplay()...)
 	for i, entry := range c.APIKeys {
 		if _, err := parseAPIKey(entry); err != nil {
 			fail("AUTH_API_KEYS entry %d: %v", i+1, err)

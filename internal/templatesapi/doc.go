@@ -121,6 +121,14 @@
 //     304; they are Cache-Control private, no-cache, everything else
 //     no-store. PUT stores the next version (templates.Store.Update); a
 //     version never changes.
+//   - POST {base}/failures/{jobId}/replay is a test run of a recorded
+//     failed job (replay_handler.go): the record is read from the
+//     executor's failures stream over a connection opened for the request
+//     (NATS_URL; unset: 503 FAILURES_UNAVAILABLE), run with its recorded
+//     inputs, or with the body's source, under the same slots as test runs,
+//     and answered with the original error beside the new outcome
+//     (failrecord.Report). Write role: it runs code and shows session
+//     variables. Nothing is published.
 //   - Store down: 503 STORE_UNAVAILABLE with Retry-After; the PostgreSQL
 //     pool reconnects by itself, so the next request after the database is
 //     back succeeds.

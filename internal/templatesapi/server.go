@@ -163,6 +163,7 @@ func (s *Server) routes() []route {
 		{method: http.MethodGet, path: p + "/script-templates/{id}/versions", need: RoleRead, handle: s.listVersions},
 		{method: http.MethodGet, path: p + "/script-templates/{id}/versions/{version}", need: RoleRead, handle: s.getVersion},
 		{method: http.MethodPost, path: p + "/scripts/test", need: RoleWrite, handle: s.testScript},
+		{method: http.MethodPost, path: p + "/failures/{jobId}/replay", need: RoleWrite, handle: s.replayFailure},
 		{method: http.MethodGet, path: p + "/openapi.json", need: RoleRead, handle: s.serveOpenAPI},
 		{method: http.MethodGet, path: "/healthz", public: true, handle: s.healthz},
 		{method: http.MethodGet, path: "/readyz", public: true, handle: s.readyz},

@@ -65,6 +65,10 @@ export interface Job {
   capabilities?: Capability[] | null;
   /** Continues a suspended job (DESIGN.md §10): same source, session and block. */
   resume?: Resume | null;
+  /** The script template the action's source was taken from: provenance only, copied onto a failed result. */
+  templateId?: string | null;
+  /** The version of templateId the source is (1 for the first); needs templateId. */
+  templateVersion?: number | null;
 }
 
 /** What a resume job carries: the suspended result's continuation and the answer. */
@@ -163,6 +167,11 @@ export interface Result {
   logsTruncated?: boolean;
   /** A suspended result's signed token: publish a resume job with it. */
   continuation?: string;
+  /** A failed result's: the SHA-256 (lowercase hex) of the source the job carried. */
+  sourceSha256?: string;
+  /** A failed result's: the job's templateId and templateVersion, when it named them. */
+  templateId?: string;
+  templateVersion?: number;
 }
 
 // Every field of every type, listed so that a test can compare them with
@@ -178,6 +187,7 @@ export const FIELDS = {
   job: fields<Job>()([
     "version", "id", "sessionId", "flowId", "blockId", "context", "action", "variables",
     "defaultExceptionBlockId", "timeoutMs", "deadline", "tenantId", "capabilities", "resume",
+    "templateId", "templateVersion",
   ]),
   resume: fields<Resume>()(["token", "resolution"]),
   action: fields<ExecuteScriptAction>()([
@@ -187,6 +197,7 @@ export const FIELDS = {
   result: fields<Result>()([
     "version", "jobId", "sessionId", "flowId", "blockId", "context", "status", "variables", "error",
     "directive", "durationMs", "attempt", "completedAt", "logs", "logsTruncated", "continuation",
+    "sourceSha256", "templateId", "templateVersion",
   ]),
   directive: fields<Directive>()(["type", "blockId", "message", "request"]),
   error: fields<ResultError>()(["code", "message", "line", "column", "reason"]),

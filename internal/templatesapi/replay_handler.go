@@ -1,0 +1,177 @@
+package templatesapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/capabilities"
+	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
+	"github.com/flowscript/flowscript/internal/failrecord"
+	"github.com/flowscript/flowscript/internal/natsurl"
+	"github.com/flowscript/flowscript/internal/templates"
+)
+
+// CodeFailuresUnavailable says the failures stream cannot be read: NATS_URL is
+// not set on this service, or its NATS does not answer.
+const CodeFailuresUnavailable = "FAILURES_UNAVAILABLE"
+
+// replayNATSTimeout bounds connecting to NATS and reading one record.
+const replayNATSTimeout = 5 * time.Second
+
+// replayRequest is the optional body of POST {base}/failures/{jobId}/replay:
+// Source, when set, runs instead of the recorded source (a fix, or the
+// source of another template version).
+type replayRequest struct {
+	Source string `json:"source"`
+}
+
+// replayFailure is a test run of a recorded failed job: the job's failure
+// record is read from the executor's failures stream and run again in the
+// sandbox test runs use, with its recorded inputs, and the answer puts the
+// original error beside the new outcome (failrecord.Report). Nothing is
+// published. It needs the write role, as every run of code does (the
+// record holds session variables).
+func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
+	jobID := r.PathValue("jobId")
+	if !flowjob.ValidID(jobID) {
+		writeError(w, newError(http.StatusBadRequest, CodeInvalidID,
+			fmt.Sprintf("%q is not a job id: ids are 1 to %d letters, digits, '-' or '_'", jobID, flowjob.MaxIDBytes),
+			fieldError{Field: "jobId", Code: CodeInvalidID, Message: "jobId must be a job id"}))
+		return
+	}
+	var body replayRequest
+	if r.ContentLength != 0 {
+		if herr := decodeJSON(w, r, int64(6*s.cfg.Sandbox.MaxSourceBytes)+64<<10, &body); herr != nil {
+			writeError(w, herr)
+			return
+		}
+	}
+	if body.Source != "" {
+		var fields []fieldError
+		for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
+			fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
+		}
+		if len(fields) > 0 {
+			writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,
+				"the job was not replayed: "+fields[0].Message+moreProblems(len(fields)-1), fields...))
+			return
+		}
+	}
+	if s.cfg.NATSURL == "" {
+		writeError(w, newError(http.StatusServiceUnavailable, CodeFailuresUnavailable,
+			"replaying a failed job needs the executor's NATS: set NATS_URL on the templates API (and NATS_CREDS, JOBS_STREAM, SUBJECT_PREFIX as the executor has them)"))
+		return
+	}
+	rec, herr := s.loadFailure(r.Context(), jobID)
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	default:
+		writeError(w, busy(s.cfg.Sandbox.MaxParallel))
+		return
+	}
+	opts := failrecord.Options{Source: body.Source, SourceLabel: "request source"}
+	if len(rec.Job.Capabilities) > 0 {
+		opts.Grants = capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{})).HostFor
+	}
+	writeJSON(w, http.StatusOK, failrecord.Replay(r.Context(), s.runner, rec, opts))
+}
+
+// loadFailure reads the failure record of jobID over a connection of its
+// own: replays are rare and driven by people, and a connection per replay
+// holds nothing open between them.
+func (s *Server) loadFailure(ctx context.Context, jobID string) (failrecord.Record, *httpError) {
+	unavailable := func(err error) *httpError {
+		s.log.WarnContext(ctx, "reading a failure record", "job_id", jobID, "error", err.Error())
+		return newError(http.StatusServiceUnavailable, CodeFailuresUnavailable,
+			fmt.Sprintf("the failures stream cannot be read: %v", err)).with("Retry-After", "5")
+	}
+	ctx, cancel := context.WithTimeout(ctx, replayNATSTimeout)
+	defer cancel()
+	urls, err := natsurl.Parse(s.cfg.NATSURL)
+	if err != nil {
+		return failrecord.Record{}, unavailable(fmt.Errorf("NATS_URL: %w", err))
+	}
+	opts := []nats.Option{nats.Name("flowscript templates-api replay"), nats.Timeout(replayNATSTimeout)}
+	if s.cfg.NATSCreds != "" {
+		opts = append(opts, nats.UserCredentials(s.cfg.NATSCreds))
+	}
+	nc, err := nats.Connect(natsurl.Join(urls), opts...)
+	if err != nil {
+		return failrecord.Record{}, unavailable(fmt.Errorf("connecting to NATS at %s: %w", natsurl.Redact(s.cfg.NATSURL), err))
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return failrecord.Record{}, unavailable(err)
+	}
+	subjects := flowjob.Subjects{Prefix: s.cfg.SubjectPrefix}
+	rec, err := failrecord.Load(ctx, js, failrecord.StreamName(cmp.Or(s.cfg.JobsStream, flowjob.DefaultJobsStream)), subjects, jobID)
+	switch {
+	case errors.Is(err, failrecord.ErrNoRecord), errors.Is(err, failrecord.ErrNoStream):
+		return failrecord.Record{}, newError(http.StatusNotFound, CodeNotFound, err.Error())
+	case err != nil:
+		return failrecord.Record{}, unavailable(err)
+	}
+	return rec, nil
+}
+
+// validateReplay checks the variables of replays: NATS_URL when set, and
+// the executor's names.
+func (c Config) validateReplay() []error {
+	var errs []error
+	if c.NATSURL != "" {
+		if _, err := natsurl.Parse(c.NATSURL); err != nil {
+			errs = append(errs, fmt.Errorf("NATS_URL must be one URL or a comma-separated list such as nats://nats-1:4222,nats://nats-2:4222: %w", err))
+		}
+	}
+	if c.NATSCreds != "" && c.NATSURL == "" {
+		errs = append(errs, errors.New("NATS_CREDS is set but NATS_URL is empty: set NATS_URL to the executor's NATS"))
+	}
+	if s := c.JobsStream; s != "" && !validName(s) {
+		errs = append(errs, fmt.Errorf("JOBS_STREAM must be a name of letters, digits, '-' or '_', got %q", s))
+	}
+	if p := c.SubjectPrefix; p != "" && !validSubjectPrefix(p) {
+		errs = append(errs, fmt.Errorf("SUBJECT_PREFIX must be dot-separated tokens without wildcards or spaces, got %q", p))
+	}
+	return errs
+}
+
+// validName: a stream name of letters, digits, '-' or '_'.
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validSubjectPrefix: dot-separated tokens without wildcards or spaces.
+func validSubjectPrefix(p string) bool {
+	if p == "" || strings.ContainsAny(p, " \t\r\n*>") {
+		return false
+	}
+	for tok := range strings.SplitSeq(p, ".") {
+		if tok == "" {
+			return false
+		}
+	}
+	return true
+}

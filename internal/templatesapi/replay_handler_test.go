@@ -1,0 +1,119 @@
+package templatesapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/actions"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/failrecord"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// recordFailure runs a failing job in the sandbox and keeps its failure
+// record in the failures stream of the executor configuration cfg on url,
+// as an executor does; it returns the job's error.
+func recordFailure(t *testing.T, url string, cfg consumer.Config, job *flowjob.Job) flowjob.Error {
+	t.Helper()
+	res := sandbox.NewInProcess(sandbox.Limits{MaxParallel: 1}.WithDefaults()).Run(context.Background(), actions.Request(job, time.Second))
+	report := actions.Ran(res, 1)
+	if report.Err == nil {
+		t.Fatal("the job did not fail")
+	}
+	rec, err := failrecord.New(job, flowjob.Result{Status: flowjob.StatusFailed, Error: report.Err, Attempt: 1, CompletedAt: time.Now().UTC()}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := rec.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx := testenv.Context(t, 10*time.Second)
+	if _, err := js.CreateOrUpdateStream(ctx, consumer.FailuresStreamConfig(cfg)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, cfg.Subjects().Failure(job.ID), data); err != nil {
+		t.Fatal(err)
+	}
+	return *report.Err
+}
+
+func TestReplayFailedJob(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	exec := consumer.Config{JobsStream: "T_API_JOBS", SubjectPrefix: "apitest"}.WithDefaults()
+	job := &flowjob.Job{
+		ID: "failed-1", SessionID: "s", FlowID: "f", BlockID: "b", Context: flowjob.ContextFlow,
+		TemplateID: "tpl-1", TemplateVersion: 1,
+		Action: flowjob.ExecuteScriptAction{
+			Type: flowjob.ActionTypeExecuteScript, OutputVariable: "out", OnError: flowjob.OnErrorContinue,
+			Source:         "function execute(n) {\n  return n.x.y\n}",
+			InputVariables: []flowjob.InputVariable{{Name: "n", Value: "{{n}}"}},
+		},
+		Variables: map[string]string{"n": "1"},
+	}
+	orig := recordFailure(t, url, exec, job)
+
+	cfg := testConfig()
+	off := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	r := off.authed("POST", "/api/failures/failed-1/replay", nil)
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	if e := r.apiErr(t); e.Code != CodeFailuresUnavailable || !strings.Contains(e.Message, "NATS_URL") {
+		t.Errorf("without NATS_URL: %+v", e)
+	}
+
+	cfg.NATSURL, cfg.JobsStream, cfg.SubjectPrefix = url, exec.JobsStream, exec.SubjectPrefix
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+
+	r = a.authed("POST", "/api/failures/failed-1/replay", nil)
+	wantStatus(t, r, http.StatusOK)
+	var rep failrecord.Report
+	r.json(t, &rep)
+	if e := rep.Replay.Error; !rep.SameError || e == nil || e.Code != orig.Code || e.Line != orig.Line || e.Column != orig.Column {
+		t.Errorf("replay %+v, original %+v", rep.Replay, orig)
+	}
+	if rep.TemplateID != "tpl-1" || rep.TemplateVersion != 1 || rep.Original.Error != orig {
+		t.Errorf("report %+v", rep)
+	}
+
+	r = a.authed("POST", "/api/failures/failed-1/replay", map[string]any{"source": "function execute(n) {\n  return n + '!'\n}"})
+	wantStatus(t, r, http.StatusOK)
+	rep = failrecord.Report{}
+	r.json(t, &rep)
+	if rep.Replay.Status != flowjob.StatusSucceeded || rep.Replay.Output == nil || *rep.Replay.Output != "1!" || rep.Replay.Source != "request source" {
+		t.Errorf("fixed replay %+v", rep.Replay)
+	}
+
+	for _, tc := range []struct {
+		path   string
+		body   any
+		status int
+		code   string
+	}{
+		{"/api/failures/never-failed/replay", nil, http.StatusNotFound, CodeNotFound},
+		{"/api/failures/a.b/replay", nil, http.StatusBadRequest, CodeInvalidID},
+		{"/api/failures/failed-1/replay", map[string]any{"source": "  "}, http.StatusUnprocessableEntity, CodeValidationFailed},
+		{"/api/failures/failed-1/replay", map[string]any{"sauce": "x"}, http.StatusBadRequest, CodeUnknownField},
+	} {
+		r := a.authed("POST", tc.path, tc.body)
+		wantStatus(t, r, tc.status)
+		if e := r.apiErr(t); e.Code != tc.code {
+			t.Errorf("%s %v: code %s, want %s (%s)", tc.path, tc.body, e.Code, tc.code, e.Message)
+		}
+	}
+	r = a.do("POST", "/api/failures/failed-1/replay", nil, "X-API-Key", testReadAPIKey)
+	wantStatus(t, r, http.StatusForbidden)
+}
