@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -28,10 +29,12 @@ const CodeFailuresUnavailable = "FAILURES_UNAVAILABLE"
 const replayNATSTimeout = 5 * time.Second
 
 // replayRequest is the optional body of POST {base}/failures/{jobId}/replay:
-// Source, when set, runs instead of the recorded source (a fix, or the
-// source of another template version).
+// Source, when set, runs instead of the recorded source (a fix); Version,
+// when set, runs that version of the job's template (templateId) from this
+// service's store instead. At most one of them.
 type replayRequest struct {
-	Source string `json:"source"`
+	Source  string `json:"source"`
+	Version int    `json:"version"`
 }
 
 // replayFailure is a test run of a recorded failed job: the job's failure
@@ -55,6 +58,18 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	switch {
+	case body.Source != "" && body.Version != 0:
+		writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,
+			"the job was not replayed: give source or version, not both",
+			fieldError{Field: "version", Code: CodeValidationFailed, Message: "version cannot be given with source"}))
+		return
+	case body.Version < 0:
+		writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,
+			fmt.Sprintf("the job was not replayed: version must be 1 or more, got %d", body.Version),
+			fieldError{Field: "version", Code: CodeValidationFailed, Message: "version must be 1 or more"}))
+		return
+	}
 	if body.Source != "" {
 		var fields []fieldError
 		for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
@@ -76,6 +91,15 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
+	opts := failrecord.Options{Source: body.Source, SourceLabel: "request source"}
+	if body.Version > 0 {
+		src, herr := s.versionSource(r, rec.Job, body.Version)
+		if herr != nil {
+			writeError(w, herr)
+			return
+		}
+		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", body.Version)
+	}
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
@@ -83,11 +107,34 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		writeError(w, busy(s.cfg.Sandbox.MaxParallel))
 		return
 	}
-	opts := failrecord.Options{Source: body.Source, SourceLabel: "request source"}
 	if len(rec.Job.Capabilities) > 0 {
 		opts.Grants = capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{})).HostFor
 	}
 	writeJSON(w, http.StatusOK, failrecord.Replay(r.Context(), s.runner, rec, opts))
+}
+
+// versionSource is the source of version n of the template the recorded
+// job named.
+func (s *Server) versionSource(r *http.Request, job flowjob.Job, n int) (string, *httpError) {
+	id, err := uuid.Parse(job.TemplateID)
+	if job.TemplateID == "" || err != nil {
+		return "", newError(http.StatusUnprocessableEntity, CodeValidationFailed,
+			fmt.Sprintf("job %s named no template of this service (templateId %q), so it has no version %d: send its source instead", job.ID, job.TemplateID, n),
+			fieldError{Field: "version", Code: CodeValidationFailed, Message: "the recorded job names no template"})
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	v, err := s.store.Version(ctx, id, n)
+	switch {
+	case errors.Is(err, templates.ErrNotFound):
+		return "", newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no template has id %s (named by job %s)", id, job.ID))
+	case errors.Is(err, templates.ErrVersionNotFound):
+		return "", newError(http.StatusNotFound, CodeNotFound,
+			fmt.Sprintf("template %s has no version %d: GET %s/script-templates/%s/versions lists its versions", id, n, s.prefix, id))
+	case err != nil:
+		return "", s.storeError(r, err)
+	}
+	return v.Source, nil
 }
 
 // loadFailure reads the failure record of jobID over a connection of its

@@ -117,3 +117,65 @@ func TestReplayFailedJob(t *testing.T) {
 	r = a.do("POST", "/api/failures/failed-1/replay", nil, "X-API-Key", testReadAPIKey)
 	wantStatus(t, r, http.StatusForbidden)
 }
+
+// TestReplayTemplateVersion replays a job pinned to version 1 of a
+// template with version 1 (the failure again) and version 2 (the fix)
+// from the API's own store.
+func TestReplayTemplateVersion(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	exec := consumer.Config{JobsStream: "T_API_VJOBS", SubjectPrefix: "apiv"}.WithDefaults()
+	cfg := testConfig()
+	cfg.NATSURL, cfg.JobsStream, cfg.SubjectPrefix = url, exec.JobsStream, exec.SubjectPrefix
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+
+	broken := "function execute(n) {\n  return n.x.y\n}"
+	tpl := a.create("pinned", broken)
+	wantStatus(t, a.authed("PUT", "/api/script-templates/"+tpl.ID.String(), map[string]string{"name": "pinned", "source": "function execute(n) {\n  return n + ' fixed'\n}"}), http.StatusOK)
+
+	pinned := func(id, templateID string) *flowjob.Job {
+		return &flowjob.Job{
+			ID: id, SessionID: "s", FlowID: "f", BlockID: "b", Context: flowjob.ContextFlow,
+			TemplateID: templateID, TemplateVersion: 1,
+			Action: flowjob.ExecuteScriptAction{
+				Type: flowjob.ActionTypeExecuteScript, OutputVariable: "out", OnError: flowjob.OnErrorContinue,
+				Source: broken, InputVariables: []flowjob.InputVariable{{Name: "n", Value: "{{n}}"}},
+			},
+			Variables: map[string]string{"n": "1"},
+		}
+	}
+	orig := recordFailure(t, url, exec, pinned("pinned-1", tpl.ID.String()))
+	recordFailure(t, url, exec, pinned("foreign-1", "crm-lookup"))
+
+	r := a.authed("POST", "/api/failures/pinned-1/replay", map[string]any{"version": 1})
+	wantStatus(t, r, http.StatusOK)
+	var rep failrecord.Report
+	r.json(t, &rep)
+	if e := rep.Replay.Error; !rep.SameError || e == nil || *e != orig || rep.Replay.Source != "template version 1" {
+		t.Errorf("version 1: %+v, original %+v", rep.Replay, orig)
+	}
+
+	r = a.authed("POST", "/api/failures/pinned-1/replay", map[string]any{"version": 2})
+	wantStatus(t, r, http.StatusOK)
+	rep = failrecord.Report{}
+	r.json(t, &rep)
+	if rep.Replay.Status != flowjob.StatusSucceeded || rep.Replay.Output == nil || *rep.Replay.Output != "1 fixed" || rep.Replay.Source != "template version 2" {
+		t.Errorf("version 2: %+v", rep.Replay)
+	}
+
+	for _, tc := range []struct {
+		name   string
+		path   string
+		body   any
+		status int
+	}{
+		{"no such version", "/api/failures/pinned-1/replay", map[string]any{"version": 9}, http.StatusNotFound},
+		{"source and version", "/api/failures/pinned-1/replay", map[string]any{"version": 2, "source": "return 1"}, http.StatusUnprocessableEntity},
+		{"negative version", "/api/failures/pinned-1/replay", map[string]any{"version": -1}, http.StatusUnprocessableEntity},
+		{"template of another system", "/api/failures/foreign-1/replay", map[string]any{"version": 1}, http.StatusUnprocessableEntity},
+	} {
+		r := a.authed("POST", tc.path, tc.body)
+		if r.status != tc.status {
+			t.Errorf("%s: status %d, want %d: %s", tc.name, r.status, tc.status, r.raw)
+		}
+	}
+}
