@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +20,9 @@ const (
 	fixedSource   = "function execute(nome) {\n  const partes = nome.split(' ')\n  return (partes[3] || partes[0]).toUpperCase()\n}\n"
 )
 
-// runFailingJob runs a job pinned to template tpl-nome v1 whose script
-// throws on an executor of b, and returns its result.
-func runFailingJob(t *testing.T, b broker, id string) flowjob.Result {
+// runFailingJob runs a job pinned to version 1 of template templateID whose
+// script throws on an executor of b, and returns its result.
+func runFailingJob(t *testing.T, b broker, id, templateID string) flowjob.Result {
 	t.Helper()
 	startExecutor(t, b)
 	nc, err := nats.Connect(b.url)
@@ -38,7 +36,7 @@ func runFailingJob(t *testing.T, b broker, id string) flowjob.Result {
 	}
 	job := &flowjob.Job{
 		ID: id, SessionID: "s-1", FlowID: "f-1", BlockID: "b-1", Context: flowjob.ContextFlow,
-		TemplateID: "tpl-nome", TemplateVersion: 1,
+		TemplateID: templateID, TemplateVersion: 1,
 		Action: flowjob.ExecuteScriptAction{
 			Type: flowjob.ActionTypeExecuteScript, Source: failingSource,
 			InputVariables: []flowjob.InputVariable{{Name: "nome", Value: "{{contact.name}}"}},
@@ -55,7 +53,7 @@ func runFailingJob(t *testing.T, b broker, id string) flowjob.Result {
 	if res.Error == nil || res.Error.Code != flowjob.CodeScriptError || res.Error.Line != 3 {
 		t.Fatalf("result %+v, want SCRIPT_ERROR at line 3", res)
 	}
-	if res.TemplateID != "tpl-nome" || res.TemplateVersion != 1 || res.SourceSHA256 != flowjob.SourceSHA256(failingSource) {
+	if res.TemplateID != templateID || res.TemplateVersion != 1 || res.SourceSHA256 != flowjob.SourceSHA256(failingSource) {
 		t.Fatalf("result provenance %q v%d %q", res.TemplateID, res.TemplateVersion, res.SourceSHA256)
 	}
 	// The record is published after the result: wait for it.
@@ -76,12 +74,25 @@ func runFailingJob(t *testing.T, b broker, id string) flowjob.Result {
 
 func TestReplayReproducesTheFailure(t *testing.T) {
 	eachBroker(t, func(t *testing.T, b broker) {
+		// The template, as the templates API keeps it: v1 fails, v2 is the fix.
+		base := startTemplatesAPI(t, embeddedStore)
+		code, stdout, stderr := tpl(t, base, failingSource, "create", "--name", "nome", "--source", "-")
+		var created struct {
+			ID string `json:"id"`
+		}
+		if code != ExitOK || json.Unmarshal([]byte(stdout), &created) != nil || created.ID == "" {
+			t.Fatalf("templates create: exit %d, stdout %s, stderr %s", code, stdout, stderr)
+		}
+		if code, _, stderr := tpl(t, base, fixedSource, "update", created.ID, "--name", "nome", "--source", "-"); code != ExitOK {
+			t.Fatalf("templates update: exit %d, stderr %s", code, stderr)
+		}
+
 		id := newJobID("replay")
-		orig := runFailingJob(t, b, id)
+		orig := runFailingJob(t, b, id, created.ID)
 		flags := []string{"replay", "--nats", b.url, "--subject-prefix", b.names.SubjectPrefix, "--jobs-stream", b.names.JobsStream}
 
 		// Same source: the same code, line and column.
-		code, stdout, stderr := invocation{args: append(append(flags, "--json"), id)}.run(t)
+		code, stdout, stderr = invocation{args: append(append(flags, "--json"), id)}.run(t)
 		if code != ExitFailed {
 			t.Fatalf("exit %d, want %d (the replay fails again); stderr: %s", code, ExitFailed, stderr)
 		}
@@ -93,14 +104,14 @@ func TestReplayReproducesTheFailure(t *testing.T) {
 		if !rep.SameError || e == nil || e.Code != orig.Error.Code || e.Line != orig.Error.Line || e.Column != orig.Error.Column {
 			t.Errorf("replay error %+v, original %+v", e, orig.Error)
 		}
-		if rep.Original.Error != *orig.Error || rep.TemplateID != "tpl-nome" || rep.TemplateVersion != 1 {
+		if rep.Original.Error != *orig.Error || rep.TemplateID != created.ID || rep.TemplateVersion != 1 {
 			t.Errorf("report %+v", rep)
 		}
 
 		// The text form shows both sides.
 		code, stdout, _ = invocation{args: append(flags, id)}.run(t)
 		if code != ExitFailed || !strings.Contains(stdout, "reproduced: the same code, line and column") ||
-			strings.Count(stdout, flowjob.CodeScriptError) != 2 || !strings.Contains(stdout, "template tpl-nome v1") {
+			strings.Count(stdout, flowjob.CodeScriptError) != 2 || !strings.Contains(stdout, "template "+created.ID+" v1") {
 			t.Errorf("text report:\n%s", stdout)
 		}
 
@@ -118,19 +129,11 @@ func TestReplayReproducesTheFailure(t *testing.T) {
 		}
 
 		// --version N takes the template version's source from the API.
-		api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.URL.Path != "/api/script-templates/tpl-nome/versions/2" || r.Header.Get("X-API-Key") != "k" {
-				http.Error(w, `{"error":{"code":"NOT_FOUND","message":"no"}}`, http.StatusNotFound)
-				return
-			}
-			_ = json.NewEncoder(w).Encode(map[string]any{"id": "tpl-nome", "version": 2, "source": fixedSource})
-		}))
-		defer api.Close()
-		code, stdout, stderr = invocation{args: append(append(flags, "--version", "2", "--url", api.URL+"/api", "--api-key", "k"), id)}.run(t)
+		code, stdout, stderr = invocation{args: append(append(flags, "--version", "2", "--url", base, "--api-key", testAPIKey), id)}.run(t)
 		if code != ExitOK || !strings.Contains(stdout, "replay (template version 2)") || !strings.Contains(stdout, "fixed: the replay succeeded") {
 			t.Errorf("--version 2: exit %d\n%s\n%s", code, stdout, stderr)
 		}
-		code, _, stderr = invocation{args: append(append(flags, "--version", "7", "--url", api.URL+"/api", "--api-key", "k"), id)}.run(t)
+		code, _, stderr = invocation{args: append(append(flags, "--version", "7", "--url", base, "--api-key", testAPIKey), id)}.run(t)
 		if code != ExitFailed || !strings.Contains(stderr, "has no version 7") {
 			t.Errorf("--version 7: exit %d, stderr %s", code, stderr)
 		}
