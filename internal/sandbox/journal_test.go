@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -119,7 +120,9 @@ func TestApprovalNeedsItsCapability(t *testing.T) {
 // fails, unless it then asks for approval.
 func TestJournalStopsGrowingAtItsCap(t *testing.T) {
 	grants := []string{"approval"}
-	loop := "const end = Date.now() + 300; let n = 0; while (Date.now() < end) n++\n"
+	// Enough clock reads to pass MaxJournalBytes however fast the machine
+	// is (a time-bound loop may read the clock too few times under -race).
+	loop := fmt.Sprintf("let n = 0; for (let i = 0; i < %d; i++) if (Date.now() > 0) n++\n", 2*MaxJournalBytes/16)
 	res := resume(t, loop+"return n > 0 ? 'looped' : 'no'", nil, grants, nil, nil)
 	if res.Err != nil || res.Output != "looped" {
 		t.Fatalf("a time loop in a run that may suspend: %q %+v", res.Output, res.Err)
