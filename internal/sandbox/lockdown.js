@@ -4,7 +4,7 @@
 // in every runtime, and that cost is paid per job. The result serializer
 // and the error describer are Go code (serialize.go): they hold their own
 // references to the built-ins they use, taken before the script runs.
-(function (global, extraFunctionPrototypes) {
+(function (global, lockGenerators, extraFunctionPrototypes) {
 	"use strict";
 	var getPrototypeOf = Object.getPrototypeOf;
 	var defineProperty = Object.defineProperty;
@@ -20,10 +20,14 @@
 		defineProperty(proto, "constructor", { value: disabled, writable: false, enumerable: false, configurable: false });
 	};
 	lock(Function.prototype);
-	lock(getPrototypeOf(function* () {}));
-	lock(getPrototypeOf(async function () {}));
-	for (var i = 0; i < extraFunctionPrototypes.length; i++) {
-		lock(extraFunctionPrototypes[i]);
+	// The generator and async kinds only when the program has such a
+	// function: nothing else reaches their prototypes (see features).
+	if (lockGenerators) {
+		lock(getPrototypeOf(function* () {}));
+		lock(getPrototypeOf(async function () {}));
+		for (var i = 0; i < extraFunctionPrototypes.length; i++) {
+			lock(extraFunctionPrototypes[i]);
+		}
 	}
 	defineProperty(global, "Function", { value: disabled, writable: false, enumerable: false, configurable: false });
 	delete global.eval;

@@ -48,12 +48,22 @@ type vm struct {
 	host *hostState
 	// parse is JSON.parse, taken before the script ran.
 	parse nativeFunc
+	// jsonx serves the sandbox's own JSON.parse (jsonparse_vm.go).
+	jsonx *jsonIntrinsics
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
 // every Function constructor disabled, the call stack capped. Nothing of the
-// host is reachable from it.
+// host is reachable from it. It is newVMFor a program that may have every
+// feature.
 func newVM(l Limits) (*vm, error) {
+	return newVMFor(l, features{host: true, generators: true})
+}
+
+// newVMFor returns a fresh runtime for a program with the features f: the
+// constructors of generator and async functions are disabled only when the
+// program has such functions, since nothing else can reach them.
+func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
 	v := &vm{rt: rt}
@@ -66,8 +76,12 @@ func newVM(l Limits) (*vm, error) {
 		return nil, errors.New("JSON.stringify or Function.prototype.call is not a native function")
 	}
 
+	if err := v.installJSONParse(); err != nil {
+		return nil, fmt.Errorf("installing JSON.parse: %w", err)
+	}
+
 	extra := []any{}
-	if probe := asyncGeneratorProbe(); probe != nil {
+	if probe := asyncGeneratorProbe(); probe != nil && f.generators {
 		fn, err := rt.RunProgram(probe)
 		if err != nil {
 			return nil, fmt.Errorf("probing async generators: %w", err)
@@ -78,7 +92,7 @@ func newVM(l Limits) (*vm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
-	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.NewArray(extra...)); err != nil {
+	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.ToValue(f.generators), rt.NewArray(extra...)); err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
 	return v, nil
