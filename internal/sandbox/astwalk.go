@@ -146,17 +146,34 @@ type features struct {
 	// AsyncGeneratorFunction), which compile strings, are reachable only
 	// from such a function's prototype chain: no built-in is one.
 	generators bool
+	// json: the program names JSON or can reach the global object. If not,
+	// the runtime's JSON is pristine whenever the host reads it, so the
+	// runtime takes it (and installs the sandbox's JSON.parse) only then.
+	json bool
+	// globals: the program names eval or GoError, the globals the lockdown
+	// deletes, or can reach the global object. If not, deleting them (which
+	// first makes them, at a cost) changes nothing the program can see.
+	globals bool
 }
+
+// allFeatures is a program that may use everything.
+var allFeatures = features{host: true, generators: true, json: true, globals: true}
 
 func (f *features) see(node any) {
 	switch n := node.(type) {
 	case *ast.Identifier:
 		switch n.Name.String() {
-		case "console", "capabilities", "api", "kv", "approval", "globalThis":
+		case "console", "capabilities", "api", "kv", "approval":
 			f.host = true
+		case "JSON":
+			f.json = true
+		case "eval", "GoError":
+			f.globals = true
+		case "globalThis":
+			f.host, f.json, f.globals = true, true, true
 		}
 	case *ast.ThisExpression:
-		f.host = true
+		f.host, f.json, f.globals = true, true, true
 	case *ast.FunctionLiteral:
 		f.generators = f.generators || n.Async || n.Generator
 	case *ast.ArrowFunctionLiteral:

@@ -61,6 +61,9 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		return nil
 	}
 	h.thrown = map[*goja.Object]*Error{}
+	if err := v.takeJSON(); err != nil {
+		return err
+	}
 	parse, ok1 := v.json.Get("parse").Export().(nativeFunc)
 	freeze, ok2 := rt.Get("Object").ToObject(rt).Get("freeze").Export().(nativeFunc)
 	h.errorCtor = rt.Get("Error").ToObject(rt)

@@ -4,7 +4,7 @@
 // in every runtime, and that cost is paid per job. The result serializer
 // and the error describer are Go code (serialize.go): they hold their own
 // references to the built-ins they use, taken before the script runs.
-(function (global, lockGenerators, extraFunctionPrototypes) {
+(function (global, lockGenerators, deleteGlobals, extraFunctionPrototypes) {
 	"use strict";
 	var getPrototypeOf = Object.getPrototypeOf;
 	var defineProperty = Object.defineProperty;
@@ -30,6 +30,10 @@
 		}
 	}
 	defineProperty(global, "Function", { value: disabled, writable: false, enumerable: false, configurable: false });
-	delete global.eval;
-	delete global.GoError; // goja's wrapper for Go errors: a host type, not a language built-in
+	// Only when the program can name them or reach the global object:
+	// deleting one first makes it (see features).
+	if (deleteGlobals) {
+		delete global.eval;
+		delete global.GoError; // goja's wrapper for Go errors: a host type, not a language built-in
+	}
 })

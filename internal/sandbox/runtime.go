@@ -57,27 +57,28 @@ type vm struct {
 // host is reachable from it. It is newVMFor a program that may have every
 // feature.
 func newVM(l Limits) (*vm, error) {
-	return newVMFor(l, features{host: true, generators: true})
+	return newVMFor(l, allFeatures)
 }
 
-// newVMFor returns a fresh runtime for a program with the features f: the
-// constructors of generator and async functions are disabled only when the
-// program has such functions, since nothing else can reach them.
+// newVMFor returns a fresh runtime for a program with the features f: it
+// sets up only what the program can reach (see features). What it leaves
+// out the program cannot observe: the constructors of generator and async
+// functions are disabled when the program has such functions, JSON is
+// taken (and JSON.parse replaced) before the script when it can name JSON,
+// and eval and GoError are deleted when it can name them.
 func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
 	v := &vm{rt: rt}
-	var ok1, ok2 bool
-	v.json = rt.Get("JSON").ToObject(rt)
-	v.stringify, ok1 = v.json.Get("stringify").Export().(nativeFunc)
 	proto := rt.Get("Function").ToObject(rt).Get("prototype").ToObject(rt)
-	v.call, ok2 = proto.Get("call").Export().(nativeFunc)
-	if !ok1 || !ok2 {
-		return nil, errors.New("JSON.stringify or Function.prototype.call is not a native function")
+	var ok bool
+	if v.call, ok = proto.Get("call").Export().(nativeFunc); !ok {
+		return nil, errors.New("Function.prototype.call is not a native function")
 	}
-
-	if err := v.installJSONParse(); err != nil {
-		return nil, fmt.Errorf("installing JSON.parse: %w", err)
+	if f.json {
+		if err := v.takeJSON(); err != nil {
+			return nil, err
+		}
 	}
 
 	extra := []any{}
@@ -92,10 +93,29 @@ func newVMFor(l Limits, f features) (*vm, error) {
 	if err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
-	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.ToValue(f.generators), rt.NewArray(extra...)); err != nil {
+	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.ToValue(f.generators), rt.ToValue(f.globals), rt.NewArray(extra...)); err != nil {
 		return nil, fmt.Errorf("running lockdown: %w", err)
 	}
 	return v, nil
+}
+
+// takeJSON takes JSON and JSON.stringify, and installs the sandbox's
+// JSON.parse (jsonparse_vm.go). It runs before the script, or, when the
+// script cannot reach JSON (see features), when the host first needs it.
+func (v *vm) takeJSON() error {
+	if v.json != nil {
+		return nil
+	}
+	rt := v.rt
+	v.json = rt.Get("JSON").ToObject(rt)
+	var ok bool
+	if v.stringify, ok = v.json.Get("stringify").Export().(nativeFunc); !ok {
+		return errors.New("JSON.stringify is not a native function")
+	}
+	if err := v.installJSONParse(); err != nil {
+		return fmt.Errorf("installing JSON.parse: %w", err)
+	}
+	return nil
 }
 
 // invoke calls fn with this and args. The error is a *goja.Exception (the
