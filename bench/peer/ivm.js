@@ -1,6 +1,6 @@
 // The isolated-vm side of the peer benchmark. bench/peer/main.go starts it
 // and sends one JSON request per line:
-//   {"mode": "reused" | "fresh", "name", "source", "inputName", "input", "seconds", "lanes"}
+//   {"mode": "reused" | "fresh" | "reused-sync", "name", "source", "inputName", "input", "seconds", "lanes"}
 // and it answers each with one line: {"runs", "seconds", "output"} or {"error"}.
 //
 // reused: one isolate per lane (lanes run concurrently, as the executor's
@@ -62,7 +62,35 @@ async function freshLane(req, deadline) {
   return { runs, output };
 }
 
+// reused-sync: one reused isolate driven with the synchronous API on Node's
+// main thread: no hop to isolated-vm's threads per call, but one core.
+function syncLane(req, deadline) {
+  const isolate = new ivm.Isolate({ memoryLimit: MEMORY_MB });
+  try {
+    const script = isolate.compileScriptSync(wrap(req.source, req.inputName));
+    let runs = 0, output;
+    while (performance.now() < deadline || runs === 0) {
+      const context = isolate.createContextSync();
+      try {
+        context.global.setSync("__input", req.input);
+        output = script.runSync(context, { timeout: TIMEOUT_MS });
+      } finally {
+        context.release();
+      }
+      runs++;
+    }
+    return { runs, output };
+  } finally {
+    isolate.dispose();
+  }
+}
+
 async function measure(req) {
+  if (req.mode === "reused-sync") {
+    const start = performance.now();
+    const r = syncLane(req, start + req.seconds * 1000);
+    return { runs: r.runs, seconds: (performance.now() - start) / 1000, output: String(r.output) };
+  }
   const lane = req.mode === "fresh" ? freshLane : reusedLane;
   const start = performance.now();
   const deadline = start + req.seconds * 1000;

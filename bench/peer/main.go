@@ -51,6 +51,8 @@ type options struct {
 	node    string
 	dir     string
 	only    string
+	sync    bool
+	ivm     bool
 }
 
 func run(args []string, stdout io.Writer) error {
@@ -62,6 +64,8 @@ func run(args []string, stdout io.Writer) error {
 	fs.StringVar(&o.node, "node", "node", "the Node binary")
 	fs.StringVar(&o.dir, "dir", "bench/peer", "the directory of ivm.js and its node_modules")
 	fs.StringVar(&o.only, "script", "", "measure only this script of the corpus")
+	fs.BoolVar(&o.ivm, "ivm", true, "measure isolated-vm too (false: FlowScript alone, to compare builds)")
+	fs.BoolVar(&o.sync, "sync", false, "also measure isolated-vm's synchronous API: one reused isolate on Node's main thread")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,24 +75,32 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("starting the worker pool: %w", err)
 	}
 	defer func() { _ = pool.Close() }()
-	peer, err := startPeer(o)
-	if err != nil {
-		return err
+	var peer *peer
+	if o.ivm {
+		if peer, err = startPeer(o); err != nil {
+			return err
+		}
+		defer peer.close()
 	}
-	defer peer.close()
 
 	entries := corpus()
 	if o.only != "" {
 		entries = slices.DeleteFunc(entries, func(e entry) bool { return e.name != o.only })
 	}
 	setups := []string{"flowscript", "reused", "fresh"}
+	if !o.ivm {
+		setups = setups[:1]
+	}
+	if o.sync && o.ivm {
+		setups = append(setups, "reused-sync")
+	}
 	rates := map[string]map[string][]float64{} // script → set-up → runs/s per round
 	for round := 1; round <= o.rounds; round++ {
 		for _, e := range entries {
 			if rates[e.name] == nil {
 				rates[e.name] = map[string][]float64{}
 			}
-			var outputs [3]string
+			outputs := make([]string, len(setups))
 			for i, s := range setups {
 				var r float64
 				var out string
@@ -103,8 +115,10 @@ func run(args []string, stdout io.Writer) error {
 				outputs[i] = out
 				rates[e.name][s] = append(rates[e.name][s], r)
 			}
-			if outputs[0] != outputs[1] || outputs[0] != outputs[2] {
-				return fmt.Errorf("%s: the engines disagree:\n flowscript %q\n reused     %q\n fresh      %q", e.name, outputs[0], outputs[1], outputs[2])
+			for i := range outputs {
+				if outputs[i] != outputs[0] {
+					return fmt.Errorf("%s: the engines disagree:\n %s %q\n %s %q", e.name, setups[0], outputs[0], setups[i], outputs[i])
+				}
 			}
 		}
 		fmt.Fprintf(os.Stderr, "round %d of %d done\n", round, o.rounds)
@@ -212,19 +226,27 @@ func report(w io.Writer, entries []entry, rates map[string]map[string][]float64,
 	fmt.Fprintf(w, "FlowScript sandbox (worker pool, %d workers) vs isolated-vm (%d lanes), %s, GOMAXPROCS %d, %d rounds of %.1fs: median runs/s, and median of the per-round ratios\n\n",
 		o.workers, o.workers, runtime.Version(), runtime.GOMAXPROCS(0), o.rounds, o.seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "script\tkind\tinput bytes\tflowscript\tivm reused\tivm fresh\t× reused\t× fresh\t")
+	head := "script\tkind\tinput bytes\tflowscript\tivm reused\tivm fresh\t× reused\t× fresh\t"
+	if o.sync && o.ivm {
+		head += "ivm sync\t× sync\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, e := range entries {
 		r := rates[e.name]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", e.name, e.kind, len(e.input),
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t", e.name, e.kind, len(e.input),
 			median(r["flowscript"]), median(r["reused"]), median(r["fresh"]),
 			median(ratios(r["flowscript"], r["reused"])), median(ratios(r["flowscript"], r["fresh"])))
+		if o.sync && o.ivm {
+			fmt.Fprintf(tw, "%.0f\t%.2f\t", median(r["reused-sync"]), median(ratios(r["flowscript"], r["reused-sync"])))
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }
 
 func ratios(a, b []float64) []float64 {
-	out := make([]float64, len(a))
-	for i := range a {
+	out := make([]float64, min(len(a), len(b)))
+	for i := range out {
 		out[i] = a[i] / b[i]
 	}
 	return out
