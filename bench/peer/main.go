@@ -170,7 +170,7 @@ func startPeer(o options) (*peer, error) {
 	if _, err := os.Stat(filepath.Join(o.dir, "node_modules", "isolated-vm")); err != nil {
 		return nil, fmt.Errorf("isolated-vm is not installed in %s: run (cd %s && npm install) first", o.dir, o.dir)
 	}
-	cmd := exec.Command(o.node, script)
+	cmd := exec.CommandContext(context.Background(), o.node, script)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -200,7 +200,7 @@ func (p *peer) measure(e entry, mode string, o options) (float64, string, error)
 		return 0, "", fmt.Errorf("writing to ivm.js: %w", err)
 	}
 	if !p.out.Scan() {
-		return 0, "", fmt.Errorf("ivm.js ended: %v", p.out.Err())
+		return 0, "", fmt.Errorf("ivm.js ended: %w", p.out.Err())
 	}
 	var reply struct {
 		Runs    float64 `json:"runs"`
@@ -223,23 +223,23 @@ func (p *peer) close() {
 }
 
 func report(w io.Writer, entries []entry, rates map[string]map[string][]float64, o options) error {
-	fmt.Fprintf(w, "FlowScript sandbox (worker pool, %d workers) vs isolated-vm (%d lanes), %s, GOMAXPROCS %d, %d rounds of %.1fs: median runs/s, and median of the per-round ratios\n\n",
+	_, _ = fmt.Fprintf(w, "FlowScript sandbox (worker pool, %d workers) vs isolated-vm (%d lanes), %s, GOMAXPROCS %d, %d rounds of %.1fs: median runs/s, and median of the per-round ratios\n\n",
 		o.workers, o.workers, runtime.Version(), runtime.GOMAXPROCS(0), o.rounds, o.seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "script\tkind\tinput bytes\tflowscript\tivm reused\tivm fresh\t× reused\t× fresh\t"
 	if o.sync && o.ivm {
 		head += "ivm sync\t× sync\t"
 	}
-	fmt.Fprintln(tw, head)
+	_, _ = fmt.Fprintln(tw, head)
 	for _, e := range entries {
 		r := rates[e.name]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t", e.name, e.kind, len(e.input),
+		_, _ = fmt.Fprintf(tw, "%s\t%s\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t", e.name, e.kind, len(e.input),
 			median(r["flowscript"]), median(r["reused"]), median(r["fresh"]),
 			median(ratios(r["flowscript"], r["reused"])), median(ratios(r["flowscript"], r["fresh"])))
 		if o.sync && o.ivm {
-			fmt.Fprintf(tw, "%.0f\t%.2f\t", median(r["reused-sync"]), median(ratios(r["flowscript"], r["reused-sync"])))
+			_, _ = fmt.Fprintf(tw, "%.0f\t%.2f\t", median(r["reused-sync"]), median(ratios(r["flowscript"], r["reused-sync"])))
 		}
-		fmt.Fprintln(tw)
+		_, _ = fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -199,8 +200,8 @@ func outcome(tb testing.TB, rt *goja.Runtime, parse goja.Value, text string) str
 	fn, _ := goja.AssertFunction(parse)
 	val, err := fn(goja.Undefined(), rt.ToValue(text))
 	if err != nil {
-		ex, ok := err.(*goja.Exception)
-		if !ok {
+		var ex *goja.Exception
+		if !errors.As(err, &ex) {
 			tb.Fatalf("JSON.parse(%q): %v", text, err)
 		}
 		obj := ex.Value().ToObject(rt)
