@@ -80,7 +80,7 @@ type walkItem struct {
 // node deeper than maxDepth, if any. Depth counts the pointers followed from
 // root. The positions of the node it returns, and of the nodes not visited
 // after it, are left as they were.
-func rebase(root ast.Node, delta file.Idx, maxDepth int) ast.Node {
+func rebase(root ast.Node, delta file.Idx, maxDepth int, feat *features) ast.Node {
 	stack := []walkItem{{reflect.ValueOf(root), 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -99,6 +99,9 @@ func rebase(root ast.Node, delta file.Idx, maxDepth int) ast.Node {
 				if n, ok := v.Interface().(ast.Node); ok {
 					return n
 				}
+			}
+			if feat != nil {
+				feat.see(v.Interface())
 			}
 			stack = append(stack, walkItem{v.Elem(), it.depth + 1})
 		case reflect.Slice:
@@ -123,7 +126,60 @@ func rebase(root ast.Node, delta file.Idx, maxDepth int) ast.Node {
 // TooDeep returns the first node of the tree under root that is deeper than
 // MaxSyntaxDepth, or nil. It walks without recursion, so any tree the
 // parser built can be checked before something recursive walks it.
-func TooDeep(root ast.Node) ast.Node { return rebase(root, 0, MaxSyntaxDepth) }
+func TooDeep(root ast.Node) ast.Node { return rebase(root, 0, MaxSyntaxDepth, nil) }
+
+// features are what a program may use of what a fresh runtime is given,
+// read from its tree. A runtime sets up only what the program can reach
+// (see newVM and installHost): every piece costs time on every run. Each
+// flag errs on the side of true: a false one must mean the program cannot
+// reach that piece by any path, not that it probably does not.
+type features struct {
+	// host: the program names a host global (console, capabilities, api,
+	// kv, approval), or can reach the global object, where they live:
+	// globalThis, or this (a sloppy function called without a receiver
+	// gets the global object). Without eval, Function or with on the
+	// global object, a global is reached only by its name or through the
+	// global object.
+	host bool
+	// generators: the program has an async or generator function. The
+	// constructors of their kinds (AsyncFunction, GeneratorFunction,
+	// AsyncGeneratorFunction), which compile strings, are reachable only
+	// from such a function's prototype chain: no built-in is one.
+	generators bool
+	// json: the program names JSON or can reach the global object. If not,
+	// the runtime's JSON is pristine whenever the host reads it, so the
+	// runtime takes it (and installs the sandbox's JSON.parse) only then.
+	json bool
+	// globals: the program names eval or GoError, the globals the lockdown
+	// deletes, or can reach the global object. If not, deleting them (which
+	// first makes them, at a cost) changes nothing the program can see.
+	globals bool
+}
+
+// allFeatures is a program that may use everything.
+var allFeatures = features{host: true, generators: true, json: true, globals: true}
+
+func (f *features) see(node any) {
+	switch n := node.(type) {
+	case *ast.Identifier:
+		switch n.Name.String() {
+		case "console", "capabilities", "api", "kv", "approval":
+			f.host = true
+		case "JSON":
+			f.json = true
+		case "eval", "GoError":
+			f.globals = true
+		case "globalThis":
+			f.host, f.json, f.globals = true, true, true
+		}
+	case *ast.ThisExpression:
+		f.host, f.json, f.globals = true, true, true
+	case *ast.FunctionLiteral:
+		f.generators = f.generators || n.Async || n.Generator
+	case *ast.ArrowFunctionLiteral:
+		f.generators = f.generators || n.Async
+	}
+}
 
 // TooDeepMessage is the message of the syntax error for a tree TooDeep
 // refuses.

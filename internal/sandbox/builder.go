@@ -39,6 +39,8 @@ type Program struct {
 	// cost is what keeping the program in the cache costs, in bytes (see
 	// programCost).
 	cost uint64
+	// features says what a runtime must set up for the program.
+	features features
 }
 
 // InputNames returns the parameter names, in order.
@@ -196,7 +198,7 @@ func compile(source string, inputNames []string) (*Program, error) {
 		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
 		return nil, e
 	}
-	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth); deep != nil {
+	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth, &p.features); deep != nil {
 		pos := assembled.Position(int(deep.Idx0()) - assembled.Base())
 		e := &Error{Code: CodeSyntaxError, Message: TooDeepMessage}
 		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)

@@ -112,9 +112,9 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	if ctx.Err() != nil {
 		return "", causeOf(ctx)
 	}
-	v, err := newVM(l)
+	v, err := newVMFor(l, p.features)
 	if err == nil {
-		err = v.installHost(h)
+		err = v.installHost(h, p.features.host)
 	}
 	if err != nil {
 		return "", &Error{Code: CodeCrash, Message: "starting the JavaScript runtime: " + err.Error()}

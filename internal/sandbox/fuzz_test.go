@@ -65,7 +65,7 @@ func runDirect(t *testing.T, l Limits, source string, names, values []string) Re
 	if err != nil {
 		return Result{Err: &Error{Code: CodeSyntaxError, Message: err.Error()}}
 	}
-	if deep := rebase(parsed, -file.Idx(len(head)), MaxSyntaxDepth); deep != nil {
+	if deep := rebase(parsed, -file.Idx(len(head)), MaxSyntaxDepth, nil); deep != nil {
 		return Result{Err: &Error{Code: CodeSyntaxError, Message: "too deep"}}
 	}
 	parsed.File = file.NewFile(programName, source, 1)

@@ -51,11 +51,19 @@ type hostState struct {
 	journal *recorder
 }
 
-// installHost installs the host's globals in v.
-func (v *vm) installHost(h *hostState) error {
+// installHost installs the host's globals in v, when the program may reach
+// them (reachable, see features) or the run may suspend or resume: a
+// program that can name none of them runs without their cost.
+func (v *vm) installHost(h *hostState, reachable bool) error {
 	rt := v.rt
 	v.host = h
+	if !reachable && h.journal == nil {
+		return nil
+	}
 	h.thrown = map[*goja.Object]*Error{}
+	if err := v.takeJSON(); err != nil {
+		return err
+	}
 	parse, ok1 := v.json.Get("parse").Export().(nativeFunc)
 	freeze, ok2 := rt.Get("Object").ToObject(rt).Get("freeze").Export().(nativeFunc)
 	h.errorCtor = rt.Get("Error").ToObject(rt)

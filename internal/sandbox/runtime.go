@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/dop251/goja"
@@ -17,14 +18,14 @@ var lockdown = sync.OnceValue(func() *goja.Program {
 	return goja.MustCompile("lockdown.js", lockdownSource, true)
 })
 
-// asyncGeneratorProbe evaluates to an async generator function when the
-// engine supports them; its prototype's constructor must be locked too.
-var asyncGeneratorProbe = sync.OnceValue(func() *goja.Program {
-	p, err := goja.Compile("probe.js", "(async function* () {})", true)
-	if err != nil {
-		return nil // not supported by this engine: nothing to lock
+// generatorKinds evaluates to a generator and an async function, and to an
+// async generator function when the engine supports them: the prototypes
+// of their kinds hold constructors that compile strings.
+var generatorKinds = sync.OnceValue(func() *goja.Program {
+	if p, err := goja.Compile("kinds.js", "[function* () {}, async function () {}, async function* () {}]", true); err == nil {
+		return p
 	}
-	return p
+	return goja.MustCompile("kinds.js", "[function* () {}, async function () {}]", true) // no async generators in this engine
 })
 
 // nativeFunc is how Go calls a native built-in directly.
@@ -48,40 +49,117 @@ type vm struct {
 	host *hostState
 	// parse is JSON.parse, taken before the script ran.
 	parse nativeFunc
+	// jsonx serves the sandbox's own JSON.parse (jsonparse_vm.go).
+	jsonx *jsonIntrinsics
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
 // every Function constructor disabled, the call stack capped. Nothing of the
-// host is reachable from it.
+// host is reachable from it. It is newVMFor a program that may have every
+// feature.
 func newVM(l Limits) (*vm, error) {
+	return newVMFor(l, allFeatures)
+}
+
+// newVMFor returns a fresh runtime for a program with the features f: it
+// sets up only what the program can reach (see features). What it leaves
+// out the program cannot observe: the constructors of generator and async
+// functions are disabled when the program has such functions, JSON is
+// taken (and JSON.parse replaced) before the script when it can name JSON,
+// and eval and GoError are deleted when it can name them.
+func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
 	v := &vm{rt: rt}
-	var ok1, ok2 bool
-	v.json = rt.Get("JSON").ToObject(rt)
-	v.stringify, ok1 = v.json.Get("stringify").Export().(nativeFunc)
 	proto := rt.Get("Function").ToObject(rt).Get("prototype").ToObject(rt)
-	v.call, ok2 = proto.Get("call").Export().(nativeFunc)
-	if !ok1 || !ok2 {
-		return nil, errors.New("JSON.stringify or Function.prototype.call is not a native function")
+	var ok bool
+	if v.call, ok = proto.Get("call").Export().(nativeFunc); !ok {
+		return nil, errors.New("the function prototype's call is not a native function")
+	}
+	if f.json {
+		if err := v.takeJSON(); err != nil {
+			return nil, err
+		}
 	}
 
-	extra := []any{}
-	if probe := asyncGeneratorProbe(); probe != nil {
-		fn, err := rt.RunProgram(probe)
-		if err != nil {
-			return nil, fmt.Errorf("probing async generators: %w", err)
-		}
-		extra = append(extra, fn.ToObject(rt).Prototype())
-	}
-	factory, err := rt.RunProgram(lockdown())
-	if err != nil {
-		return nil, fmt.Errorf("running lockdown: %w", err)
-	}
-	if _, err := v.invoke(factory, goja.Undefined(), rt.GlobalObject(), rt.NewArray(extra...)); err != nil {
-		return nil, fmt.Errorf("running lockdown: %w", err)
+	if err := v.lockDown(proto, f); err != nil {
+		return nil, fmt.Errorf("locking the runtime down: %w", err)
 	}
 	return v, nil
+}
+
+// takeJSON takes JSON and JSON.stringify, and installs the sandbox's
+// JSON.parse (jsonparse_vm.go). It runs before the script, or, when the
+// script cannot reach JSON (see features), when the host first needs it.
+func (v *vm) takeJSON() error {
+	if v.json != nil {
+		return nil
+	}
+	rt := v.rt
+	v.json = rt.Get("JSON").ToObject(rt)
+	var ok bool
+	if v.stringify, ok = v.json.Get("stringify").Export().(nativeFunc); !ok {
+		return errors.New("JSON.stringify is not a native function")
+	}
+	if err := v.installJSONParse(); err != nil {
+		return fmt.Errorf("installing JSON.parse: %w", err)
+	}
+	return nil
+}
+
+// lockDown removes the ways to generate code from strings and the engine's
+// one host global, touching as few built-ins as it can (each one touched is
+// made in every runtime, at a cost paid per job):
+//   - every path to the Function constructor — Function.prototype's
+//     constructor, the global Function — leads to the thrower of
+//     lockdown.js, and so do the constructors of the generator and async
+//     kinds when the program has such functions (nothing else reaches them);
+//   - eval and GoError (goja's wrapper for Go errors: a host type, not a
+//     language built-in) are deleted when the program can name them.
+//
+// The serializer and the error describer are Go code (serialize.go): they
+// hold their own references to the built-ins they use, taken before the
+// script runs.
+func (v *vm) lockDown(fnProto *goja.Object, f features) error {
+	rt := v.rt
+	tv, err := rt.RunProgram(lockdown())
+	if err != nil {
+		return err
+	}
+	thrower := tv.ToObject(rt)
+	if err := thrower.DefineDataProperty("prototype", fnProto, goja.FLAG_FALSE, goja.FLAG_NOT_SET, goja.FLAG_NOT_SET); err != nil {
+		return err
+	}
+	lock := func(proto *goja.Object) error {
+		return proto.DefineDataProperty("constructor", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	}
+	if err := lock(fnProto); err != nil {
+		return err
+	}
+	if f.generators {
+		kinds, err := rt.RunProgram(generatorKinds())
+		if err != nil {
+			return err
+		}
+		arr := kinds.ToObject(rt)
+		for i := range arr.Get("length").ToInteger() {
+			if err := lock(arr.Get(strconv.FormatInt(i, 10)).ToObject(rt).Prototype()); err != nil {
+				return err
+			}
+		}
+	}
+	global := rt.GlobalObject()
+	if err := global.DefineDataProperty("Function", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+		return err
+	}
+	if f.globals {
+		for _, name := range []string{"eval", "GoError"} {
+			if err := global.Delete(name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // invoke calls fn with this and args. The error is a *goja.Exception (the

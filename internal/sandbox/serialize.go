@@ -35,6 +35,9 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	if _, callable := goja.AssertFunction(then); callable {
 		return nil, errAsync
 	}
+	if err := v.takeJSON(); err != nil {
+		return nil, err
+	}
 	var out goja.Value
 	err := v.try(func() {
 		out = v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{val}})

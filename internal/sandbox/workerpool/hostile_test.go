@@ -108,6 +108,13 @@ var hostileCases = []struct {
 	{"stringify of a nested value after the deadline", afterDeadline(
 		"let o = {}; for (let i = 0; i < 1e4; i++) o = {o}",
 		"JSON.stringify(o)"), timeout, sandbox.MsgTimeout},
+	{"JSON.parse of text nested a million deep", src(
+		"return JSON.parse('['.repeat(1e6) + ']'.repeat(1e6))"), scriptError, "more than 500 levels deep"},
+	{"JSON.parse of a huge text", src(
+		"const t = '[' + '{\"a\":[1,2,3],\"b\":\"xyz\"},'.repeat(2e6) + '0]'; return JSON.parse(t).length"), append(memoryLimit, timeout...), ""},
+	{"JSON.parse of a big text after the deadline", afterDeadline(
+		"const t = '[' + '{\"a\":[1,2,3],\"b\":\"xyz\"},'.repeat(1e5) + '0]'",
+		"JSON.parse(t)"), timeout, sandbox.MsgTimeout},
 	{"stringify of a deeply nested value", src(
 		"let o = {}; for (let i = 0; i < 3e4; i++) o = {o}; return JSON.stringify(o).length"), timeout, sandbox.MsgTimeout},
 	// A gigabyte of JSON: its buffer passes the memory limit, unless the

@@ -1,0 +1,528 @@
+package sandbox
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/dop251/goja"
+)
+
+// MaxJSONNesting is how deeply JSON.parse lets arrays and objects nest. The
+// parser recurses in Go once per level, like goja's compiler does per
+// bracket of a source (see MaxNesting), so it has the same bound: text that
+// nests deeper is refused with a SyntaxError at the bracket that went one
+// level too deep, never by a stack overflow that ends the worker. API
+// responses nest a handful of levels. (V8 has no such bound; goja's own
+// JSON.parse had none either and recursed until the worker died.)
+const MaxJSONNesting = MaxNesting
+
+// jsonParse is the sandbox's JSON.parse (ECMA-262 §25.5.1). goja's own
+// decodes through encoding/json's token decoder, which allocates an
+// interface value per token and spends most of a JSON-heavy script's time
+// in allocation and GC; this one scans the text once and builds goja values
+// directly. What differs from goja's, on purpose, and follows the standard
+// and V8 instead:
+//   - a \uD800 escape or a lone surrogate in the text stays a lone
+//     surrogate (encoding/json turns both into U+FFFD);
+//   - errors are SyntaxErrors with V8's messages and positions (a UTF-16
+//     index into the text), e.g. `Expected ',' or '}' after property value
+//     in JSON at position 9`, so that an author sees what Node would say;
+//   - nesting deeper than MaxJSONNesting is a SyntaxError, not a crash.
+//
+// Objects get their members with CreateDataProperty semantics: "__proto__"
+// is an own data property, a setter or a frozen member of Object.prototype
+// is never triggered, and a duplicate key keeps its first position and its
+// last value.
+type jsonParse struct {
+	rt   *goja.Runtime
+	src  string // the text, WTF-8: a lone surrogate is its 3-byte encoding
+	pos  int    // byte offset into src
+	deep int
+	// items is a stack of array elements shared by the nested arrays; an
+	// array's elements are items[start:] while it is parsed.
+	items []any
+	units []uint16 // scratch for strings that need decoding
+	// defineOdd defines a member whose name holds a lone surrogate, which
+	// goja's Go API cannot name (see vm.defineMember).
+	defineOdd func(obj *goja.Object, key goja.String, val goja.Value)
+}
+
+// jsonError is a parse failure, thrown as a SyntaxError.
+type jsonError struct{ msg string }
+
+// run parses the whole text.
+func (p *jsonParse) run() (val goja.Value, jerr *jsonError) {
+	defer func() {
+		if x := recover(); x != nil {
+			e, ok := x.(*jsonError)
+			if !ok {
+				panic(x)
+			}
+			clear(p.items)
+			p.items = p.items[:0]
+			val, jerr = nil, e
+		}
+	}()
+	return p.parse(), nil
+}
+
+// parse parses the whole text. It panics with *jsonError on bad input.
+func (p *jsonParse) parse() goja.Value {
+	p.space()
+	v := p.value()
+	p.space()
+	if p.pos < len(p.src) {
+		p.fail(fmt.Sprintf("Unexpected non-whitespace character after JSON at position %d", p.unitIndex(p.pos)))
+	}
+	return v
+}
+
+func (p *jsonParse) space() {
+	for p.pos < len(p.src) {
+		switch p.src[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jsonParse) value() goja.Value {
+	if p.pos >= len(p.src) {
+		p.unexpected()
+	}
+	switch c := p.src[p.pos]; {
+	case c == '"':
+		return p.str()
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		p.literal("true")
+		return p.rt.ToValue(true)
+	case c == 'f':
+		p.literal("false")
+		return p.rt.ToValue(false)
+	case c == 'n':
+		p.literal("null")
+		return goja.Null()
+	}
+	p.unexpected()
+	return nil
+}
+
+func (p *jsonParse) literal(word string) {
+	for i := 1; i < len(word); i++ {
+		at := p.pos + i
+		if at >= len(p.src) {
+			p.pos = at
+			p.fail("Unexpected end of JSON input")
+		}
+		if p.src[at] != word[i] {
+			p.pos = at
+			p.unexpected()
+		}
+	}
+	p.pos += len(word)
+}
+
+func (p *jsonParse) enter() {
+	p.deep++
+	if p.deep > MaxJSONNesting {
+		panic(&jsonError{msg: fmt.Sprintf(
+			"JSON nests arrays and objects more than %d levels deep at position %d",
+			MaxJSONNesting, p.unitIndex(p.pos))})
+	}
+}
+
+func (p *jsonParse) array() goja.Value {
+	p.enter()
+	p.pos++ // [
+	start := len(p.items)
+	p.space()
+	if p.pos < len(p.src) && p.src[p.pos] == ']' {
+		p.pos++
+	} else {
+		for {
+			p.items = append(p.items, p.value())
+			p.space()
+			if p.pos >= len(p.src) || p.src[p.pos] != ',' && p.src[p.pos] != ']' {
+				p.failAt("Expected ',' or ']' after array element", p.pos)
+			}
+			p.pos++
+			if p.src[p.pos-1] == ']' {
+				break
+			}
+			p.space()
+		}
+	}
+	arr := p.rt.NewArray(p.items[start:]...)
+	clear(p.items[start:])
+	p.items = p.items[:start]
+	p.deep--
+	return arr
+}
+
+func (p *jsonParse) object() goja.Value {
+	p.enter()
+	p.pos++ // {
+	obj := p.rt.NewObject()
+	p.space()
+	if p.pos < len(p.src) && p.src[p.pos] == '}' {
+		p.pos++
+		p.deep--
+		return obj
+	}
+	first := true
+	for {
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
+			if first {
+				p.failAt("Expected property name or '}'", p.pos)
+			}
+			p.failAt("Expected double-quoted property name", p.pos)
+		}
+		name, odd := p.key()
+		p.space()
+		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
+			if !first {
+				p.unexpected() // V8 words only the first member's missing colon
+			}
+			p.failAt("Expected ':' after property name", p.pos)
+		}
+		p.pos++
+		p.space()
+		val := p.value()
+		first = false
+		if odd == nil {
+			// Never fails: obj is an ordinary, extensible object and every
+			// member it has so far is a configurable data property.
+			_ = obj.DefineDataProperty(name, val, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+		} else {
+			p.defineOdd(obj, odd, val)
+		}
+		p.space()
+		if p.pos >= len(p.src) || p.src[p.pos] != ',' && p.src[p.pos] != '}' {
+			p.failAt("Expected ',' or '}' after property value", p.pos)
+		}
+		p.pos++
+		if p.src[p.pos-1] == '}' {
+			break
+		}
+		p.space()
+	}
+	p.deep--
+	return obj
+}
+
+// key reads a member name: name, or odd when a Go string cannot carry it
+// (it holds a lone surrogate).
+func (p *jsonParse) key() (name string, odd goja.String) {
+	raw, simple := p.scanString()
+	if simple {
+		return raw, nil
+	}
+	p.decode(raw)
+	for i := 0; i < len(p.units); i++ {
+		u := rune(p.units[i])
+		switch {
+		case !utf16.IsSurrogate(u):
+		case u < 0xDC00 && i+1 < len(p.units) && p.units[i+1] >= 0xDC00 && p.units[i+1] <= 0xDFFF:
+			i++
+		default:
+			return "", goja.StringFromUTF16(p.units)
+		}
+	}
+	return string(utf16.Decode(p.units)), nil
+}
+
+func (p *jsonParse) str() goja.Value {
+	raw, simple := p.scanString()
+	if simple {
+		return p.rt.ToValue(raw)
+	}
+	p.decode(raw)
+	return goja.StringFromUTF16(p.units)
+}
+
+// scanString reads a string literal from its opening quote and returns its
+// raw text (between the quotes), and whether that text is the value itself:
+// ASCII without escapes.
+func (p *jsonParse) scanString() (string, bool) {
+	p.pos++ // "
+	start := p.pos
+	simple := true
+	for p.pos < len(p.src) {
+		c := p.src[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return p.src[start : p.pos-1], simple
+		case c == '\\':
+			simple = false
+			p.pos++
+			if p.pos >= len(p.src) {
+				p.fail("Unexpected end of JSON input")
+			}
+			switch p.src[p.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.pos++
+			case 'u':
+				for i := 1; i <= 4; i++ {
+					if p.pos+i >= len(p.src) {
+						p.failAt("Bad Unicode escape", len(p.src))
+					}
+					if hexValue(p.src[p.pos+i]) < 0 {
+						p.failAt("Bad Unicode escape", p.pos+i)
+					}
+				}
+				p.pos += 5
+			default:
+				p.failAt("Bad escaped character", p.pos)
+			}
+		case c < 0x20:
+			p.failAt("Bad control character in string literal", p.pos)
+		default:
+			if c >= utf8.RuneSelf {
+				simple = false
+			}
+			p.pos++
+		}
+	}
+	p.failAt("Unterminated string", len(p.src))
+	return "", false
+}
+
+// decode fills p.units with the UTF-16 code units of a checked raw string.
+func (p *jsonParse) decode(raw string) {
+	p.units = p.units[:0]
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		switch {
+		case c == '\\':
+			e := raw[i+1]
+			i += 2
+			switch e {
+			case 'b':
+				p.units = append(p.units, '\b')
+			case 'f':
+				p.units = append(p.units, '\f')
+			case 'n':
+				p.units = append(p.units, '\n')
+			case 'r':
+				p.units = append(p.units, '\r')
+			case 't':
+				p.units = append(p.units, '\t')
+			case 'u':
+				u := hexValue(raw[i])<<12 | hexValue(raw[i+1])<<8 | hexValue(raw[i+2])<<4 | hexValue(raw[i+3])
+				p.units = append(p.units, uint16(u))
+				i += 4
+			default: // " \ /
+				p.units = append(p.units, uint16(e))
+			}
+		case c < utf8.RuneSelf:
+			p.units = append(p.units, uint16(c))
+			i++
+		default:
+			r, n := decodeWTF8(raw[i:])
+			if utf16.IsSurrogate(r) {
+				p.units = append(p.units, uint16(r)) // AppendRune would make it U+FFFD
+			} else {
+				p.units = utf16.AppendRune(p.units, r)
+			}
+			i += n
+		}
+	}
+}
+
+// decodeWTF8 decodes one character of UTF-8 that may also encode a lone
+// surrogate (ED A0 80 – ED BF BF), which jsonText produces for the text's
+// lone surrogates.
+func decodeWTF8(s string) (rune, int) {
+	if len(s) >= 3 && s[0] == 0xED && s[1] >= 0xA0 && s[1] <= 0xBF {
+		return rune(s[0]&0x0F)<<12 | rune(s[1]&0x3F)<<6 | rune(s[2]&0x3F), 3
+	}
+	return utf8.DecodeRuneInString(s)
+}
+
+func hexValue(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+func (p *jsonParse) number() goja.Value {
+	start := p.pos
+	neg := p.src[p.pos] == '-'
+	if neg {
+		p.pos++
+	}
+	digits := p.pos
+	switch {
+	case p.pos >= len(p.src) || !isDigit(p.src[p.pos]):
+		p.failAt("No number after minus sign", p.pos)
+	case p.src[p.pos] == '0':
+		p.pos++
+		if p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+			p.failAt("Unexpected number", p.pos)
+		}
+	default:
+		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+			p.pos++
+		}
+	}
+	integer := p.pos - digits
+	fraction := p.pos < len(p.src) && p.src[p.pos] == '.'
+	if fraction {
+		p.pos++
+		if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
+			p.failAt("Unterminated fractional number", p.pos)
+		}
+		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+			p.pos++
+		}
+	}
+	exponent := p.pos < len(p.src) && (p.src[p.pos] == 'e' || p.src[p.pos] == 'E')
+	if exponent {
+		p.pos++
+		if p.pos < len(p.src) && (p.src[p.pos] == '+' || p.src[p.pos] == '-') {
+			p.pos++
+		}
+		if p.pos >= len(p.src) || !isDigit(p.src[p.pos]) {
+			p.failAt("Exponent part is missing a number", p.pos)
+		}
+		for p.pos < len(p.src) && isDigit(p.src[p.pos]) {
+			p.pos++
+		}
+	}
+	if !fraction && !exponent && integer <= 15 {
+		var n int64
+		for _, c := range []byte(p.src[digits:p.pos]) {
+			n = n*10 + int64(c-'0')
+		}
+		switch {
+		case neg && n == 0:
+			return p.rt.ToValue(negativeZero)
+		case neg:
+			n = -n
+		}
+		return p.rt.ToValue(n)
+	}
+	// Correctly rounded, as the standard asks; past the float range it is
+	// ±Infinity, which ParseFloat returns beside its range error.
+	f, _ := strconv.ParseFloat(p.src[start:p.pos], 64)
+	return p.rt.ToValue(f)
+}
+
+var negativeZero = func() float64 { z := 0.0; return -z }()
+
+// unexpected fails at the character at p.pos, as V8 words a token it did
+// not expect there.
+func (p *jsonParse) unexpected() {
+	if p.pos >= len(p.src) {
+		p.fail("Unexpected end of JSON input")
+	}
+	switch c := p.src[p.pos]; {
+	case c == '"':
+		p.failAt("Unexpected string", p.pos)
+	case c == '-' || isDigit(c):
+		p.failAt("Unexpected number", p.pos)
+	}
+	text := utf16.Encode(wtf8Runes(p.src))
+	at := p.unitIndex(p.pos)
+	switch string(utf16.Decode(text)) {
+	case "NaN", "Infinity", "undefined", "[object Object]":
+		p.fail(`"` + string(utf16.Decode(text)) + `" is not valid JSON`)
+	}
+	token := string(utf16.Decode(text[at : at+1]))
+	const context = 10
+	if len(text) < 2*context+1 {
+		p.fail(fmt.Sprintf("Unexpected token '%s', \"%s\" is not valid JSON", token, string(utf16.Decode(text))))
+	}
+	from, to := max(0, at-context), min(len(text), at+context)
+	snippet := string(utf16.Decode(text[from:to]))
+	prefix, suffix := "...", "..."
+	if from == 0 {
+		prefix = ""
+	}
+	if to == len(text) {
+		suffix = ""
+	}
+	p.fail(fmt.Sprintf("Unexpected token '%s', %s\"%s\"%s is not valid JSON", token, prefix, snippet, suffix))
+}
+
+func (p *jsonParse) failAt(what string, at int) {
+	p.fail(fmt.Sprintf("%s in JSON at position %d", what, p.unitIndex(at)))
+}
+
+func (p *jsonParse) fail(msg string) { panic(&jsonError{msg: msg}) }
+
+// unitIndex turns a byte offset into src into an index in UTF-16 code units,
+// which is what the script sees as a position.
+func (p *jsonParse) unitIndex(at int) int {
+	n := 0
+	for i := 0; i < at && i < len(p.src); {
+		if p.src[i] < utf8.RuneSelf {
+			i++
+			n++
+			continue
+		}
+		r, size := decodeWTF8(p.src[i:])
+		i += size
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// wtf8Runes decodes the whole text, lone surrogates included.
+func wtf8Runes(s string) []rune {
+	out := make([]rune, 0, len(s))
+	for i := 0; i < len(s); {
+		r, n := decodeWTF8(s[i:])
+		out = append(out, r)
+		i += n
+	}
+	return out
+}
+
+// jsonText is the text JSON.parse reads: its argument's string, in UTF-8,
+// with each lone surrogate of the string in the 3-byte form decodeWTF8
+// reads (goja's String method would turn them into U+FFFD).
+func jsonText(s goja.String) string {
+	text := s.String()
+	if !strings.Contains(text, "\uFFFD") {
+		return text // ASCII, or every surrogate paired
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	n := s.Length()
+	for i := 0; i < n; i++ {
+		u := s.CharAt(i)
+		switch {
+		case u < utf8.RuneSelf:
+			b.WriteByte(byte(u))
+		case u >= 0xD800 && u < 0xDC00 && i+1 < n && s.CharAt(i+1) >= 0xDC00 && s.CharAt(i+1) <= 0xDFFF:
+			b.WriteRune(utf16.DecodeRune(rune(u), rune(s.CharAt(i+1))))
+			i++
+		case utf16.IsSurrogate(rune(u)):
+			b.WriteByte(0xE0 | byte(u>>12))
+			b.WriteByte(0x80 | byte(u>>6)&0x3F)
+			b.WriteByte(0x80 | byte(u)&0x3F)
+		default:
+			b.WriteRune(rune(u))
+		}
+	}
+	return b.String()
+}
