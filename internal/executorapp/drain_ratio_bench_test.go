@@ -1,0 +1,148 @@
+package executorapp
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// ratioJobs is the backlog of one drain of BenchmarkDrainRatio.
+const ratioJobs = 10000
+
+// BenchmarkDrainRatio measures, in one run and on one broker, how close the
+// executor comes to what JetStream itself allows: the raw pipeline bound
+// beside the executor's drain rate, on a nats-server process of the
+// module's build and on the machine's nats-server (2.9).
+//
+//   - raw: 8 goroutines of this process, each pulling one job, storing a
+//     fixed result with an expected last subject sequence of 0 (the
+//     executor's first-writer-wins store) and acking it; no sandbox, no
+//     decoding, no telemetry.
+//   - drain: one executor, the real binary with the worker pool and its
+//     defaults (SANDBOX_MAX_PARALLEL=8), draining the same backlog.
+//
+// Each drain is a backlog of 10,000 seed cpf jobs published before the
+// consumers start, on fresh streams; its rate is taken between the 10th and
+// the 90th percent of the stored results. One op is an A/B pair (the order
+// alternates), and the benchmark reports the medians of each rate and of
+// the pairs' drain/raw ratios, with their quartiles:
+//
+//	go test ./internal/executorapp -run '^$' -bench DrainRatio -benchtime 5x -timeout 30m
+//
+// Everything shares the machine's cores (broker, this process, the
+// executor and its workers): the ratio within a pair is what counts.
+func BenchmarkDrainRatio(b *testing.B) {
+	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
+		b.Run(string(kind), func(b *testing.B) {
+			url := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
+			executorBinary(b) // built before the first pair, not inside it
+			var raws, drains, ratios []float64
+			for b.Loop() {
+				var raw, drain float64
+				if len(ratios)%2 == 0 {
+					raw, drain = rawDrain(b, url), executorDrain(b, url)
+				} else {
+					drain, raw = executorDrain(b, url), rawDrain(b, url)
+				}
+				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f", len(ratios)+1, raw, drain, drain/raw)
+				raws, drains, ratios = append(raws, raw), append(drains, drain), append(ratios, drain/raw)
+			}
+			b.ReportMetric(quantileOf(raws, 0.5), "raw_jobs/s")
+			b.ReportMetric(quantileOf(drains, 0.5), "executor_jobs/s")
+			b.ReportMetric(quantileOf(ratios, 0.5), "executor/raw")
+			b.ReportMetric(quantileOf(ratios, 0.25), "executor/raw-p25")
+			b.ReportMetric(quantileOf(ratios, 0.75), "executor/raw-p75")
+		})
+	}
+}
+
+// executorDrain is one executor binary (defaults: the worker pool, 8
+// workers) draining ratioJobs jobs.
+func executorDrain(b *testing.B, url string) float64 {
+	return drainWith(b, url, 1, ratioJobs, func(env map[string]string, _ consumer.Config) func() {
+		p := startBinary(b, env)
+		return func() {
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+}
+
+// rawParallel is the raw bound's number of pulling goroutines: the
+// executor's default SANDBOX_MAX_PARALLEL.
+const rawParallel = 8
+
+// rawDrain is the raw pipeline bound draining ratioJobs jobs: see
+// BenchmarkDrainRatio.
+func rawDrain(b *testing.B, url string) float64 {
+	return drainWith(b, url, 1, ratioJobs, func(_ map[string]string, cfg consumer.Config) func() {
+		nc, err := nats.Connect(url, nats.MaxReconnects(-1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := jetstream.New(nc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cons, err := js.Consumer(ctx, cfg.JobsStream, cfg.Consumer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// A succeeded result of about the executor's size for cpf.
+		body := []byte(`{"version":1,"jobId":"drain-00000","sessionId":"session-42","flowId":"flow-onboarding",` +
+			`"blockId":"block-success-cpf","context":"flow","status":"succeeded","variables":{"resultado":"valido"},` +
+			`"directive":{"type":"continue"},"durationMs":1,"attempt":1,"completedAt":"2026-12-01T00:00:00Z"}`)
+		var wg sync.WaitGroup
+		for range rawParallel {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					msg, err := cons.Next(jetstream.FetchMaxWait(200 * time.Millisecond))
+					if err != nil {
+						continue // idle, or the benchmark is over
+					}
+					res := nats.NewMsg(cfg.Subjects().Result(msg.Headers().Get(flowjob.HeaderMsgID)))
+					res.Data = body
+					_, err = js.PublishMsg(ctx, res, jetstream.WithExpectStream(cfg.ResultsStream),
+						jetstream.WithExpectLastSequencePerSubject(0))
+					if err != nil && !errors.Is(err, context.Canceled) {
+						b.Errorf("raw bound: storing a result: %v", err)
+					}
+					_ = msg.Ack()
+				}
+			})
+		}
+		return func() {
+			cancel()
+			wg.Wait()
+			nc.Close()
+		}
+	})
+}
+
+// quantileOf is the q-quantile of xs, interpolated between the two nearest
+// values (0 for none).
+func quantileOf(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+}
+
