@@ -1,8 +1,11 @@
+//go:build linux
+
 package executorapp
 
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -44,18 +47,33 @@ const ratioJobs = 10000
 func BenchmarkDrainRatio(b *testing.B) {
 	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
 		b.Run(string(kind), func(b *testing.B) {
-			url := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
+			nats := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{})
+			url, broker := nats.URL(), natsPID(nats.Port)
 			executorBinary(b) // built before the first pair, not inside it
 			var raws, drains, ratios []float64
+			cpu := map[string][]float64{}
 			for b.Loop() {
 				var raw, drain float64
+				var rawCPU, drainCPU map[string]time.Duration
 				if len(ratios)%2 == 0 {
-					raw, drain = rawDrain(b, url), executorDrain(b, url)
+					raw, rawCPU = rawDrain(b, url, broker)
+					drain, drainCPU = executorDrain(b, url, broker)
 				} else {
-					drain, raw = executorDrain(b, url), rawDrain(b, url)
+					drain, drainCPU = executorDrain(b, url, broker)
+					raw, rawCPU = rawDrain(b, url, broker)
 				}
-				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f", len(ratios)+1, raw, drain, drain/raw)
+				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; CPU per job: raw %v, executor %v",
+					len(ratios)+1, raw, drain, drain/raw, rawCPU, drainCPU)
 				raws, drains, ratios = append(raws, raw), append(drains, drain), append(ratios, drain/raw)
+				for k, v := range rawCPU {
+					cpu["raw_"+k] = append(cpu["raw_"+k], float64(v.Microseconds()))
+				}
+				for k, v := range drainCPU {
+					cpu["executor_"+k] = append(cpu["executor_"+k], float64(v.Microseconds()))
+				}
+			}
+			for k, v := range cpu {
+				b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
 			}
 			b.ReportMetric(quantileOf(raws, 0.5), "raw_jobs/s")
 			b.ReportMetric(quantileOf(drains, 0.5), "executor_jobs/s")
@@ -67,13 +85,20 @@ func BenchmarkDrainRatio(b *testing.B) {
 }
 
 // executorDrain is one executor binary (defaults: the worker pool, 8
-// workers) draining ratioJobs jobs.
-func executorDrain(b *testing.B, url string) float64 {
-	return drainWith(b, url, 1, ratioJobs, func(env map[string]string, _ consumer.Config) func() {
+// workers) draining ratioJobs jobs, with the CPU per job of the executor,
+// its workers and the broker.
+func executorDrain(b *testing.B, url string, broker int) (float64, map[string]time.Duration) {
+	return drainWith(b, url, 1, ratioJobs, func(env map[string]string, _ consumer.Config) drainers {
 		p := startBinary(b, env)
-		return func() {
-			_ = p.cmd.Process.Kill()
-			<-p.done
+		pid := p.cmd.Process.Pid
+		return drainers{
+			stop: func() {
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			},
+			cpu: func() map[string]time.Duration {
+				return map[string]time.Duration{"executor": procCPU(pid), "workers": cpuOf(childPIDs(pid)...), "broker": procCPU(broker)}
+			},
 		}
 	})
 }
@@ -84,8 +109,8 @@ const rawParallel = 8
 
 // rawDrain is the raw pipeline bound draining ratioJobs jobs: see
 // BenchmarkDrainRatio.
-func rawDrain(b *testing.B, url string) float64 {
-	return drainWith(b, url, 1, ratioJobs, func(_ map[string]string, cfg consumer.Config) func() {
+func rawDrain(b *testing.B, url string, broker int) (float64, map[string]time.Duration) {
+	return drainWith(b, url, 1, ratioJobs, func(_ map[string]string, cfg consumer.Config) drainers {
 		nc, err := nats.Connect(url, nats.MaxReconnects(-1))
 		if err != nil {
 			b.Fatal(err)
@@ -122,10 +147,16 @@ func rawDrain(b *testing.B, url string) float64 {
 				}
 			})
 		}
-		return func() {
-			cancel()
-			wg.Wait()
-			nc.Close()
+		self := os.Getpid()
+		return drainers{
+			stop: func() {
+				cancel()
+				wg.Wait()
+				nc.Close()
+			},
+			cpu: func() map[string]time.Duration {
+				return map[string]time.Duration{"raw": procCPU(self), "broker": procCPU(broker)}
+			},
 		}
 	})
 }
@@ -145,4 +176,3 @@ func quantileOf(xs []float64, q float64) float64 {
 	}
 	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
-
