@@ -110,6 +110,53 @@ const rawParallel = 8
 // rawDrain is the raw pipeline bound draining ratioJobs jobs: see
 // BenchmarkDrainRatio.
 func rawDrain(b *testing.B, url string, broker int) (float64, map[string]time.Duration) {
+	return rawDrainWith(b, url, broker, rawNext)
+}
+
+// rawMode is how the raw bound pulls and stores: the candidates of a faster
+// executor, measured by BenchmarkRawBound.
+type rawMode int
+
+const (
+	// rawNext: each goroutine pulls one job (Consumer.Next, as the executor
+	// does), stores its result and waits for the broker's answer, acks.
+	rawNext rawMode = iota
+	// rawFetch: one pull of up to 8 jobs at a time, handed to the 8
+	// goroutines (several pulls outstanding).
+	rawFetch
+	// rawAsync: Next, then the result published asynchronously, the job
+	// acked when the broker's answer arrives; the goroutine pulls at once.
+	rawAsync
+)
+
+// BenchmarkRawBound measures the raw bound's variants side by side on the
+// machine's nats-server: what pulling in batches and storing results
+// asynchronously save the broker and the client per job.
+//
+//	go test ./internal/executorapp -run '^$' -bench RawBound -benchtime 3x
+func BenchmarkRawBound(b *testing.B) {
+	nats := testenv.StartNATSProcess(b, testenv.NATSMachine, testenv.NATSProcessOptions{})
+	url, broker := nats.URL(), natsPID(nats.Port)
+	modes := []string{"next", "fetch8", "async"}
+	rates, cpu := map[string][]float64{}, map[string][]float64{}
+	for b.Loop() {
+		for m, name := range modes {
+			rate, c := rawDrainWith(b, url, broker, rawMode(m))
+			rates[name] = append(rates[name], rate)
+			for k, v := range c {
+				cpu[name+"_"+k] = append(cpu[name+"_"+k], float64(v.Microseconds()))
+			}
+		}
+	}
+	for k, v := range rates {
+		b.ReportMetric(quantileOf(v, 0.5), k+"_jobs/s")
+	}
+	for k, v := range cpu {
+		b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
+	}
+}
+
+func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, map[string]time.Duration) {
 	return drainWith(b, url, 1, ratioJobs, func(_ map[string]string, cfg consumer.Config) drainers {
 		nc, err := nats.Connect(url, nats.MaxReconnects(-1))
 		if err != nil {
@@ -128,22 +175,69 @@ func rawDrain(b *testing.B, url string, broker int) (float64, map[string]time.Du
 		body := []byte(`{"version":1,"jobId":"drain-00000","sessionId":"session-42","flowId":"flow-onboarding",` +
 			`"blockId":"block-success-cpf","context":"flow","status":"succeeded","variables":{"resultado":"valido"},` +
 			`"directive":{"type":"continue"},"durationMs":1,"attempt":1,"completedAt":"2026-12-01T00:00:00Z"}`)
+		result := func(msg jetstream.Msg) *nats.Msg {
+			res := nats.NewMsg(cfg.Subjects().Result(msg.Headers().Get(flowjob.HeaderMsgID)))
+			res.Data = body
+			return res
+		}
+		store := func(msg jetstream.Msg) {
+			_, err := js.PublishMsg(ctx, result(msg), jetstream.WithExpectStream(cfg.ResultsStream),
+				jetstream.WithExpectLastSequencePerSubject(0))
+			if err != nil && !errors.Is(err, context.Canceled) {
+				b.Errorf("raw bound: storing a result: %v", err)
+			}
+			_ = msg.Ack()
+		}
+		jobs := make(chan jetstream.Msg)
 		var wg sync.WaitGroup
+		if mode == rawFetch {
+			wg.Go(func() {
+				defer close(jobs)
+				for ctx.Err() == nil {
+					batch, err := cons.Fetch(rawParallel, jetstream.FetchMaxWait(200*time.Millisecond))
+					if err != nil {
+						continue
+					}
+					for msg := range batch.Messages() {
+						select {
+						case jobs <- msg:
+						case <-ctx.Done():
+						}
+					}
+				}
+			})
+		}
 		for range rawParallel {
 			wg.Go(func() {
 				for ctx.Err() == nil {
-					msg, err := cons.Next(jetstream.FetchMaxWait(200 * time.Millisecond))
-					if err != nil {
+					var msg jetstream.Msg
+					if mode == rawFetch {
+						var ok bool
+						if msg, ok = <-jobs; !ok {
+							return
+						}
+					} else if msg, err = cons.Next(jetstream.FetchMaxWait(200 * time.Millisecond)); err != nil {
 						continue // idle, or the benchmark is over
 					}
-					res := nats.NewMsg(cfg.Subjects().Result(msg.Headers().Get(flowjob.HeaderMsgID)))
-					res.Data = body
-					_, err = js.PublishMsg(ctx, res, jetstream.WithExpectStream(cfg.ResultsStream),
-						jetstream.WithExpectLastSequencePerSubject(0))
-					if err != nil && !errors.Is(err, context.Canceled) {
-						b.Errorf("raw bound: storing a result: %v", err)
+					if mode != rawAsync {
+						store(msg)
+						continue
 					}
-					_ = msg.Ack()
+					f, err := js.PublishMsgAsync(result(msg), jetstream.WithExpectStream(cfg.ResultsStream),
+						jetstream.WithExpectLastSequencePerSubject(0))
+					if err != nil {
+						b.Errorf("raw bound: storing a result: %v", err)
+						continue
+					}
+					wg.Go(func() {
+						select {
+						case <-f.Ok():
+							_ = msg.Ack()
+						case err := <-f.Err():
+							b.Errorf("raw bound: storing a result: %v", err)
+						case <-ctx.Done():
+						}
+					})
 				}
 			})
 		}
