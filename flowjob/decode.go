@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -30,11 +32,12 @@ func Decode(data []byte) (*Job, error) {
 		p.add("", "job is %d bytes, over the %d-byte limit: move large data out of the job", len(data), MaxJobBytes)
 		return Salvage(data), p.err()
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
+	if !json.Valid(data) { // one scan, no copy: the decoder reads data itself
+		err := json.Unmarshal(data, new(json.RawMessage))
 		p.add("", "not valid JSON: %s", jsonSyntax(err))
 		return Salvage(data), p.err()
 	}
+	raw := json.RawMessage(data)
 	if k := kindOf(raw); k != "object" {
 		p.add("", "a job must be a JSON object, got %s", k)
 		return nil, p.err()
@@ -246,11 +249,118 @@ func unquote(q []byte) (string, bool) {
 	if len(q) >= 2 && bytes.IndexByte(q, '\\') < 0 && utf8.Valid(q) {
 		return string(q[1 : len(q)-1]), true
 	}
-	var s string
-	if err := json.Unmarshal(q, &s); err != nil {
+	return unescape(q)
+}
+
+// unescape decodes the JSON string q (quotes included) as encoding/json
+// does — a bad UTF-8 byte or a lone surrogate becomes U+FFFD — without its
+// reflection; false when q is not a well-formed JSON string.
+func unescape(q []byte) (string, bool) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return "", false
 	}
-	return s, true
+	s := q[1 : len(q)-1]
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", false
+			}
+			switch e := s[i+1]; e {
+			case '"', '\\', '/':
+				b = append(b, e)
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(s[i:])
+				if r < 0 {
+					return "", false
+				}
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if dec := utf16.DecodeRune(r, hex4(s[i:])); dec != unicode.ReplacementChar {
+						r = dec
+						i += 6
+					} else {
+						r = unicode.ReplacementChar
+					}
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default:
+				return "", false
+			}
+			i += 2
+		case c == '"' || c < 0x20:
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				b = utf8.AppendRune(b, utf8.RuneError)
+			} else {
+				b = append(b, s[i:i+size]...)
+			}
+			i += size
+		}
+	}
+	return string(b), true
+}
+
+// hex4 reads the escape \uXXXX at the start of s, -1 when there is none.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// elements calls each for every element of raw, a syntactically valid JSON
+// array (Decode checked the whole document first), in order.
+func elements(raw json.RawMessage, each func(v json.RawMessage)) {
+	i := skipJSONSpace(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
+		return
+	}
+	i++
+	for {
+		i = skipJSONSpace(raw, i)
+		if i < len(raw) && raw[i] == ',' {
+			i = skipJSONSpace(raw, i+1)
+		}
+		if i >= len(raw) || raw[i] == ']' {
+			return
+		}
+		end := jsonValueEnd(raw, i)
+		each(raw[i:end])
+		i = end
+	}
 }
 
 func orRoot(path string) string {
@@ -323,10 +433,7 @@ func (d *decoder) inputs(path string, raw json.RawMessage, dst *[]InputVariable)
 		return
 	}
 	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
-		return
-	}
+	elements(raw, func(v json.RawMessage) { elems = append(elems, v) })
 	*dst = make([]InputVariable, len(elems))
 	for i, e := range elems {
 		at := fmt.Sprintf("%s[%d]", path, i)
@@ -371,10 +478,7 @@ func (d *decoder) strs(path string, raw json.RawMessage, dst *[]string) {
 		return
 	}
 	var elems []json.RawMessage
-	if err := json.Unmarshal(raw, &elems); err != nil {
-		d.p.add(path, "%s", strings.TrimPrefix(err.Error(), "json: "))
-		return
-	}
+	elements(raw, func(v json.RawMessage) { elems = append(elems, v) })
 	*dst = make([]string, len(elems))
 	for i, e := range elems {
 		d.str(fmt.Sprintf("%s[%d]", path, i), e, false, &(*dst)[i])

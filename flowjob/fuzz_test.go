@@ -1,6 +1,7 @@
 package flowjob
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -81,4 +82,24 @@ func verdict(t *testing.T, job *Job, err error) [2]string {
 		e = err.Error()
 	}
 	return [2]string{j, e}
+}
+
+// FuzzUnescape: the decoder's string decoding agrees with encoding/json on
+// every input, well-formed or not.
+func FuzzUnescape(f *testing.F) {
+	for _, s := range []string{`"plain"`, `"a\nb\t\"c\"\\"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`,
+		`"\udc00\ud800"`, "\"\xff\xfe\"", `"\x"`, `"\u12"`, "\"a\x01\"", `"abc\"`, `"`, `"\/"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, q []byte) {
+		if len(bytes.Trim(q, " \t\r\n")) != len(q) {
+			return // the decoder passes strings without the space around them
+		}
+		got, ok := unescape(q)
+		var want string
+		err := json.Unmarshal(q, &want)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("unescape(%q) = %q, %t; encoding/json: %q, %v", q, got, ok, want, err)
+		}
+	})
 }

@@ -61,7 +61,9 @@ func eachBenchSetup(b *testing.B, f func(b *testing.B, e *benchEnv)) {
 	for _, br := range brokers {
 		for _, r := range benchRunners {
 			b.Run(br.name+"/"+r.name, func(b *testing.B) {
-				f(b, startBenchEnv(b, br.url(b), r, nil))
+				// Metrics on, tracing off: production's default telemetry.
+				metrics, _ := benchTelemetry(b, false)
+				f(b, startBenchEnv(b, br.url(b), r, metrics))
 			})
 		}
 	}

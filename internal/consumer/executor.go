@@ -387,29 +387,37 @@ func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, act
 }
 
 // keepAlive sends progress acks every ProgressInterval until the returned
-// stop is called.
+// stop is called; none is sent once stop returns. It is a timer, not a
+// goroutine: most jobs end long before the first progress ack.
 func (e *Executor) keepAlive(ctx context.Context, d *delivery) (stop func()) {
 	if e.cfg.ProgressInterval <= 0 {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(e.cfg.ProgressInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if err := d.msg.InProgress(); err != nil {
-					d.log.DebugContext(ctx, "sending a progress ack", "error", err)
-				}
-			}
+	k := &progress{}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.timer = time.AfterFunc(e.cfg.ProgressInterval, func() {
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		if k.stopped {
+			return
 		}
+		if err := d.msg.InProgress(); err != nil {
+			d.log.DebugContext(ctx, "sending a progress ack", "error", err)
+		}
+		k.timer.Reset(e.cfg.ProgressInterval)
 	})
 	return func() {
-		close(done)
-		wg.Wait()
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.stopped = true
+		k.timer.Stop()
 	}
+}
+
+// progress is the timer of one job's progress acks.
+type progress struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
 }

@@ -3,6 +3,7 @@ package executorapp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,6 +72,36 @@ const drainJobs = 4000
 // executors together and returns the drain rate between 10 % and 90 % of
 // the results.
 func drainOnce(b *testing.B, url string, streamReplicas, executors int) float64 {
+	rate, _ := drainWith(b, url, streamReplicas, drainJobs, func(env map[string]string, _ consumer.Config) drainers {
+		var procs []*proc
+		for range executors {
+			procs = append(procs, startBinary(b, env))
+		}
+		return drainers{stop: func() {
+			for _, p := range procs {
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			}
+		}}
+	})
+	return rate
+}
+
+// drainers are the consumers of one drain.
+type drainers struct {
+	stop func()
+	// cpu, when set, reads the CPU time used so far by each part of the
+	// drain (the executor, its workers, the broker...).
+	cpu func() map[string]time.Duration
+}
+
+// drainWith publishes jobs cpf jobs on fresh streams (provisioned as the
+// executor provisions them), starts the consumers with start, and returns
+// the rate at which results are stored between 10 % and 90 % of them (the
+// consumers' start-up left out), and the CPU time per job each part used
+// over the same span (when the drainers tell it). It stops the consumers
+// and deletes the streams before it returns.
+func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(env map[string]string, cfg consumer.Config) drainers) (float64, map[string]time.Duration) {
 	env, cfg := drainNames(b, url, streamReplicas)
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
 	if err != nil {
@@ -81,26 +112,37 @@ func drainOnce(b *testing.B, url string, streamReplicas, executors int) float64 
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
 		b.Fatal(err)
 	}
+	defer func() {
+		for _, s := range cfg.Streams() {
+			_ = js.DeleteStream(context.Background(), s)
+		}
+	}()
 	job := cpfExample(b)
-	for i := range drainJobs {
+	for i := range jobs {
 		job.ID = fmt.Sprintf("drain-%05d", i)
 		data, _ := json.Marshal(job)
 		msg := nats.NewMsg(cfg.Subjects().Jobs())
 		msg.Data = data
 		msg.Header.Set(flowjob.HeaderMsgID, job.ID)
-		if _, err := js.PublishMsgAsync(msg); err != nil {
-			b.Fatal(err)
+		for {
+			_, err := js.PublishMsgAsync(msg)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+				b.Fatal(err)
+			}
 		}
 	}
 	select {
 	case <-js.PublishAsyncComplete():
-	case <-ctx.Done():
-		b.Fatal("publishing the backlog took over 60s")
+	case <-time.After(2 * time.Minute):
+		b.Fatal("publishing the backlog took over 2 minutes")
 	}
 	results, err := js.Stream(ctx, cfg.ResultsStream)
 	if err != nil {
@@ -113,33 +155,34 @@ func drainOnce(b *testing.B, url string, streamReplicas, executors int) float64 
 		}
 		return int(info.State.Msgs)
 	}
-	var procs []*proc
-	for range executors {
-		procs = append(procs, startBinary(b, env))
+	d := start(env, cfg)
+	defer d.stop()
+	cpu := d.cpu
+	if cpu == nil {
+		cpu = func() map[string]time.Duration { return nil }
 	}
-	defer func() {
-		for _, p := range procs {
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	}()
 	var t10, t90 time.Time
+	var cpu10, cpu90 map[string]time.Duration
 	deadline := time.Now().Add(5 * time.Minute)
 	for t90.IsZero() {
 		n := stored()
 		now := time.Now()
-		if t10.IsZero() && n >= drainJobs/10 {
-			t10 = now
+		if t10.IsZero() && n >= jobs/10 {
+			t10, cpu10 = now, cpu()
 		}
-		if n >= drainJobs*9/10 {
-			t90 = now
+		if n >= jobs*9/10 {
+			t90, cpu90 = now, cpu()
 		}
 		if now.After(deadline) {
-			b.Fatalf("only %d of %d results after 5 minutes", n, drainJobs)
+			b.Fatalf("only %d of %d results after 5 minutes", n, jobs)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	return float64(drainJobs*8/10) / t90.Sub(t10).Seconds()
+	perJob := map[string]time.Duration{}
+	for k, v := range cpu90 {
+		perJob[k] = (v - cpu10[k]) / time.Duration(jobs*8/10)
+	}
+	return float64(jobs*8/10) / t90.Sub(t10).Seconds(), perJob
 }
 
 // drainNames are fresh names on the broker, for the executors' environment

@@ -2,11 +2,14 @@ package telemetry
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // exportPlan is what the OTEL_* variables ask for.
@@ -150,4 +153,51 @@ func resourceAttrs(getenv func(string) string) ([]attribute.KeyValue, error) {
 		attrs = append(attrs, attribute.String("service.name", svc))
 	}
 	return attrs, nil
+}
+
+// samplerFrom reads OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG as the
+// OpenTelemetry specification defines them:
+//
+//	always_on, always_off, traceidratio (ARG: the ratio, 0 to 1, default 1)
+//	parentbased_always_on (the default), parentbased_always_off,
+//	parentbased_traceidratio (ARG as above)
+//
+// A parent-based sampler follows the engine's decision (the sampled flag
+// of the job's traceparent) and applies its root sampler only to jobs
+// without one. Unlike the SDK, which logs a bad value and samples
+// everything, Setup refuses it, naming the variable.
+func samplerFrom(getenv func(string) string) (sdktrace.Sampler, error) {
+	name := strings.ToLower(strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER")))
+	arg := strings.TrimSpace(getenv("OTEL_TRACES_SAMPLER_ARG"))
+	ratio := func() (float64, error) {
+		if arg == "" {
+			return 1, nil
+		}
+		r, err := strconv.ParseFloat(arg, 64)
+		if err != nil || r < 0 || r > 1 || math.IsNaN(r) {
+			return 0, fmt.Errorf("OTEL_TRACES_SAMPLER_ARG=%q is not a ratio: set a number from 0 to 1, such as 0.1 for one trace in ten", arg)
+		}
+		return r, nil
+	}
+	switch name {
+	case "", "parentbased_always_on":
+		return sdktrace.ParentBased(sdktrace.AlwaysSample()), nil
+	case "always_on":
+		return sdktrace.AlwaysSample(), nil
+	case "always_off":
+		return sdktrace.NeverSample(), nil
+	case "parentbased_always_off":
+		return sdktrace.ParentBased(sdktrace.NeverSample()), nil
+	case "traceidratio", "parentbased_traceidratio":
+		r, err := ratio()
+		if err != nil {
+			return nil, err
+		}
+		if name == "traceidratio" {
+			return sdktrace.TraceIDRatioBased(r), nil
+		}
+		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(r)), nil
+	}
+	return nil, fmt.Errorf("OTEL_TRACES_SAMPLER=%q is not a sampler FlowScript knows: use always_on, always_off, traceidratio, "+
+		"parentbased_always_on (the default), parentbased_always_off or parentbased_traceidratio", name)
 }

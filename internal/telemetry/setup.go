@@ -35,9 +35,10 @@ type Config struct {
 	// Version is service.version ("" leaves it out).
 	Version string
 	// Getenv reads the OTEL_* variables (default os.Getenv). It decides what
-	// is exported and where; the OTLP exporters read their other settings
-	// (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, TLS files) and
-	// the SDK its OTEL_TRACES_SAMPLER from the process environment.
+	// is exported and where, and how spans are sampled (OTEL_TRACES_SAMPLER
+	// and OTEL_TRACES_SAMPLER_ARG); the OTLP exporters read their other
+	// settings (OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT, _COMPRESSION, TLS
+	// files) from the process environment.
 	Getenv func(string) string
 	// Logger receives OpenTelemetry's own errors (an unreachable collector)
 	// and one line saying what is exported (default slog.Default()).
@@ -218,7 +219,11 @@ func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 	if !plan.traces && cfg.SpanProcessor == nil && cfg.SpanExporter == nil {
 		return nil, nil
 	}
-	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
+	sampler, err := samplerFrom(cfg.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
 	if cfg.SpanProcessor != nil {
 		opts = append(opts, sdktrace.WithSpanProcessor(cfg.SpanProcessor))
 	}

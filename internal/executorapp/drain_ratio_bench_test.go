@@ -1,0 +1,272 @@
+//go:build linux
+
+package executorapp
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// ratioJobs is the backlog of one drain of BenchmarkDrainRatio.
+const ratioJobs = 10000
+
+// BenchmarkDrainRatio measures, in one run and on one broker, how close the
+// executor comes to what JetStream itself allows: the raw pipeline bound
+// beside the executor's drain rate, on a nats-server process of the
+// module's build and on the machine's nats-server (2.9).
+//
+//   - raw: 8 goroutines of this process, each pulling one job, storing a
+//     fixed result with an expected last subject sequence of 0 (the
+//     executor's first-writer-wins store) and acking it; no sandbox, no
+//     decoding, no telemetry.
+//   - drain: one executor, the real binary with the worker pool and its
+//     defaults (SANDBOX_MAX_PARALLEL=8), draining the same backlog.
+//
+// Each drain is a backlog of 10,000 seed cpf jobs published before the
+// consumers start, on fresh streams; its rate is taken between the 10th and
+// the 90th percent of the stored results. One op is an A/B pair (the order
+// alternates), and the benchmark reports the medians of each rate and of
+// the pairs' drain/raw ratios, with their quartiles:
+//
+//	go test ./internal/executorapp -run '^$' -bench DrainRatio -benchtime 5x -timeout 30m
+//
+// Everything shares the machine's cores (broker, this process, the
+// executor and its workers): the ratio within a pair is what counts.
+func BenchmarkDrainRatio(b *testing.B) {
+	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
+		b.Run(string(kind), func(b *testing.B) {
+			nats := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{})
+			url, broker := nats.URL(), natsPID(nats.Port)
+			executorBinary(b) // built before the first pair, not inside it
+			var raws, drains, ratios []float64
+			cpu := map[string][]float64{}
+			for b.Loop() {
+				var raw, drain float64
+				var rawCPU, drainCPU map[string]time.Duration
+				if len(ratios)%2 == 0 {
+					raw, rawCPU = rawDrain(b, url, broker)
+					drain, drainCPU = executorDrain(b, url, broker)
+				} else {
+					drain, drainCPU = executorDrain(b, url, broker)
+					raw, rawCPU = rawDrain(b, url, broker)
+				}
+				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; CPU per job: raw %v, executor %v",
+					len(ratios)+1, raw, drain, drain/raw, rawCPU, drainCPU)
+				raws, drains, ratios = append(raws, raw), append(drains, drain), append(ratios, drain/raw)
+				for k, v := range rawCPU {
+					cpu["raw_"+k] = append(cpu["raw_"+k], float64(v.Microseconds()))
+				}
+				for k, v := range drainCPU {
+					cpu["executor_"+k] = append(cpu["executor_"+k], float64(v.Microseconds()))
+				}
+			}
+			for k, v := range cpu {
+				b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
+			}
+			b.ReportMetric(quantileOf(raws, 0.5), "raw_jobs/s")
+			b.ReportMetric(quantileOf(drains, 0.5), "executor_jobs/s")
+			b.ReportMetric(quantileOf(ratios, 0.5), "executor/raw")
+			b.ReportMetric(quantileOf(ratios, 0.25), "executor/raw-p25")
+			b.ReportMetric(quantileOf(ratios, 0.75), "executor/raw-p75")
+		})
+	}
+}
+
+// executorDrain is one executor binary (defaults: the worker pool, 8
+// workers) draining ratioJobs jobs, with the CPU per job of the executor,
+// its workers and the broker.
+func executorDrain(b *testing.B, url string, broker int) (float64, map[string]time.Duration) {
+	return drainWith(b, url, 1, ratioJobs, func(env map[string]string, _ consumer.Config) drainers {
+		p := startBinary(b, env)
+		pid := p.cmd.Process.Pid
+		return drainers{
+			stop: func() {
+				_ = p.cmd.Process.Kill()
+				<-p.done
+			},
+			cpu: func() map[string]time.Duration {
+				return map[string]time.Duration{"executor": procCPU(pid), "workers": cpuOf(childPIDs(pid)...), "broker": procCPU(broker)}
+			},
+		}
+	})
+}
+
+// rawParallel is the raw bound's number of pulling goroutines: the
+// executor's default SANDBOX_MAX_PARALLEL.
+const rawParallel = 8
+
+// rawDrain is the raw pipeline bound draining ratioJobs jobs: see
+// BenchmarkDrainRatio.
+func rawDrain(b *testing.B, url string, broker int) (float64, map[string]time.Duration) {
+	return rawDrainWith(b, url, broker, rawNext)
+}
+
+// rawMode is how the raw bound pulls and stores: the candidates of a faster
+// executor, measured by BenchmarkRawBound.
+type rawMode int
+
+const (
+	// rawNext: each goroutine pulls one job (Consumer.Next, as the executor
+	// does), stores its result and waits for the broker's answer, acks.
+	rawNext rawMode = iota
+	// rawFetch: one pull of up to 8 jobs at a time, handed to the 8
+	// goroutines (several pulls outstanding).
+	rawFetch
+	// rawAsync: Next, then the result published asynchronously, the job
+	// acked when the broker's answer arrives; the goroutine pulls at once.
+	rawAsync
+)
+
+// BenchmarkRawBound measures the raw bound's variants side by side on the
+// machine's nats-server: what pulling in batches and storing results
+// asynchronously save the broker and the client per job.
+//
+//	go test ./internal/executorapp -run '^$' -bench RawBound -benchtime 3x
+func BenchmarkRawBound(b *testing.B) {
+	nats := testenv.StartNATSProcess(b, testenv.NATSMachine, testenv.NATSProcessOptions{})
+	url, broker := nats.URL(), natsPID(nats.Port)
+	modes := []string{"next", "fetch8", "async"}
+	rates, cpu := map[string][]float64{}, map[string][]float64{}
+	for b.Loop() {
+		for m, name := range modes {
+			rate, c := rawDrainWith(b, url, broker, rawMode(m))
+			rates[name] = append(rates[name], rate)
+			for k, v := range c {
+				cpu[name+"_"+k] = append(cpu[name+"_"+k], float64(v.Microseconds()))
+			}
+		}
+	}
+	for k, v := range rates {
+		b.ReportMetric(quantileOf(v, 0.5), k+"_jobs/s")
+	}
+	for k, v := range cpu {
+		b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
+	}
+}
+
+func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, map[string]time.Duration) {
+	return drainWith(b, url, 1, ratioJobs, func(_ map[string]string, cfg consumer.Config) drainers {
+		nc, err := nats.Connect(url, nats.MaxReconnects(-1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := jetstream.New(nc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cons, err := js.Consumer(ctx, cfg.JobsStream, cfg.Consumer)
+		if err != nil {
+			b.Fatal(err)
+		}
+		// A succeeded result of about the executor's size for cpf.
+		body := []byte(`{"version":1,"jobId":"drain-00000","sessionId":"session-42","flowId":"flow-onboarding",` +
+			`"blockId":"block-success-cpf","context":"flow","status":"succeeded","variables":{"resultado":"valido"},` +
+			`"directive":{"type":"continue"},"durationMs":1,"attempt":1,"completedAt":"2026-12-01T00:00:00Z"}`)
+		result := func(msg jetstream.Msg) *nats.Msg {
+			res := nats.NewMsg(cfg.Subjects().Result(msg.Headers().Get(flowjob.HeaderMsgID)))
+			res.Data = body
+			return res
+		}
+		store := func(msg jetstream.Msg) {
+			_, err := js.PublishMsg(ctx, result(msg), jetstream.WithExpectStream(cfg.ResultsStream),
+				jetstream.WithExpectLastSequencePerSubject(0))
+			if err != nil && !errors.Is(err, context.Canceled) {
+				b.Errorf("raw bound: storing a result: %v", err)
+			}
+			_ = msg.Ack()
+		}
+		jobs := make(chan jetstream.Msg)
+		var wg sync.WaitGroup
+		if mode == rawFetch {
+			wg.Go(func() {
+				defer close(jobs)
+				for ctx.Err() == nil {
+					batch, err := cons.Fetch(rawParallel, jetstream.FetchMaxWait(200*time.Millisecond))
+					if err != nil {
+						continue
+					}
+					for msg := range batch.Messages() {
+						select {
+						case jobs <- msg:
+						case <-ctx.Done():
+						}
+					}
+				}
+			})
+		}
+		for range rawParallel {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					var msg jetstream.Msg
+					if mode == rawFetch {
+						var ok bool
+						if msg, ok = <-jobs; !ok {
+							return
+						}
+					} else if msg, err = cons.Next(jetstream.FetchMaxWait(200 * time.Millisecond)); err != nil {
+						continue // idle, or the benchmark is over
+					}
+					if mode != rawAsync {
+						store(msg)
+						continue
+					}
+					f, err := js.PublishMsgAsync(result(msg), jetstream.WithExpectStream(cfg.ResultsStream),
+						jetstream.WithExpectLastSequencePerSubject(0))
+					if err != nil {
+						b.Errorf("raw bound: storing a result: %v", err)
+						continue
+					}
+					wg.Go(func() {
+						select {
+						case <-f.Ok():
+							_ = msg.Ack()
+						case err := <-f.Err():
+							b.Errorf("raw bound: storing a result: %v", err)
+						case <-ctx.Done():
+						}
+					})
+				}
+			})
+		}
+		self := os.Getpid()
+		return drainers{
+			stop: func() {
+				cancel()
+				wg.Wait()
+				nc.Close()
+			},
+			cpu: func() map[string]time.Duration {
+				return map[string]time.Duration{"raw": procCPU(self), "broker": procCPU(broker)}
+			},
+		}
+	})
+}
+
+// quantileOf is the q-quantile of xs, interpolated between the two nearest
+// values (0 for none).
+func quantileOf(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	pos := q * float64(len(s)-1)
+	i := int(pos)
+	if i+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
+}

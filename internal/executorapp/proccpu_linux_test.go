@@ -1,0 +1,75 @@
+package executorapp
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// clockTick is the unit of /proc/<pid>/stat's times (USER_HZ, 100 on Linux).
+const clockTick = 10 * time.Millisecond
+
+// procCPU is the user + system CPU time pid has used, 0 when it cannot be
+// read (the process is gone).
+func procCPU(pid int) time.Duration {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: fields count from its ")".
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * clockTick
+}
+
+// childPIDs are the processes pid started (its sandbox workers), not
+// their own children.
+func childPIDs(pid int) []int {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "children"))
+	var pids []int
+	for _, t := range tasks {
+		data, _ := os.ReadFile(t) //nolint:gosec // a /proc path
+		for _, s := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(s); err == nil {
+				pids = append(pids, n)
+			}
+		}
+	}
+	return pids
+}
+
+// cpuOf is the CPU time the processes have used in total.
+func cpuOf(pids ...int) time.Duration {
+	var d time.Duration
+	for _, p := range pids {
+		d += procCPU(p)
+	}
+	return d
+}
+
+// natsPID is the pid of the nats-server process listening on port, 0 when
+// none is found.
+func natsPID(port int) int {
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	want := []byte("\x00-p\x00" + strconv.Itoa(port) + "\x00")
+	for _, c := range cmdlines {
+		data, err := os.ReadFile(c) //nolint:gosec // a /proc path
+		if err != nil || !bytes.Contains(data, []byte("nats")) || !bytes.Contains(data, want) {
+			continue
+		}
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(c)))
+		return pid
+	}
+	return 0
+}
