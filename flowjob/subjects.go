@@ -1,5 +1,7 @@
 package flowjob
 
+import "strings"
+
 // Subjects and headers of the messaging contract (DESIGN.md §5). Stream names
 // are the executor's defaults; deployments may rename them.
 const (
@@ -91,3 +93,37 @@ func ResultSubject(jobID string) string { return Subjects{}.Result(jobID) }
 // with the default prefix. An id that is not usable (a message that was not
 // a job) goes to "unknown".
 func DeadLetterSubject(jobID string) string { return Subjects{}.DeadLetter(jobID) }
+
+// MaxStreamNameBytes bounds a stream or consumer name: the executor derives
+// others from them (<JOBS>_JOURNALS, KV_<bucket>), which must stay within
+// what brokers accept.
+const MaxStreamNameBytes = 64
+
+// ValidStreamName reports whether s can name a stream or a consumer: 1 to
+// MaxStreamNameBytes letters, digits, '-' or '_'.
+func ValidStreamName(s string) bool {
+	if s == "" || len(s) > MaxStreamNameBytes {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '-' || r == '_' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidSubjectPrefix reports whether p can root the subjects
+// (Subjects.Prefix): dot-separated tokens of at most 256 bytes, without
+// wildcards or white space.
+func ValidSubjectPrefix(p string) bool {
+	if p == "" {
+		return false
+	}
+	for tok := range strings.SplitSeq(p, ".") {
+		if tok == "" || len(tok) > 256 || strings.ContainsAny(tok, "*> \t\r\n") {
+			return false
+		}
+	}
+	return true
+}

@@ -42,10 +42,10 @@ func (b brokerFlags) check() error {
 	if _, err := natsurl.Parse(b.url); err != nil {
 		return fmt.Errorf("--nats must be a URL or a comma-separated list of them, such as nats://127.0.0.1:4222: %w", err)
 	}
-	if !validSubjectPrefix(b.subjectPrefix) {
+	if !flowjob.ValidSubjectPrefix(b.subjectPrefix) {
 		return fmt.Errorf("--subject-prefix must be dot-separated tokens without wildcards or spaces, got %q", b.subjectPrefix)
 	}
-	if !validStreamName(b.resultsStream) {
+	if !flowjob.ValidStreamName(b.resultsStream) {
 		return fmt.Errorf("--results-stream must be a name of letters, digits, '-' or '_', got %q", b.resultsStream)
 	}
 	return nil
@@ -115,28 +115,4 @@ func envOr(env Env, name, fallback string) string {
 		return v
 	}
 	return fallback
-}
-
-func validSubjectPrefix(p string) bool {
-	if p == "" || strings.ContainsAny(p, " \t\r\n*>") {
-		return false
-	}
-	for tok := range strings.SplitSeq(p, ".") {
-		if tok == "" {
-			return false
-		}
-	}
-	return true
-}
-
-func validStreamName(s string) bool {
-	if s == "" || len(s) > 255 {
-		return false
-	}
-	for _, c := range s {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
 }

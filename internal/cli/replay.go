@@ -206,7 +206,7 @@ func parseReplay(env Env, args []string) (o replayOptions, code int, ok bool) {
 		problem = fmt.Sprintf("--version must be 1 or more, got %d", o.version)
 	case o.timeout <= 0:
 		problem = fmt.Sprintf("--timeout must be positive, such as 60s, got %s", o.timeout)
-	case !validStreamName(o.jobsStream):
+	case !flowjob.ValidStreamName(o.jobsStream):
 		problem = fmt.Sprintf("--jobs-stream must be a name of letters, digits, '-' or '_', got %q", o.jobsStream)
 	case o.version > 0 && o.api.apiKey != "" && o.api.token != "":
 		problem = "give --api-key or --token, not both (check FLOWSCRIPT_API_KEY and FLOWSCRIPT_TOKEN)"

@@ -3,7 +3,6 @@ package consumer
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -228,12 +227,12 @@ func (c Config) Validate() error {
 		{"JOBS_STREAM", c.JobsStream}, {"RESULTS_STREAM", c.ResultsStream},
 		{"DLQ_STREAM", c.DLQStream}, {"CONSUMER_NAME", c.Consumer},
 	} {
-		check(validName(n.value), "%s must be a name of letters, digits, '-' or '_', got %q", n.env, n.value)
+		check(flowjob.ValidStreamName(n.value), "%s must be a name of letters, digits, '-' or '_', got %q", n.env, n.value)
 	}
 	check(c.JobsStream != c.ResultsStream && c.JobsStream != c.DLQStream && c.ResultsStream != c.DLQStream,
 		"JOBS_STREAM, RESULTS_STREAM and DLQ_STREAM must be three different names, got %q, %q and %q",
 		c.JobsStream, c.ResultsStream, c.DLQStream)
-	check(validPrefix(c.SubjectPrefix), "SUBJECT_PREFIX must be dot-separated tokens without wildcards or spaces, got %q", c.SubjectPrefix)
+	check(flowjob.ValidSubjectPrefix(c.SubjectPrefix), "SUBJECT_PREFIX must be dot-separated tokens without wildcards or spaces, got %q", c.SubjectPrefix)
 	check(c.Parallel >= 1, "SANDBOX_MAX_PARALLEL must be at least 1, got %d", c.Parallel)
 	check(c.ScriptTimeout > 0, "SANDBOX_TIMEOUT_MS must be positive, got %s", c.ScriptTimeout)
 	check(c.MaxDeliver >= 1 && c.MaxDeliver <= 100, "MAX_DELIVER must be between 1 and 100, got %d", c.MaxDeliver)
@@ -311,39 +310,6 @@ func (c Config) FailuresDuplicateWindow() time.Duration {
 // bucket's too), for operators and for tests that clean up.
 func (c Config) Streams() []string {
 	return []string{c.JobsStream, c.ResultsStream, c.DLQStream, c.FailuresStream(), "KV_" + c.InterruptionsBucket(), "KV_" + c.JournalsBucket()}
-}
-
-// validToken reports whether s can be one subject token.
-func validToken(s string) bool {
-	if s == "" || len(s) > 256 {
-		return false
-	}
-	return !strings.ContainsAny(s, ".*> \t\r\n")
-}
-
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, r := range s {
-		ok := r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z')
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func validPrefix(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, tok := range strings.Split(s, ".") {
-		if !validToken(tok) {
-			return false
-		}
-	}
-	return true
 }
 
 func setString(dst *string, def string) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -188,37 +187,11 @@ func (c Config) validateReplay() []error {
 	if c.NATSCreds != "" && c.NATSURL == "" {
 		errs = append(errs, errors.New("NATS_CREDS is set but NATS_URL is empty: set NATS_URL to the executor's NATS"))
 	}
-	if s := c.JobsStream; s != "" && !validName(s) {
+	if s := c.JobsStream; s != "" && !flowjob.ValidStreamName(s) {
 		errs = append(errs, fmt.Errorf("JOBS_STREAM must be a name of letters, digits, '-' or '_', got %q", s))
 	}
-	if p := c.SubjectPrefix; p != "" && !validSubjectPrefix(p) {
+	if p := c.SubjectPrefix; p != "" && !flowjob.ValidSubjectPrefix(p) {
 		errs = append(errs, fmt.Errorf("SUBJECT_PREFIX must be dot-separated tokens without wildcards or spaces, got %q", p))
 	}
 	return errs
-}
-
-// validName: a stream name of letters, digits, '-' or '_'.
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range s {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
-
-// validSubjectPrefix: dot-separated tokens without wildcards or spaces.
-func validSubjectPrefix(p string) bool {
-	if p == "" || strings.ContainsAny(p, " \t\r\n*>") {
-		return false
-	}
-	for tok := range strings.SplitSeq(p, ".") {
-		if tok == "" {
-			return false
-		}
-	}
-	return true
 }
