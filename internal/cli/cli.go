@@ -14,6 +14,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -122,4 +123,21 @@ func usage() string {
 func usageError(env Env, name, format string, args ...any) int {
 	_, _ = fmt.Fprintf(env.Stderr, "flowscript %s: %s\nRun 'flowscript help %s' for usage.\n", name, fmt.Sprintf(format, args...), name)
 	return ExitUsage
+}
+
+// parseInterspersed parses args with fs, allowing flags after positional
+// arguments (flowscript run script.js --json), and returns the positional
+// ones in order. Its error is fs.Parse's (flag.ErrHelp for -h).
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return positional, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -177,20 +177,13 @@ func parseReplay(env Env, args []string) (o replayOptions, code int, ok bool) {
 	fs.StringVar(&o.policy, "policy", "", "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.DurationVar(&o.timeout, "timeout", 60*time.Second, "")
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				_, _ = fmt.Fprint(env.Stdout, replayHelp)
-				return o, ExitOK, false
-			}
-			return o, usageError(env, "replay", "%v", err), false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = fmt.Fprint(env.Stdout, replayHelp)
+		return o, ExitOK, false
+	}
+	if err != nil {
+		return o, usageError(env, "replay", "%v", err), false
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })

@@ -158,20 +158,13 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 		opts.capabilities = append(opts.capabilities, s)
 		return nil
 	})
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				_, _ = fmt.Fprint(env.Stdout, runHelp)
-				return opts, ExitOK, false
-			}
-			return opts, usageError(env, "run", "%v", err), false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = fmt.Fprint(env.Stdout, runHelp)
+		return opts, ExitOK, false
+	}
+	if err != nil {
+		return opts, usageError(env, "run", "%v", err), false
 	}
 	switch {
 	case len(files) == 0:

@@ -191,20 +191,13 @@ func parseTemplates(env Env, name string, sub subcommand, args []string) (o temp
 	if sub.flags != nil {
 		sub.flags(fs, &o)
 	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				_, _ = fmt.Fprint(env.Stdout, templatesHelp)
-				return o, ExitOK, false
-			}
-			return o, usageError(env, "templates", "%s: %v", name, err), false
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
+	positional, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		_, _ = fmt.Fprint(env.Stdout, templatesHelp)
+		return o, ExitOK, false
+	}
+	if err != nil {
+		return o, usageError(env, "templates", "%s: %v", name, err), false
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
