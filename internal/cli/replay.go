@@ -240,26 +240,12 @@ func (o replayOptions) load(ctx context.Context) (failrecord.Record, error) {
 // templates API.
 func (c apiClient) versionSource(ctx context.Context, id string, n int) (string, error) {
 	target := c.base + "/script-templates/" + url.PathEscape(id) + "/versions/" + strconv.Itoa(n)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
-	if err != nil {
-		return "", fmt.Errorf("building the request: %w", err)
-	}
-	req.Header.Set("Accept", "application/json")
+	resp, raw, err := c.roundTrip(ctx, http.MethodGet, target, nil, 4<<20)
 	switch {
-	case c.apiKey != "":
-		req.Header.Set("X-API-Key", c.apiKey)
-	case c.token != "":
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("GET %s: %w: is the templates API running there? Set --url or FLOWSCRIPT_API_URL", target, unwrapURLError(err))
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return "", fmt.Errorf("GET %s: reading the answer: %w", target, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "", fmt.Errorf("GET %s: no answer within --timeout: is the templates API up?", target)
+	case err != nil:
+		return "", err
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound:

@@ -435,41 +435,13 @@ func (c apiClient) do(ctx context.Context, env Env, sub, method, path string, bo
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: %s\n", sub, fmt.Sprintf(format, args...))
 		return nil, nil, ExitFailed
 	}
-	var rd io.Reader
-	if body != nil {
-		raw, err := json.Marshal(body)
-		if err != nil {
-			return fail("encoding the request: %v", err)
-		}
-		rd = bytes.NewReader(raw)
-	}
 	target := c.base + path
-	req, err := http.NewRequestWithContext(ctx, method, target, rd)
-	if err != nil {
-		return fail("building the request: %v", err)
-	}
-	req.Header.Set("Accept", "application/json")
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	resp, raw, err := c.roundTrip(ctx, method, target, body, 64<<20)
 	switch {
-	case c.apiKey != "":
-		req.Header.Set("X-API-Key", c.apiKey)
-	case c.token != "":
-		req.Header.Set("Authorization", "Bearer "+c.token)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fail("%s %s: no answer within --timeout: is the templates API up?", method, target)
-		}
-		return fail("%s %s: %v: is the templates API running there? Set --url or FLOWSCRIPT_API_URL", method, target, unwrapURLError(err))
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return fail("%s %s: reading the answer: %v", method, target, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fail("%s %s: no answer within --timeout: is the templates API up?", method, target)
+	case err != nil:
+		return fail("%v", err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if len(raw) > 0 && !json.Valid(raw) {
@@ -495,6 +467,56 @@ func (c apiClient) do(ctx context.Context, env Env, sub, method, path string, bo
 	}
 	_, _ = fmt.Fprint(env.Stderr, b.String())
 	return nil, nil, ExitFailed
+}
+
+// roundTrip sends one request to target (a URL of the API) with the
+// client's credential, body as JSON when not nil, and reads at most limit
+// bytes of the answer. Redirects are not followed: the credential goes to
+// the API only.
+func (c apiClient) roundTrip(ctx context.Context, method, target string, body any, limit int64) (apiAnswer, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			return apiAnswer{}, nil, fmt.Errorf("encoding the request: %w", err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return apiAnswer{}, nil, fmt.Errorf("building the request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	switch {
+	case c.apiKey != "":
+		req.Header.Set("X-API-Key", c.apiKey)
+	case c.token != "":
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return apiAnswer{}, nil, err
+		}
+		return apiAnswer{}, nil, fmt.Errorf("%s %s: %w: is the templates API running there? Set --url or FLOWSCRIPT_API_URL", method, target, unwrapURLError(err))
+	}
+	defer func() { _ = resp.Body.Close() }()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit))
+	if err != nil {
+		return apiAnswer{}, nil, fmt.Errorf("%s %s: reading the answer: %w", method, target, err)
+	}
+	return apiAnswer{StatusCode: resp.StatusCode, Status: resp.Status, Header: resp.Header}, raw, nil
+}
+
+// apiAnswer is what callers read of an answer besides its body.
+type apiAnswer struct {
+	StatusCode int
+	Status     string
+	Header     http.Header
 }
 
 // unwrapURLError drops the "Get URL:" wrapper the message already says.
