@@ -90,7 +90,14 @@ func readNameFilter(q url.Values) (string, *httpError) {
 	return name, nil
 }
 
-// nextLink is the Link header (RFC 8288) of the next page of path.
-func nextLink(path string, q url.Values) string {
-	return "<" + path + "?" + q.Encode() + `>; rel="next"`
+// setNextPage points the answer at the page after this one: the query q
+// with cursor and limit, in the Link header (RFC 8288, rel="next") and the cursor in
+// X-Next-Cursor. It returns the link, which the answer's ETag covers.
+func setNextPage(w http.ResponseWriter, path string, q url.Values, cursor string, limit int) string {
+	q.Set("cursor", cursor)
+	q.Set("limit", strconv.Itoa(limit))
+	link := "<" + path + "?" + q.Encode() + `>; rel="next"`
+	w.Header().Set("Link", link)
+	w.Header().Set("X-Next-Cursor", cursor)
+	return link
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -79,12 +78,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 	}
 	var link string
 	if page.Next != nil {
-		next := templateCursor(*page.Next, query.Name)
-		q.Set("cursor", next)
-		q.Set("limit", strconv.Itoa(query.Limit))
-		link = nextLink(s.prefix+"/script-templates", q)
-		w.Header().Set("Link", link)
-		w.Header().Set("X-Next-Cursor", next)
+		link = setNextPage(w, s.prefix+"/script-templates", q, templateCursor(*page.Next, query.Name), query.Limit)
 	}
 	writeCachedJSON(w, r, page.Templates, link)
 }

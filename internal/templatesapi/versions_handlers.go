@@ -44,12 +44,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 	}
 	var link string
 	if page.Next > 0 {
-		next := versionCursor(id, page.Next)
-		q.Set("cursor", next)
-		q.Set("limit", strconv.Itoa(query.Limit))
-		link = nextLink(s.prefix+"/script-templates/"+id.String()+"/versions", q)
-		w.Header().Set("Link", link)
-		w.Header().Set("X-Next-Cursor", next)
+		link = setNextPage(w, s.prefix+"/script-templates/"+id.String()+"/versions", q, versionCursor(id, page.Next), query.Limit)
 	}
 	writeCachedJSON(w, r, page.Versions, link)
 }
