@@ -341,6 +341,22 @@ func hex4(s []byte) rune {
 	return r
 }
 
+// array returns the elements of raw when it is an array; null is none (ok
+// false, no problem), anything else a type problem naming want.
+func (d *decoder) array(path string, raw json.RawMessage, want string) ([]json.RawMessage, bool) {
+	switch kindOf(raw) {
+	case "null":
+		return nil, false
+	case "array":
+	default:
+		d.typeError(path, want, raw)
+		return nil, false
+	}
+	var elems []json.RawMessage
+	elements(raw, func(v json.RawMessage) { elems = append(elems, v) })
+	return elems, true
+}
+
 // elements calls each for every element of raw, a syntactically valid JSON
 // array (Decode checked the whole document first), in order.
 func elements(raw json.RawMessage, each func(v json.RawMessage)) {
@@ -424,16 +440,10 @@ func (d *decoder) action(path string, raw json.RawMessage, a *ExecuteScriptActio
 // nil slice encodes to). An element that does not decode still takes its
 // index, so later paths stay right.
 func (d *decoder) inputs(path string, raw json.RawMessage, dst *[]InputVariable) {
-	switch kindOf(raw) {
-	case "null":
-		return
-	case "array":
-	default:
-		d.typeError(path, "an array", raw)
+	elems, ok := d.array(path, raw, "an array")
+	if !ok {
 		return
 	}
-	var elems []json.RawMessage
-	elements(raw, func(v json.RawMessage) { elems = append(elems, v) })
 	*dst = make([]InputVariable, len(elems))
 	for i, e := range elems {
 		at := fmt.Sprintf("%s[%d]", path, i)
@@ -469,16 +479,10 @@ func (d *decoder) resume(path string, raw json.RawMessage, dst **Resume) {
 
 // strs reads an array of strings; null or absent is none.
 func (d *decoder) strs(path string, raw json.RawMessage, dst *[]string) {
-	switch kindOf(raw) {
-	case "null":
-		return
-	case "array":
-	default:
-		d.typeError(path, "an array of strings", raw)
+	elems, ok := d.array(path, raw, "an array of strings")
+	if !ok {
 		return
 	}
-	var elems []json.RawMessage
-	elements(raw, func(v json.RawMessage) { elems = append(elems, v) })
 	*dst = make([]string, len(elems))
 	for i, e := range elems {
 		d.str(fmt.Sprintf("%s[%d]", path, i), e, false, &(*dst)[i])
