@@ -49,13 +49,13 @@ func BenchmarkResultLookup(b *testing.B) {
 			for i := range ratios {
 				ratios[i] = float64(vs[0].took[i]) / float64(vs[1].took[i])
 			}
-			b.ReportMetric(median(ratios), "every/redeliveries")
+			b.ReportMetric(testenv.Median(ratios), "every/redeliveries")
 			for _, v := range vs {
 				rates := make([]float64, len(v.took))
 				for i, d := range v.took {
 					rates[i] = batch / d.Seconds()
 				}
-				b.ReportMetric(median(rates), v.name+"-jobs/s")
+				b.ReportMetric(testenv.Median(rates), v.name+"-jobs/s")
 			}
 		})
 	}

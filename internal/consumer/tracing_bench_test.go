@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime/metrics"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/telemetry"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 // BenchmarkExecutorTracingCost is BenchmarkExecutorThroughput on the
@@ -136,17 +136,17 @@ func pairedTracingCost(b *testing.B, br broker, r benchRunner, retaining bool) {
 		offCPU, onCPU = append(offCPU, cOff), append(onCPU, cOn)
 		offGC, onGC = append(offGC, gOff), append(onGC, gOn)
 	}
-	b.ReportMetric(median(ratios), "on/off")
+	b.ReportMetric(testenv.Median(ratios), "on/off")
 	// The spread of the pairs: on a shared machine one run's median moves
 	// by a few percent, so read it with its quartiles.
-	b.ReportMetric(quantile(ratios, 0.25), "on/off-p25")
-	b.ReportMetric(quantile(ratios, 0.75), "on/off-p75")
-	b.ReportMetric(median(off), "off_jobs/s")
-	b.ReportMetric(median(on), "on_jobs/s")
-	b.ReportMetric(median(offCPU), "off_cpu-µs/job")
-	b.ReportMetric(median(onCPU), "on_cpu-µs/job")
-	b.ReportMetric(median(offGC), "off_gc-µs/job")
-	b.ReportMetric(median(onGC), "on_gc-µs/job")
+	b.ReportMetric(testenv.Quantile(ratios, 0.25), "on/off-p25")
+	b.ReportMetric(testenv.Quantile(ratios, 0.75), "on/off-p75")
+	b.ReportMetric(testenv.Median(off), "off_jobs/s")
+	b.ReportMetric(testenv.Median(on), "on_jobs/s")
+	b.ReportMetric(testenv.Median(offCPU), "off_cpu-µs/job")
+	b.ReportMetric(testenv.Median(onCPU), "on_cpu-µs/job")
+	b.ReportMetric(testenv.Median(offGC), "off_gc-µs/job")
+	b.ReportMetric(testenv.Median(onGC), "on_gc-µs/job")
 }
 
 // gcCPU is the CPU time the Go runtime estimates this process's garbage
@@ -224,24 +224,6 @@ func switchTracing(b *testing.B, tracing, retaining bool) (stop func()) {
 			b.Errorf("telemetry shutdown: %v", err)
 		}
 	}
-}
-
-func median(xs []float64) float64 { return quantile(xs, 0.5) }
-
-// quantile is the q-quantile of xs, interpolated between the two nearest
-// values (0 for no value).
-func quantile(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	pos := q * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
 
 // benchTelemetryConfig is the benchmarks' telemetry: no OTEL_* variable,

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -73,13 +72,13 @@ func BenchmarkDrainRatio(b *testing.B) {
 				}
 			}
 			for k, v := range cpu {
-				b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
+				b.ReportMetric(testenv.Quantile(v, 0.5), k+"_cpu-µs/job")
 			}
-			b.ReportMetric(quantileOf(raws, 0.5), "raw_jobs/s")
-			b.ReportMetric(quantileOf(drains, 0.5), "executor_jobs/s")
-			b.ReportMetric(quantileOf(ratios, 0.5), "executor/raw")
-			b.ReportMetric(quantileOf(ratios, 0.25), "executor/raw-p25")
-			b.ReportMetric(quantileOf(ratios, 0.75), "executor/raw-p75")
+			b.ReportMetric(testenv.Quantile(raws, 0.5), "raw_jobs/s")
+			b.ReportMetric(testenv.Quantile(drains, 0.5), "executor_jobs/s")
+			b.ReportMetric(testenv.Quantile(ratios, 0.5), "executor/raw")
+			b.ReportMetric(testenv.Quantile(ratios, 0.25), "executor/raw-p25")
+			b.ReportMetric(testenv.Quantile(ratios, 0.75), "executor/raw-p75")
 		})
 	}
 }
@@ -149,10 +148,10 @@ func BenchmarkRawBound(b *testing.B) {
 		}
 	}
 	for k, v := range rates {
-		b.ReportMetric(quantileOf(v, 0.5), k+"_jobs/s")
+		b.ReportMetric(testenv.Quantile(v, 0.5), k+"_jobs/s")
 	}
 	for k, v := range cpu {
-		b.ReportMetric(quantileOf(v, 0.5), k+"_cpu-µs/job")
+		b.ReportMetric(testenv.Quantile(v, 0.5), k+"_cpu-µs/job")
 	}
 }
 
@@ -253,20 +252,4 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 			},
 		}
 	})
-}
-
-// quantileOf is the q-quantile of xs, interpolated between the two nearest
-// values (0 for none).
-func quantileOf(xs []float64, q float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	pos := q * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	return s[i] + (pos-float64(i))*(s[i+1]-s[i])
 }
