@@ -1,0 +1,286 @@
+package flowjob
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sameAsReference fails t unless Decode and Salvage answer data exactly as
+// the frozen reference (decode_reference_test.go) does: deeply equal jobs,
+// the same problems in the same order, the same error text. It also checks
+// that the job does not alias data: a caller may reuse its buffer.
+func sameAsReference(t *testing.T, data []byte) {
+	t.Helper()
+	wantJob, wantErr := refDecode(data)
+
+	buf := bytes.Clone(data)
+	gotJob, gotErr := Decode(buf)
+	for i := range buf {
+		buf[i] = 'X'
+	}
+
+	if !reflect.DeepEqual(gotJob, wantJob) {
+		t.Fatalf("Decode(%.200q) job:\n got %+v\nwant %+v", data, gotJob, wantJob)
+	}
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("Decode(%.200q) error:\n got %v\nwant %v", data, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		if gotErr.Error() != wantErr.Error() {
+			t.Fatalf("Decode(%.200q) error:\n got %s\nwant %s", data, gotErr, wantErr)
+		}
+		if !reflect.DeepEqual(gotErr, wantErr) {
+			t.Fatalf("Decode(%.200q) error value:\n got %#v\nwant %#v", data, gotErr, wantErr)
+		}
+	}
+	if got, want := Salvage(data), refSalvage(data); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Salvage(%.200q):\n got %+v\nwant %+v", data, got, want)
+	}
+}
+
+// referenceSeeds are the inputs every differential test starts from: the
+// testdata corpus, FuzzDecode's seeds, and cases written for the corners of
+// the decoder (escaped and duplicate keys, every JSON type in every field,
+// the problem cap, broken and oversized JSON).
+func referenceSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	files, _ := filepath.Glob(filepath.Join("testdata", "jobs", "*.json"))
+	files = append(files, filepath.Join("testdata", "job.golden.json"))
+	var seeds [][]byte
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seeds = append(seeds, data)
+	}
+	edit := func(old, new string) string {
+		if !strings.Contains(minimal, old) {
+			panic("seed edits text that is not in minimal: " + old)
+		}
+		return strings.Replace(minimal, old, new, 1)
+	}
+	action := `"action":{"type":"executeScript","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}`
+	many := make([]string, 0, 80)
+	for i := range 80 {
+		many = append(many, `"x`+strings.Repeat("y", i)+`":1`)
+	}
+	for _, s := range []string{
+		minimal,
+		`{"variables":{"a":"{{{{a}}}}"},"action":{"inputVariables":[{"name":"x","value":"{{a}}"}]}}`,
+		// Not objects, not JSON, too large.
+		``, ` `, `null`, ` null `, `1`, `-0.5e3`, `"s"`, `true`, `false`, `[]`, `[{}]`, `{}`, " \t\r\n{} \n",
+		`{"id":`, `{"id":"j1",}`, `{"id" "j1"}`, `{'id':1}`, `{"id":"a\qb"}`, "{\"id\":\"a\x01b\"}", `{"id":"\ud800"}`,
+		`{"id":01}`, `{"id":1.}`, `{"id":tru}`, `{} {}`, `{}x`, `{"a":[1,]}`, strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
+		`{"id":"` + strings.Repeat("x", MaxJobBytes) + `"}`,
+		`{"id":"j1","sessionId":"s1","action":{"type":"exec`,
+		`{"variables":{"id":"not-this"},"id":"j3"          ,"sessionId":"s`,
+		`{"id":"j5","sessionId":7,"flowId":"f5",,,`,
+		"{\"id\":\"\xff\xfe\",\"flowId\":\"f\\u00e9\",\"context\":\"flow\",\"blockId\":\"b\"",
+		// Keys: escaped, duplicate, unknown, odd, in the wrong case.
+		edit(`"id":"j1"`, `"i\u0064":"j1"`),
+		edit(`"id":"j1"`, `"id":"j1","i\u0064":"j2"`),
+		edit(`"id":"j1"`, `"id":"j1","foo":1,"foo":2,"foo":3`),
+		edit(`"id":"j1"`, "\"id\":\"j1\",\"\xff\":1,\"\xfe\":2"),
+		edit(`"id":"j1"`, `"id":"j1","":1,"":2`),
+		edit(`"id":"j1"`, `"id":"j1","`+strings.Repeat("k", 65)+`":1,"`+strings.Repeat("k", 64)+`":1`),
+		edit(`"id":"j1"`, `"id":"j1","ID":"j2","SESSIONID":1,"Action":{}`),
+		edit(`"source"`, `"\u017Fource"`),
+		edit(`"source"`, `"source":"x","SOURCE"`),
+		edit(`"onError"`, `"\u006fnError"`),
+		edit(`"outputVariable":"out"`, `"outputVariable":"out","outputVariable":"o2","x y":1,"a.b":2,"$x":3,"é":4`),
+		edit(`"id":"j1"`, `"id":"j1","context":"tool","context":null`),
+		edit(`"action":`, `"action":{},"action":`),
+		edit(`"variables":{"a":"1"}`, `"variables":{"a":"1"},"variables":{"b":"2"}`),
+		// Every JSON type in fields of each kind.
+		edit(`"id":"j1"`, `"id":null,"version":"1","timeoutMs":true,"templateVersion":[],"tenantId":1,"templateId":{}`),
+		edit(`"id":"j1"`, `"id":"j1","version":-1,"timeoutMs":-5,"templateVersion":-2,"templateId":"t"`),
+		edit(`"id":"j1"`, `"id":"j1","version":1e0,"timeoutMs":1E3,"templateVersion":-0`),
+		edit(`"id":"j1"`, `"id":"j1","timeoutMs":123456789012345678901234567890123456789012345678901234567890`),
+		edit(`"id":"j1"`, `"id":"j1","timeoutMs":0.000000000000000000000000000000000000000000000000001`),
+		edit(`"id":"j1"`, `"id":"j1","timeoutMs":9223372036854775807,"templateVersion":-9223372036854775808`),
+		edit(`"id":"j1"`, `"id":"j1","timeoutMs":9223372036854775808,"templateVersion":3`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":null`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":""`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":1`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":"2026-03-01T12:00:00.5-03:00"`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":"2026-03-01T12:00:00Z","deadline":"x"`),
+		edit(`"id":"j1"`, `"id":"j1","deadline":"`+strings.Repeat("é", 50)+`"`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":null`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":[]`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":["api","kv","api","x",1,null,"approval"]`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":"api"`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":{"a":"api"}`),
+		edit(`"id":"j1"`, `"id":"j1","capabilities":[ "api" , "kv" ]`),
+		edit(`"id":"j1"`, `"id":"j1","resume":null`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{}`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":"t"}`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":"t","resolution":null}`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":"t","resolution": {"a":[1,2,{"b":"}"}]} }`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":1,"resolution":1,"resolution":2,"x":1,"Token":2}`),
+		edit(`"id":"j1"`, `"id":"j1","resume":[]`),
+		edit(`"id":"j1"`, `"id":"j1","resume":"t"`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":"`+strings.Repeat("t", MaxTokenBytes+1)+`","resolution":"r"}`),
+		edit(`"id":"j1"`, `"id":"j1","resume":{"token":null,"resolution":true}`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorHandoff":true`),
+		edit(`"onError":"continue"`, `"onError":"blocking","errorHandoff":false`),
+		edit(`"onError":"continue"`, `"onError":"blocking","errorHandoff":null`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorHandoff":0`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorHandoff":"true"`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorHandoff":[true]`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorVariable":null,"errorMessage":null`),
+		edit(`"onError":"continue"`, `"onError":"continue","errorVariable":1,"errorMessage":{}`),
+		edit(`"onError":"continue"`, `"onError":null`),
+		edit(`"onError":"continue"`, `"onError":1`),
+		edit(`"type":"executeScript"`, `"type":null`),
+		edit(`"source":"return 1"`, `"source":" \n "`),
+		edit(`"source":"return 1"`, `"source":"return \"\\u00e9\\ud83d\\ude00\\ud800\\n\\/\\\\\""`),
+		edit(`"source":"return 1"`, "\"source\":\"return '\xff\xc3'\""),
+		edit(action, `"action":null`),
+		edit(action, `"action":"x"`),
+		edit(action, `"action":[{}]`),
+		edit(action, `"action":{}`),
+		edit(action, `"action":{"inputVariables":null}`),
+		edit(`"inputVariables":[]`, `"inputVariables":null`),
+		edit(`"inputVariables":[]`, `"inputVariables":"x"`),
+		edit(`"inputVariables":[]`, `"inputVariables":[null,1,"a",[],{},{"name":"a"},{"value":"v"},{"name":1,"value":2}]`),
+		edit(`"inputVariables":[]`, `"inputVariables":[{"name":"a","value":"b","name":"c","value":"d","x":1,"Name":2}]`),
+		edit(`"inputVariables":[]`, `"inputVariables":[{"name":"a","value":"{{a}}"},{"name":"a","value":""},{"name":"if","value":""},{"name":"1x","value":""}]`),
+		edit(`"inputVariables":[]`, `"inputVariables":[`+strings.Repeat(`{"name":"a","value":""},`, 130)+`{"name":"z","value":""}]`),
+		edit(`"inputVariables":[]`, `"inputVariables":[ { "name" : "a" , "value" : "b" } , { "name":"c","value":null } ]`),
+		edit(`"inputVariables":[],`, ``),
+		edit(`{"a":"1"}`, `null`),
+		edit(`{"a":"1"}`, `{}`),
+		edit(`{"a":"1"}`, `[]`),
+		edit(`{"a":"1"}`, `"a"`),
+		edit(`{"a":"1"}`, `{"a":null,"b":1,"c":true,"d":[],"e":{},"f":"ok","a":"2","":"e","contact.name":"x","x y":1}`),
+		edit(`{"a":"1"}`, `{"a\u0062":"1","ab":"2","\u00e9":"3","é":"4"}`),
+		edit(`{"a":"1"}`, "{\"\xff\":\"1\",\"\xfe\":\"2\",\"\\ud800\":\"3\",\"\\udc00\":4}"),
+		edit(`{"a":"1"}`, `{"`+strings.Repeat("v", MaxNameBytes+1)+`":"1","`+strings.Repeat("w", 70)+`":2}`),
+		// Cross-checks between fields, and the problem cap.
+		edit(`"context":"flow"`, `"context":"tool"`),
+		edit(`"context":"flow"`, `"context":7`),
+		edit(`"id":"j1"`, `"id":"a.b"`),
+		edit(`"id":"j1"`, `"id":"`+strings.Repeat("i", MaxIDBytes+1)+`"`),
+		edit(`"id":"j1"`, `"id":"j1",`+strings.Join(many, ",")),
+		`{"id":"a.b","sessionId":1,"context":"bot","action":{"type":"x","source":"","inputVariables":[{"name":"if","value":""}],"outputVariable":"o","onError":"continue"},"variables":{"n":1},"extra":true}`,
+		`{"action":{"type":"executeScript","source":"x","inputVariables":[],"outputVariable":"o","onError":"continue"},"action":null}`,
+	} {
+		seeds = append(seeds, []byte(s))
+	}
+	return seeds
+}
+
+func TestDecodeMatchesReferenceOnSeeds(t *testing.T) {
+	for _, data := range referenceSeeds(t) {
+		sameAsReference(t, data)
+	}
+}
+
+// TestDecodeMatchesReferenceOnMutations edits every seed that is a JSON
+// object at every value (each replaced by values of every JSON type) and in
+// every object (each member dropped, repeated, renamed in another case, and
+// an unknown member added), and compares each edit with the reference.
+func TestDecodeMatchesReferenceOnMutations(t *testing.T) {
+	replacements := []string{`null`, `0`, `-1`, `1.5`, `2e3`, `99999999999999999999`, `""`, `"x"`, `"a.b"`,
+		`"2026-03-01T12:00:00Z"`, `"\u0041"`, `true`, `false`, `[]`, `[null]`, `["api"]`, `[{"name":"n","value":"v"}]`,
+		`{}`, `{"k":"v"}`, `{"name":"n","value":"v"}`, `{"token":"t","resolution":{}}`}
+	n := 0
+	for _, data := range referenceSeeds(t) {
+		if len(data) > 64<<10 || !json.Valid(data) || refKindOf(data) != "object" {
+			continue
+		}
+		walkJSON(data, refSkipJSONSpace(data, 0), func(start, end int) {
+			for _, r := range replacements {
+				sameAsReference(t, splice(data, start, end, r))
+				n++
+			}
+		}, func(keyStart, valueEnd int, key []byte, next int) {
+			member := string(data[keyStart:valueEnd])
+			sameAsReference(t, splice(data, keyStart, next, ""))
+			sameAsReference(t, splice(data, keyStart, keyStart, member+","))
+			sameAsReference(t, splice(data, keyStart, keyStart, `"zz":1,`))
+			upper := `"` + strings.ToUpper(string(key[1:len(key)-1])) + `"`
+			sameAsReference(t, splice(data, keyStart, keyStart+len(key), upper))
+			n += 4
+		})
+	}
+	if n < 1000 {
+		t.Fatalf("only %d mutations: the walk is broken", n)
+	}
+}
+
+func splice(data []byte, start, end int, with string) []byte {
+	out := make([]byte, 0, len(data)-(end-start)+len(with))
+	out = append(out, data[:start]...)
+	out = append(out, with...)
+	return append(out, data[end:]...)
+}
+
+// walkJSON calls value for every value inside the valid JSON value at
+// data[i:] (not for that value itself) and member for every object member:
+// where its key starts, where its value ends, the key as written, and
+// where the next member starts (or the closing brace when it is the last;
+// a dropped last member then leaves a trailing comma, which is an input
+// like any other).
+func walkJSON(data []byte, i int, value func(start, end int), member func(keyStart, valueEnd int, key []byte, next int)) int {
+	end := refJSONValueEnd(data, i)
+	switch data[i] {
+	case '{':
+		j := refSkipJSONSpace(data, i+1)
+		for data[j] == '"' {
+			keyEnd := refJSONStringEnd(data, j)
+			v := refSkipJSONSpace(data, refSkipJSONSpace(data, keyEnd)+1)
+			vEnd := walkJSON(data, v, value, member)
+			value(v, vEnd)
+			next := refSkipJSONSpace(data, vEnd)
+			if data[next] == ',' {
+				next = refSkipJSONSpace(data, next+1)
+			}
+			member(j, vEnd, data[j:keyEnd], next)
+			j = next
+		}
+	case '[':
+		j := refSkipJSONSpace(data, i+1)
+		for data[j] != ']' {
+			vEnd := walkJSON(data, j, value, member)
+			value(j, vEnd)
+			j = refSkipJSONSpace(data, vEnd)
+			if data[j] == ',' {
+				j = refSkipJSONSpace(data, j+1)
+			}
+		}
+	}
+	return end
+}
+
+// FuzzDecodeMatchesReference: on any input, Decode and Salvage answer as
+// the frozen reference does.
+func FuzzDecodeMatchesReference(f *testing.F) {
+	for _, data := range referenceSeeds(f) {
+		if len(data) <= 64<<10 {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsReference(t, data)
+	})
+}
+
+func BenchmarkDecodeReference(b *testing.B) {
+	data, err := os.ReadFile(filepath.Join("testdata", "job.golden.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := refDecode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
