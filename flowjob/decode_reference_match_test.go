@@ -1,11 +1,12 @@
 package flowjob
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -16,9 +17,11 @@ import (
 // that the job does not alias data: a caller may reuse its buffer.
 func sameAsReference(t *testing.T, data []byte) {
 	t.Helper()
+	data = data[:len(data):len(data)] // no spare capacity to read past the end into
 	wantJob, wantErr := refDecode(data)
 
-	buf := bytes.Clone(data)
+	buf := make([]byte, len(data))
+	copy(buf, data)
 	gotJob, gotErr := Decode(buf)
 	for i := range buf {
 		buf[i] = 'X'
@@ -80,7 +83,7 @@ func referenceSeeds(tb testing.TB) [][]byte {
 		`{"id":"` + strings.Repeat("x", MaxJobBytes) + `"}`,
 		`{"id":"j1","sessionId":"s1","action":{"type":"exec`,
 		`{"variables":{"id":"not-this"},"id":"j3"          ,"sessionId":"s`,
-		`{"id":"j5","sessionId":7,"flowId":"f5",,,`,
+		`{"id":"j5","sessionId":7,"flowId":"f5",,,`, `{"000000`, `{"id"`,
 		"{\"id\":\"\xff\xfe\",\"flowId\":\"f\\u00e9\",\"context\":\"flow\",\"blockId\":\"b\"",
 		// Keys: escaped, duplicate, unknown, odd, in the wrong case.
 		edit(`"id":"j1"`, `"i\u0064":"j1"`),
@@ -179,6 +182,74 @@ func referenceSeeds(tb testing.TB) [][]byte {
 func TestDecodeMatchesReferenceOnSeeds(t *testing.T) {
 	for _, data := range referenceSeeds(t) {
 		sameAsReference(t, data)
+	}
+}
+
+// TestDecodeMatchesReferenceOnPrefixes cuts every seed short at every byte:
+// how a job that was cut in transit reads (Salvage).
+func TestDecodeMatchesReferenceOnPrefixes(t *testing.T) {
+	for _, data := range referenceSeeds(t) {
+		if len(data) > 4<<10 {
+			continue
+		}
+		for n := range len(data) {
+			sameAsReference(t, data[:n])
+		}
+	}
+}
+
+// TestSalvageStopsWhereTheDocumentEnds: data that ends right after a member
+// name made Salvage read past its end (a panic when data had no spare
+// capacity).
+func TestSalvageStopsWhereTheDocumentEnds(t *testing.T) {
+	for _, s := range []string{`{"000000`, `{"id"`, `{"id" `, `{"id":"j1","sessionId"`, `{"id":"j1" , "x"`} {
+		data := []byte(s)[:len(s):len(s)]
+		job, err := Decode(data)
+		if err == nil {
+			t.Fatalf("Decode(%q) accepted broken JSON", s)
+		}
+		if want := strings.HasPrefix(s, `{"id":"j1"`); (job != nil) != want || want && job.ID != "j1" {
+			t.Errorf("Decode(%q) salvaged %+v", s, job)
+		}
+	}
+}
+
+// TestDecodeMatchesReferenceOnEveryByte puts every byte value, and every
+// byte after a backslash or inside a \u escape, in each place where the
+// decoder scans JSON itself: a string it keeps, a member name, a value it
+// skips, between tokens, and in a number.
+func TestDecodeMatchesReferenceOnEveryByte(t *testing.T) {
+	places := []string{
+		`{"id":"j%s1"}`, `{"i%sd":"j1"}`, `{"id":"j1","x":["%s"]}`, `{"id":"j1","x":{"%s":1}}`,
+		`{"variables":{"a%s":"b%s"}}`, `{"id":"j1"%s}`, `{"id":"j1",%s"x":1}`, `{"timeoutMs":1%s}`,
+		`{"timeoutMs":-%s1}`, `{"version":1.%s}`, `{"version":1e%s1}`, `{"resume":{"token":"t","resolution":[1,%s2]}}`,
+		`{"action":{"errorHandoff":t%srue}}`, `{"id":"j1","x":nul%s}`, `%s{"id":"j1"}`,
+	}
+	for c := range 256 {
+		b := string([]byte{byte(c)})
+		for _, place := range places {
+			sameAsReference(t, []byte(strings.ReplaceAll(place, "%s", b)))
+			sameAsReference(t, []byte(strings.ReplaceAll(place, "%s", `\`+b)))
+			for _, u := range []string{`\u` + b + `abc`, `\u0` + b + `bc`, `\u00` + b + `c`, `\u00e` + b, `\ud83d\u` + b + `e00`} {
+				sameAsReference(t, []byte(strings.ReplaceAll(place, "%s", u)))
+			}
+		}
+	}
+}
+
+// TestDecodeMatchesReferenceOnLookalikes: values near the contract's
+// constants, which the decoder does not copy, in the fields that take them
+// and in one that does not.
+func TestDecodeMatchesReferenceOnLookalikes(t *testing.T) {
+	for _, c := range []string{ActionTypeExecuteScript, string(ContextFlow), string(ContextTool), string(OnErrorBlocking),
+		string(OnErrorContinue), CapabilityAPI, CapabilityKV, CapabilityApproval} {
+		for _, v := range []string{c, strings.ToUpper(c), strings.ToUpper(c[:1]) + c[1:], c[:len(c)-1], c + " ", " " + c,
+			c[:len(c)-1] + strings.ToUpper(c[len(c)-1:]), `\u00` + strconv.FormatInt(int64(c[0]), 16) + c[1:]} {
+			for _, place := range []string{`"context":"%s"`, `"action":{"type":"%s","onError":"%[1]s"}`,
+				`"capabilities":["%s"]`, `"variables":{"%s":"%[1]s"}`} {
+				sameAsReference(t, []byte(`{"id":"j1",`+fmt.Sprintf(place, v)+`}`))
+			}
+		}
 	}
 }
 
