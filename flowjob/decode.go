@@ -262,16 +262,40 @@ func (d *decoder) colon(i int) int {
 // when it has no escape and is valid UTF-8, else decoded as encoding/json
 // decodes it, and the index past it.
 func (d *decoder) stringAt(i int) (s []byte, end int) {
-	end, esc, ascii := d.stringEnd(i)
-	if d.bad {
+	q, end, plain := d.quoted(i)
+	switch {
+	case d.bad:
 		return nil, end
-	}
-	q := d.data[i:end]
-	if !esc && (ascii || utf8.Valid(q)) {
+	case plain:
 		return q[1 : len(q)-1], end
 	}
 	u, _ := unescape(q) // cannot fail: stringEnd checked the syntax
 	return []byte(u), end
+}
+
+// textAt is stringAt for a value the job keeps: a string.
+func (d *decoder) textAt(i int) (s string, end int) {
+	q, end, plain := d.quoted(i)
+	switch {
+	case d.bad:
+		return "", end
+	case plain:
+		return constant(q[1 : len(q)-1]), end
+	}
+	s, _ = unescape(q) // cannot fail: stringEnd checked the syntax
+	return s, end
+}
+
+// quoted checks the string at i (a '"') and returns it, quotes included,
+// the index past it, and whether it reads as it is written (no escape,
+// valid UTF-8).
+func (d *decoder) quoted(i int) (q []byte, end int, plain bool) {
+	end, esc, ascii := d.stringEnd(i)
+	if d.bad {
+		return nil, end, false
+	}
+	q = d.data[i:end]
+	return q, end, !esc && (ascii || utf8.Valid(q))
 }
 
 // plainByte marks the bytes that stand for themselves inside a JSON string
@@ -760,20 +784,21 @@ func (d *decoder) variables(i int, dst *map[string]string) int {
 	i, more := d.open(i, '}')
 	for more && !d.bad {
 		name, v := d.name(i)
-		p := at("variables").member(string(name))
-		if _, dup := vars[string(name)]; dup || refused[string(name)] {
+		key := string(name) // the map's key: the one copy of the name
+		p := at("variables").member(key)
+		if _, dup := vars[key]; dup || refused[key] {
 			d.p.add(p.String(), "duplicate variable")
 			v = d.skip(v)
 		} else {
 			var s string
 			var ok bool
 			if v, ok = d.text(v, p, false, &s); ok {
-				vars[string(name)] = s
+				vars[key] = s
 			} else {
 				if refused == nil {
 					refused = make(map[string]bool)
 				}
-				refused[string(name)] = true
+				refused[key] = true
 			}
 		}
 		i, more = d.next(v, '}')
@@ -792,10 +817,8 @@ func (d *decoder) str(i int, p path, optional bool, dst *string) int {
 func (d *decoder) text(i int, p path, optional bool, dst *string) (end int, ok bool) {
 	switch c := d.at(i); {
 	case c == '"':
-		s, end := d.stringAt(i)
-		if !d.bad {
-			*dst = constant(s)
-		}
+		s, end := d.textAt(i)
+		*dst = s
 		return end, true
 	case c == 'n' && optional:
 		return d.literal(i, "null"), true
@@ -1036,8 +1059,18 @@ func unescape(q []byte) (string, bool) {
 		return "", false
 	}
 	s := q[1 : len(q)-1]
-	b := make([]byte, 0, len(s))
+	var b strings.Builder
+	b.Grow(len(s))
 	for i := 0; i < len(s); {
+		if plainByte[s[i]] { // a run that reads as it is written
+			j := i + 1
+			for j < len(s) && plainByte[s[j]] {
+				j++
+			}
+			b.Write(s[i:j])
+			i = j
+			continue
+		}
 		c := s[i]
 		switch {
 		case c == '\\':
@@ -1046,17 +1079,17 @@ func unescape(q []byte) (string, bool) {
 			}
 			switch e := s[i+1]; e {
 			case '"', '\\', '/':
-				b = append(b, e)
+				b.WriteByte(e)
 			case 'b':
-				b = append(b, '\b')
+				b.WriteByte('\b')
 			case 'f':
-				b = append(b, '\f')
+				b.WriteByte('\f')
 			case 'n':
-				b = append(b, '\n')
+				b.WriteByte('\n')
 			case 'r':
-				b = append(b, '\r')
+				b.WriteByte('\r')
 			case 't':
-				b = append(b, '\t')
+				b.WriteByte('\t')
 			case 'u':
 				r := hex4(s[i:])
 				if r < 0 {
@@ -1071,7 +1104,7 @@ func unescape(q []byte) (string, bool) {
 						r = unicode.ReplacementChar
 					}
 				}
-				b = utf8.AppendRune(b, r)
+				b.WriteRune(r)
 				continue
 			default:
 				return "", false
@@ -1080,19 +1113,19 @@ func unescape(q []byte) (string, bool) {
 		case c == '"' || c < 0x20:
 			return "", false
 		case c < utf8.RuneSelf:
-			b = append(b, c)
+			b.WriteByte(c)
 			i++
 		default:
 			r, size := utf8.DecodeRune(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				b = utf8.AppendRune(b, utf8.RuneError)
+				b.WriteRune(utf8.RuneError)
 			} else {
-				b = append(b, s[i:i+size]...)
+				b.Write(s[i : i+size])
 			}
 			i += size
 		}
 	}
-	return string(b), true
+	return b.String(), true
 }
 
 // hex4 reads the escape \uXXXX at the start of s, -1 when there is none.

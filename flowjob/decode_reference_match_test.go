@@ -214,6 +214,31 @@ func TestSalvageStopsWhereTheDocumentEnds(t *testing.T) {
 	}
 }
 
+// TestDecodeMatchesReferenceAtTheDepthLimit: encoding/json refuses arrays
+// and objects nested more than 10000 deep, wherever they are in the job.
+func TestDecodeMatchesReferenceAtTheDepthLimit(t *testing.T) {
+	// nest(n) is n arrays and objects, nested.
+	nest := func(n int) string {
+		s := strings.Repeat(`[{"a":`, n/2) + `0` + strings.Repeat(`}]`, n/2)
+		if n%2 == 1 {
+			s = "[" + s + "]"
+		}
+		return s
+	}
+	for _, place := range []string{`%s`, `{"x":%s}`, `{"resume":{"token":"t","resolution":%s}}`, `{"variables":%s}`,
+		`{"action":{"inputVariables":[{"name":"a","value":%s}]}}`, `{"action":{"inputVariables":[%s]}}`} {
+		verdicts := map[bool]bool{}
+		for depth := 9994; depth <= 10001; depth++ {
+			data := []byte(strings.Replace(place, "%s", nest(depth), 1))
+			sameAsReference(t, data)
+			verdicts[json.Valid(data)] = true
+		}
+		if len(verdicts) != 2 {
+			t.Errorf("%s: the depths tried do not straddle the limit", place)
+		}
+	}
+}
+
 // TestDecodeMatchesReferenceOnEveryByte puts every byte value, and every
 // byte after a backslash or inside a \u escape, in each place where the
 // decoder scans JSON itself: a string it keeps, a member name, a value it
