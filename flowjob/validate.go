@@ -237,11 +237,12 @@ func (a *ExecuteScriptAction) validateInputs(p *problems, vars map[string]string
 	seen := make(map[string]int, len(a.InputVariables))
 	total := 0
 	for i, in := range a.InputVariables {
-		field := fmt.Sprintf("action.inputVariables[%d].name", i)
+		// The path is spelled out only for a problem: this runs for every job.
+		field := func() string { return fmt.Sprintf("action.inputVariables[%d].name", i) }
 		if err := jsident.Check(in.Name); err != nil {
-			p.add(field, "%v", err)
+			p.add(field(), "%v", err)
 		} else if first, dup := seen[in.Name]; dup {
-			p.add(field, "%q is already the name of action.inputVariables[%d]; each input needs its own name", in.Name, first)
+			p.add(field(), "%q is already the name of action.inputVariables[%d]; each input needs its own name", in.Name, first)
 		} else {
 			seen[in.Name] = i
 		}
