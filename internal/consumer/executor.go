@@ -16,7 +16,6 @@ import (
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/continuation"
-	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -198,11 +197,23 @@ func (e *Executor) Run(ctx context.Context) error {
 		grace = time.AfterFunc(e.cfg.ShutdownGrace, cancelJobs)
 		graceMu.Unlock()
 	})
+	p, err := newPuller(e.nc, e.cfg.JobsStream, e.cfg.Consumer, e.cfg.PullWait, e.cfg.Parallel)
+	if err != nil {
+		stopWatch()
+		e.running.Store(false)
+		return fmt.Errorf("running executor: %w", err)
+	}
+	defer p.close()
 	e.log.Info("executor pulling jobs", "stream", e.cfg.JobsStream, "consumer", e.cfg.Consumer, "parallel", e.cfg.Parallel)
+	jobs := make(chan jetstream.Msg)
+	// done takes one signal per finished job; it never blocks a slot, even
+	// after the dispatcher has returned.
+	done := make(chan struct{}, e.cfg.Parallel)
 	var wg sync.WaitGroup
 	wg.Go(func() { e.watch(ctx) })
+	wg.Go(func() { e.dispatch(ctx, p, jobs, done) })
 	for range e.cfg.Parallel {
-		wg.Go(func() { e.slot(ctx, jobCtx) })
+		wg.Go(func() { e.slot(jobCtx, jobs, done) })
 	}
 	wg.Wait()
 	stopWatch()
@@ -217,34 +228,96 @@ func (e *Executor) Run(ctx context.Context) error {
 	return nil
 }
 
-// slot is one sandbox slot: it pulls one job when idle, handles it, and
-// pulls again. A slot never holds more than one job, so a replica never
-// holds more than Parallel.
-func (e *Executor) slot(stop, jobCtx context.Context) {
-	failures := 0
-	for stop.Err() == nil {
-		cons := *e.consumer.Load()
-		// No FetchContext: a pull abandoned mid-flight would strand a job
-		// until AckWait. The pull expires by itself after PullWait.
-		msg, err := cons.Next(jetstream.FetchMaxWait(e.cfg.PullWait))
-		if err != nil {
-			if errors.Is(err, nats.ErrTimeout) || errors.Is(err, jetstream.ErrNoMessages) {
-				failures = 0 // an idle queue (a dead connection shows in Ready)
-				continue
-			}
-			failures++
-			e.pullFailed(stop, err, failures)
-			continue
-		}
-		failures = 0
+// slot is one sandbox slot: it handles the jobs the dispatcher gives it,
+// one at a time, until the dispatcher stops.
+func (e *Executor) slot(jobCtx context.Context, jobs <-chan jetstream.Msg, done chan<- struct{}) {
+	for msg := range jobs {
 		e.handle(jobCtx, msg)
+		done <- struct{}{}
 	}
 }
 
-// pullFailed counts a failed pull, waits before the next one (the broker
-// may be restarting) and, after repeated failures, creates the streams and
-// the consumer again in case they were deleted.
-func (e *Executor) pullFailed(stop context.Context, err error, failures int) {
+// dispatch asks for jobs for the idle slots and hands them out (see
+// puller). It stops asking when stop ends, hands out what the open
+// requests still bring until they end, and closes jobs.
+func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstream.Msg, done <-chan struct{}) {
+	defer close(jobs)
+	free := e.cfg.Parallel // slots not handling a job
+	var queue []jetstream.Msg
+	failures := 0
+	var retryAt time.Time
+	stopped := stop.Done()
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		wake := p.expire(now)
+		stopping := stop.Err() != nil
+		if stopping && len(p.open) == 0 && len(queue) == 0 {
+			return
+		}
+		if want := free - len(queue) - p.owed; want > 0 && !stopping && !now.Before(retryAt) {
+			if !e.nc.IsConnected() {
+				retryAt = now.Add(50 * time.Millisecond) // a reconnection is under way
+			} else if deadline, err := p.request(now, want); err != nil {
+				failures++
+				retryAt = now.Add(e.pullFailed(stop, err, failures))
+			} else {
+				wake = earliest(wake, deadline)
+			}
+		}
+		if retryAt.After(now) {
+			wake = earliest(wake, retryAt)
+		}
+		if wake.IsZero() {
+			wake = now.Add(time.Hour)
+		}
+		timer.Reset(wake.Sub(now))
+		var out chan<- jetstream.Msg
+		var head jetstream.Msg
+		if len(queue) > 0 {
+			out, head = jobs, queue[0]
+		}
+		select {
+		case <-stopped:
+			stopped = nil
+		case <-done:
+			free++
+		case out <- head:
+			queue[0] = nil
+			queue = queue[1:]
+			free--
+		case m := <-p.in:
+			switch status, err := pullReply(m); {
+			case status == "":
+				p.delivered(m.Sub) // a job owed to no request still gets a slot
+				queue = append(queue, &jobMsg{msg: m, nc: e.nc})
+				failures = 0
+			case status == "100": // a heartbeat
+			case err != nil:
+				p.end(m.Sub)
+				failures++
+				retryAt = time.Now().Add(e.pullFailed(stop, err, failures))
+			default: // an idle queue, an expired request, a leader change
+				p.end(m.Sub)
+				failures = 0
+			}
+		case <-timer.C:
+		}
+	}
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// pullFailed counts a failed pull and returns how long to wait before the
+// next one (the broker may be restarting); after repeated failures it
+// creates the streams and the consumer again in case they were deleted.
+func (e *Executor) pullFailed(stop context.Context, err error, failures int) time.Duration {
 	e.metrics.PullFailed(stop, pullErrorReason(err))
 	if failures == 1 || failures%20 == 0 {
 		e.log.Warn("pulling a job failed; retrying", "error", err, "consecutive_failures", failures)
@@ -254,7 +327,7 @@ func (e *Executor) pullFailed(stop context.Context, err error, failures int) {
 			e.log.Warn("provisioning again after pull failures", "error", perr)
 		}
 	}
-	pause.For(stop, min(time.Duration(failures)*100*time.Millisecond, 2*time.Second))
+	return min(time.Duration(failures)*100*time.Millisecond, 2*time.Second)
 }
 
 // pullErrorReason is a failed pull's label in flowscript_pull_errors_total.

@@ -1,0 +1,182 @@
+package consumer
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/internal/testenv"
+)
+
+// next reads the puller's next reply, failing the test after d.
+func next(t *testing.T, p *puller, d time.Duration) *nats.Msg {
+	t.Helper()
+	select {
+	case m := <-p.in:
+		return m
+	case <-time.After(d):
+		t.Fatalf("no pull reply after %s", d)
+		return nil
+	}
+}
+
+// TestPullerBringsOneRequestsJobsOnItsSubscription: one request for
+// several idle slots brings that many jobs, all on the request's
+// subscription, and the request ends with the last of them; the
+// subscription goes to the end of the idle line.
+func TestPullerBringsOneRequestsJobsOnItsSubscription(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 5 {
+			publish(t, js, cfg, cpfJob(fmt.Sprintf("pull-%d", i)))
+		}
+		p, err := newPuller(nc, cfg.JobsStream, cfg.Consumer, time.Second, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.close()
+		if len(p.idle) != 4 {
+			t.Fatalf("%d idle subscriptions for 3 slots, want 4", len(p.idle))
+		}
+		first := p.idle[0]
+		if _, err := p.request(time.Now(), 3); err != nil {
+			t.Fatal(err)
+		}
+		if p.owed != 3 || len(p.open) != 1 {
+			t.Fatalf("after one request for 3: owed %d, open %d; want 3, 1", p.owed, len(p.open))
+		}
+		for i := range 3 {
+			m := next(t, p, 5*time.Second)
+			if status, err := pullReply(m); status != "" || err != nil {
+				t.Fatalf("reply %d: status %q, error %v; want a job", i, status, err)
+			}
+			if m.Sub != first {
+				t.Fatalf("job %d came on another subscription than its request's", i)
+			}
+			if !p.delivered(m.Sub) {
+				t.Fatalf("job %d was not owed to the open request", i)
+			}
+		}
+		if p.owed != 0 || len(p.open) != 0 {
+			t.Fatalf("after 3 jobs: owed %d, open %d; want 0, 0", p.owed, len(p.open))
+		}
+		if p.idle[len(p.idle)-1] != first {
+			t.Fatal("the ended request's subscription is not at the end of the idle line")
+		}
+		select {
+		case m := <-p.in:
+			t.Fatalf("a reply beyond the batch of 3: %v %q", m.Header, m.Data)
+		case <-time.After(200 * time.Millisecond):
+		}
+	})
+}
+
+// TestPullerRequestOnAnIdleQueueEnds: a request on an empty stream ends
+// with the broker's timeout, which is no pull failure, and frees what it
+// was owed.
+func TestPullerRequestOnAnIdleQueueEnds(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		p, err := newPuller(nc, cfg.JobsStream, cfg.Consumer, 100*time.Millisecond, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.close()
+		if _, err := p.request(time.Now(), 2); err != nil {
+			t.Fatal(err)
+		}
+		m := next(t, p, 5*time.Second)
+		status, err := pullReply(m)
+		if status != "408" || err != nil {
+			t.Fatalf("the reply to a request on an idle queue: status %q, error %v; want 408 and no error", status, err)
+		}
+		p.end(m.Sub)
+		if p.owed != 0 || len(p.open) != 0 || len(p.idle) != 3 {
+			t.Fatalf("after the timeout: owed %d, open %d, idle %d; want 0, 0, 3", p.owed, len(p.open), len(p.idle))
+		}
+	})
+}
+
+// TestPullerGivesUpOnALostAnswer: a request whose end never comes (the
+// consumer is gone) is ended at its deadline, so the slots it covered ask
+// again.
+func TestPullerGivesUpOnALostAnswer(t *testing.T) {
+	nc := connect(t, testenv.EmbeddedNATS(t).ClientURL())
+	p, err := newPuller(nc, "NO_SUCH_STREAM", "NO_SUCH_CONSUMER", 50*time.Millisecond, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	start := time.Now()
+	deadline, err := p.request(start, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next := p.expire(deadline.Add(-time.Millisecond)); !next.Equal(deadline) || p.owed != 1 {
+		t.Fatalf("before its deadline: next %v (want %v), owed %d (want 1)", next, deadline, p.owed)
+	}
+	if next := p.expire(deadline); !next.IsZero() || p.owed != 0 || len(p.idle) != 2 {
+		t.Fatalf("at its deadline: next %v (want none), owed %d (want 0), idle %d (want 2)", next, p.owed, len(p.idle))
+	}
+	// The broker answers a request to a consumer that does not exist with
+	// no responders: a pull failure.
+	_, err = pullReply(next(t, p, 5*time.Second))
+	if !errors.Is(err, nats.ErrNoResponders) {
+		t.Fatalf("the answer to a pull from a missing consumer: %v, want no responders", err)
+	}
+}
+
+// TestPullReplyStatuses maps each broker status on a pull reply to what it
+// means for the executor.
+func TestPullReplyStatuses(t *testing.T) {
+	status := func(code, desc string) *nats.Msg {
+		m := nats.NewMsg("_INBOX.x")
+		m.Header.Set("Status", code)
+		if desc != "" {
+			m.Header.Set("Description", desc)
+		}
+		return m
+	}
+	job := nats.NewMsg("flowscript.jobs.execute")
+	job.Data = []byte(`{}`)
+	for _, tc := range []struct {
+		name   string
+		msg    *nats.Msg
+		status string
+		err    error // nil: no failure
+	}{
+		{"a job", job, "", nil},
+		{"a heartbeat", status("100", "Idle Heartbeat"), "100", nil},
+		{"no messages", status("404", "No Messages"), "404", nil},
+		{"expired", status("408", "Request Timeout"), "408", nil},
+		{"leader change", status("409", "Leadership Change"), "409", nil},
+		{"consumer deleted", status("409", "Consumer Deleted"), "409", jetstream.ErrConsumerDeleted},
+		{"no responders", status("503", ""), "503", nats.ErrNoResponders},
+		{"bad request", status("400", "Bad Request"), "400", jetstream.ErrBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := pullReply(tc.msg)
+			if got != tc.status || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+				t.Fatalf("pullReply: %q, %v; want %q, %v", got, err, tc.status, tc.err)
+			}
+		})
+	}
+	got, err := pullReply(status("409", "Exceeded MaxWaiting"))
+	if got != "409" || err == nil {
+		t.Fatalf("an unknown conflict: %q, %v; want 409 and an error naming it", got, err)
+	}
+}
