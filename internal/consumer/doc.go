@@ -14,8 +14,10 @@
 //
 // The guarantees it keeps (DESIGN.md §5):
 //
-//   - In flight per replica never exceeds Config.Parallel: each slot issues
-//     its own pull request for one message, and only when it is idle.
+//   - In flight per replica never exceeds Config.Parallel: the dispatcher
+//     asks for as many jobs as slots are idle and not yet covered by an open
+//     pull request, in one request on one of its long-lived reply
+//     subscriptions (puller.go), and hands each job to an idle slot.
 //   - The first result stored for a job id wins, even when the job is
 //     redelivered or runs twice at once: results are published with an
 //     expected last sequence of 0 on the job's result subject, so the broker
