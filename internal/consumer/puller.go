@@ -209,26 +209,37 @@ func (m *jobMsg) Headers() nats.Header { return m.msg.Header }
 func (m *jobMsg) Subject() string      { return m.msg.Subject }
 func (m *jobMsg) Reply() string        { return m.msg.Reply }
 
-func (m *jobMsg) Ack() error { return m.send(nil, "+ACK", true) }
+func (m *jobMsg) Ack() error { return m.publish("+ACK", true) }
 
 // DoubleAck sends an ack and waits for the broker to confirm it.
-func (m *jobMsg) DoubleAck(ctx context.Context) error { return m.send(ctx, "+ACK", true) }
-
-func (m *jobMsg) Nak() error { return m.send(nil, "-NAK", true) }
-
-func (m *jobMsg) NakWithDelay(delay time.Duration) error {
-	return m.send(nil, fmt.Sprintf(`-NAK {"delay": %d}`, delay.Nanoseconds()), true)
+func (m *jobMsg) DoubleAck(ctx context.Context) error {
+	return m.settle(true, func() error {
+		_, err := m.nc.RequestWithContext(ctx, m.msg.Reply, []byte("+ACK"))
+		return err
+	})
 }
 
-func (m *jobMsg) InProgress() error { return m.send(nil, "+WPI", false) }
+func (m *jobMsg) Nak() error { return m.publish("-NAK", true) }
 
-func (m *jobMsg) Term() error { return m.send(nil, "+TERM", true) }
+func (m *jobMsg) NakWithDelay(delay time.Duration) error {
+	return m.publish(fmt.Sprintf(`-NAK {"delay": %d}`, delay.Nanoseconds()), true)
+}
 
-func (m *jobMsg) TermWithReason(reason string) error { return m.send(nil, "+TERM "+reason, true) }
+func (m *jobMsg) InProgress() error { return m.publish("+WPI", false) }
 
-// send sends body to the message's ack subject, as a request when ctx is
-// not nil; final marks it as settling the message.
-func (m *jobMsg) send(ctx context.Context, body string, final bool) error {
+func (m *jobMsg) Term() error { return m.publish("+TERM", true) }
+
+func (m *jobMsg) TermWithReason(reason string) error { return m.publish("+TERM "+reason, true) }
+
+// publish sends body to the message's ack subject; final: it settles the
+// message.
+func (m *jobMsg) publish(body string, final bool) error {
+	return m.settle(final, func() error { return m.nc.Publish(m.msg.Reply, []byte(body)) })
+}
+
+// settle runs send unless the message is already settled, and marks it
+// settled when send succeeds and final is true.
+func (m *jobMsg) settle(final bool, send func() error) error {
 	if m.msg.Reply == "" {
 		return jetstream.ErrMsgNoReply
 	}
@@ -238,16 +249,13 @@ func (m *jobMsg) send(ctx context.Context, body string, final bool) error {
 	if acked {
 		return jetstream.ErrMsgAlreadyAckd
 	}
-	var err error
-	if ctx != nil {
-		_, err = m.nc.RequestWithContext(ctx, m.msg.Reply, []byte(body))
-	} else {
-		err = m.nc.Publish(m.msg.Reply, []byte(body))
+	if err := send(); err != nil {
+		return err
 	}
-	if err == nil && final {
+	if final {
 		m.mu.Lock()
 		m.acked = true
 		m.mu.Unlock()
 	}
-	return err
+	return nil
 }

@@ -180,3 +180,44 @@ func TestPullReplyStatuses(t *testing.T) {
 		t.Fatalf("an unknown conflict: %q, %v; want 409 and an error naming it", got, err)
 	}
 }
+
+// TestJobMsgSettlesOnce: a job taken by the puller is acked with the
+// broker's confirmation, once; a second ack or a nak after it is refused
+// without reaching the broker, as jetstream.Msg does.
+func TestJobMsgSettlesOnce(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	cfg := testConfig(t, url)
+	nc := connect(t, url)
+	js := jetStream(t, nc)
+	if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
+		t.Fatal(err)
+	}
+	publish(t, js, cfg, cpfJob("settle-once"))
+	p, err := newPuller(nc, cfg.JobsStream, cfg.Consumer, time.Second, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if _, err := p.request(time.Now(), 1); err != nil {
+		t.Fatal(err)
+	}
+	msg := &jobMsg{msg: next(t, p, 5*time.Second), nc: nc}
+	meta, err := msg.Metadata()
+	if err != nil || meta.NumDelivered != 1 || meta.Sequence.Stream != 1 || meta.Stream != cfg.JobsStream {
+		t.Fatalf("metadata %+v, %v; want the first delivery of stream sequence 1 of %s", meta, err, cfg.JobsStream)
+	}
+	if err := msg.InProgress(); err != nil {
+		t.Fatalf("a progress ack before the ack: %v", err)
+	}
+	if err := msg.DoubleAck(testenv.Context(t, 5*time.Second)); err != nil {
+		t.Fatalf("a confirmed ack: %v", err)
+	}
+	for name, again := range map[string]func() error{"ack": msg.Ack, "nak": msg.Nak, "term": msg.Term, "progress": msg.InProgress} {
+		if err := again(); !errors.Is(err, jetstream.ErrMsgAlreadyAckd) {
+			t.Errorf("a %s after the ack: %v, want %v", name, err, jetstream.ErrMsgAlreadyAckd)
+		}
+	}
+	if info := consumerInfo(t, js, cfg); info.AckFloor.Stream != 1 || info.NumAckPending != 0 {
+		t.Fatalf("after the ack: ack floor %d, pending acks %d; want 1, 0", info.AckFloor.Stream, info.NumAckPending)
+	}
+}
