@@ -44,7 +44,9 @@ type puller struct {
 	// owed is how many jobs the open requests may still bring.
 	owed int
 	in   chan *nats.Msg
-	body []byte
+	// closed ends a callback blocked on in once the dispatcher is gone.
+	closed chan struct{}
+	body   []byte
 }
 
 // pullRequest is one open pull request.
@@ -66,10 +68,17 @@ func newPuller(nc *nats.Conn, stream, consumer string, wait time.Duration, paral
 		open:    map[*nats.Subscription]*pullRequest{},
 		// The callback blocks when the dispatcher is behind; nats.go keeps
 		// the rest in the subscription's pending buffer.
-		in: make(chan *nats.Msg, 4*parallel+16),
+		in:     make(chan *nats.Msg, 4*parallel+16),
+		closed: make(chan struct{}),
+	}
+	deliver := func(m *nats.Msg) {
+		select {
+		case p.in <- m:
+		case <-p.closed:
+		}
 	}
 	for range parallel + 1 {
-		sub, err := nc.Subscribe(nc.NewInbox(), func(m *nats.Msg) { p.in <- m })
+		sub, err := nc.Subscribe(nc.NewInbox(), deliver)
 		if err != nil {
 			p.close()
 			return nil, fmt.Errorf("subscribing to the pull replies: %w", err)
@@ -142,6 +151,7 @@ func (p *puller) expire(now time.Time) (next time.Time) {
 
 // close ends the subscriptions.
 func (p *puller) close() {
+	close(p.closed)
 	for _, sub := range p.subs {
 		_ = sub.Unsubscribe()
 	}
