@@ -12,6 +12,19 @@ import (
 	"github.com/flowscript/flowscript/internal/testenv"
 )
 
+// provisioned is a test config on the broker at url with its streams and
+// consumer, and a connection to it.
+func provisioned(t *testing.T, url string) (Config, *nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	cfg := testConfig(t, url)
+	nc := connect(t, url)
+	js := jetStream(t, nc)
+	if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, nc, js
+}
+
 // next reads the puller's next reply, failing the test after d.
 func next(t *testing.T, p *puller, d time.Duration) *nats.Msg {
 	t.Helper()
@@ -30,12 +43,7 @@ func next(t *testing.T, p *puller, d time.Duration) *nats.Msg {
 // subscription goes to the end of the idle line.
 func TestPullerBringsOneRequestsJobsOnItsSubscription(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
-		cfg := testConfig(t, url)
-		nc := connect(t, url)
-		js := jetStream(t, nc)
-		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		cfg, nc, js := provisioned(t, url)
 		for i := range 5 {
 			publish(t, js, cfg, cpfJob(fmt.Sprintf("pull-%d", i)))
 		}
@@ -85,12 +93,7 @@ func TestPullerBringsOneRequestsJobsOnItsSubscription(t *testing.T) {
 // was owed.
 func TestPullerRequestOnAnIdleQueueEnds(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
-		cfg := testConfig(t, url)
-		nc := connect(t, url)
-		js := jetStream(t, nc)
-		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		cfg, nc, _ := provisioned(t, url)
 		p, err := newPuller(nc, cfg.JobsStream, cfg.Consumer, 100*time.Millisecond, 2)
 		if err != nil {
 			t.Fatal(err)
@@ -186,12 +189,7 @@ func TestPullReplyStatuses(t *testing.T) {
 // without reaching the broker, as jetstream.Msg does.
 func TestJobMsgSettlesOnce(t *testing.T) {
 	url := testenv.EmbeddedNATS(t).ClientURL()
-	cfg := testConfig(t, url)
-	nc := connect(t, url)
-	js := jetStream(t, nc)
-	if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-		t.Fatal(err)
-	}
+	cfg, nc, js := provisioned(t, url)
 	publish(t, js, cfg, cpfJob("settle-once"))
 	p, err := newPuller(nc, cfg.JobsStream, cfg.Consumer, time.Second, 1)
 	if err != nil {
