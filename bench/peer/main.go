@@ -3,7 +3,7 @@
 // and prints runs per second for each and their ratios. It is a documented
 // command, not part of CI: it needs Node and isolated-vm built on the machine.
 //
-//	(cd bench/peer && npm install)   # builds isolated-vm from source
+//	(cd bench/peer && npm install)   # builds isolated-vm from source (see README.md when npm skips the build)
 //	go run ./bench/peer -rounds 5
 //
 // Each round measures every script in three set-ups one after the other,
@@ -167,8 +167,13 @@ type peer struct {
 
 func startPeer(o options) (*peer, error) {
 	script := filepath.Join(o.dir, "ivm.js")
-	if _, err := os.Stat(filepath.Join(o.dir, "node_modules", "isolated-vm")); err != nil {
+	ivm := filepath.Join(o.dir, "node_modules", "isolated-vm")
+	if _, err := os.Stat(ivm); err != nil {
 		return nil, fmt.Errorf("isolated-vm is not installed in %s: run (cd %s && npm install) first", o.dir, o.dir)
+	}
+	if _, err := os.Stat(filepath.Join(ivm, "out", "isolated_vm.node")); err != nil {
+		return nil, fmt.Errorf("isolated-vm is installed in %s but not built (npm 11 skips install scripts it was not told to allow): "+
+			"run (cd %s && node \"$(npm root -g)/npm/node_modules/node-gyp/bin/node-gyp.js\" rebuild --release --nodedir=/usr)", ivm, ivm)
 	}
 	cmd := exec.CommandContext(context.Background(), o.node, script)
 	cmd.Stderr = os.Stderr
