@@ -69,11 +69,13 @@ type Executor struct {
 	consumer    atomic.Pointer[jetstream.Consumer]
 	jobs        atomic.Pointer[jetstream.Stream]
 	provisionMu sync.Mutex
-	provisioned time.Time
-	inFlight    atomic.Int64
-	maxInFlight atomic.Int64
-	running     atomic.Bool
-	stopping    atomic.Bool
+	// reprovisioning: a reprovision after pull failures is under way.
+	reprovisioning atomic.Bool
+	provisioned    time.Time
+	inFlight       atomic.Int64
+	maxInFlight    atomic.Int64
+	running        atomic.Bool
+	stopping       atomic.Bool
 	// settling counts acks and terms still being confirmed.
 	settling sync.WaitGroup
 	// sweptTo is the highest leftover sequence already reported (watch's
@@ -239,35 +241,42 @@ func (e *Executor) slot(jobCtx context.Context, jobs <-chan jetstream.Msg, done 
 
 // dispatch asks for jobs for the idle slots and hands them out (see
 // puller). It stops asking when stop ends, hands out what the open
-// requests still bring until they end, and closes jobs.
+// requests still bring until they end, hands back what comes after, and
+// closes jobs.
 func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstream.Msg, done <-chan struct{}) {
+	d := dispatcher{e: e, stop: stop, p: p, free: e.cfg.Parallel}
 	defer close(jobs)
-	free := e.cfg.Parallel // slots not handling a job
-	var queue []jetstream.Msg
-	failures := 0
-	var retryAt time.Time
+	defer d.handBackLate()
 	stopped := stop.Done()
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
+		// Replies already here count before any request is given up on.
+		for drained := false; !drained; {
+			select {
+			case m := <-p.in:
+				d.reply(m)
+			default:
+				drained = true
+			}
+		}
 		now := time.Now()
 		wake := p.expire(now)
 		stopping := stop.Err() != nil
-		if stopping && len(p.open) == 0 && len(queue) == 0 {
+		if stopping && len(p.open) == 0 && len(d.queue) == 0 {
 			return
 		}
-		if want := free - len(queue) - p.owed; want > 0 && !stopping && !now.Before(retryAt) {
+		if want := d.free - len(d.queue) - p.owed; want > 0 && !stopping && !now.Before(d.retryAt) {
 			if !e.nc.IsConnected() {
-				retryAt = now.Add(50 * time.Millisecond) // a reconnection is under way
+				d.retryAt = now.Add(50 * time.Millisecond) // a reconnection is under way
 			} else if deadline, err := p.request(now, want); err != nil {
-				failures++
-				retryAt = now.Add(e.pullFailed(stop, err, failures))
+				d.failed(err)
 			} else {
 				wake = earliest(wake, deadline)
 			}
 		}
-		if retryAt.After(now) {
-			wake = earliest(wake, retryAt)
+		if d.retryAt.After(now) {
+			wake = earliest(wake, d.retryAt)
 		}
 		if wake.IsZero() {
 			wake = now.Add(time.Hour)
@@ -275,36 +284,100 @@ func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstre
 		timer.Reset(wake.Sub(now))
 		var out chan<- jetstream.Msg
 		var head jetstream.Msg
-		if len(queue) > 0 {
-			out, head = jobs, queue[0]
+		if len(d.queue) > 0 {
+			out, head = jobs, d.queue[0]
 		}
 		select {
 		case <-stopped:
 			stopped = nil
 		case <-done:
-			free++
+			d.free++
 		case out <- head:
-			queue[0] = nil
-			queue = queue[1:]
-			free--
+			d.queue[0] = nil
+			d.queue = d.queue[1:]
+			d.free--
 		case m := <-p.in:
-			switch status, err := pullReply(m); {
-			case status == "":
-				p.delivered(m.Sub) // a job owed to no request still gets a slot
-				queue = append(queue, &jobMsg{msg: m, nc: e.nc})
-				failures = 0
-			case status == "100": // a heartbeat
-			case err != nil:
-				p.end(m.Sub)
-				failures++
-				retryAt = time.Now().Add(e.pullFailed(stop, err, failures))
-			default: // an idle queue, an expired request, a leader change
-				p.end(m.Sub)
-				failures = 0
-			}
+			d.reply(m)
 		case <-timer.C:
 		}
 	}
+}
+
+// dispatcher is the state of dispatch.
+type dispatcher struct {
+	e    *Executor
+	stop context.Context
+	p    *puller
+	// free counts the slots not handling a job; queue holds the jobs
+	// received for them and not yet handed out.
+	free  int
+	queue []jetstream.Msg
+	// failures counts the pull failures in a row; no request is sent
+	// before retryAt.
+	failures int
+	retryAt  time.Time
+}
+
+// reply takes one reply to a pull request: a job, or the broker's status.
+func (d *dispatcher) reply(m *nats.Msg) {
+	kind, err := pullReply(m)
+	switch kind {
+	case replyJob:
+		d.failures = 0
+		msg := &jobMsg{msg: m, nc: d.e.nc}
+		if !d.p.delivered(m.Sub) && d.free-len(d.queue) <= 0 {
+			// A late job of a request given up on, and no slot for it:
+			// hand it back rather than hold it.
+			d.e.handBack(d.stop, msg)
+			return
+		}
+		d.queue = append(d.queue, msg)
+	case replyFail:
+		d.p.end(m.Sub)
+		d.failed(err)
+	case replyEnd:
+		d.p.end(m.Sub)
+		d.failures = 0
+	}
+}
+
+// failed counts a pull failure (once per wait: several open requests fail
+// together) and sets when to ask again.
+func (d *dispatcher) failed(err error) {
+	now := time.Now()
+	if now.Before(d.retryAt) {
+		return
+	}
+	d.failures++
+	d.retryAt = now.Add(d.e.pullFailed(d.stop, err, d.failures))
+}
+
+// handBackLate hands back what comes for no request once the dispatcher is
+// done: nothing should, but nothing is held either.
+func (d *dispatcher) handBackLate() {
+	for {
+		select {
+		case m := <-d.p.in:
+			if kind, _ := pullReply(m); kind == replyJob {
+				d.e.handBack(d.stop, &jobMsg{msg: m, nc: d.e.nc})
+			}
+		default:
+			return
+		}
+	}
+}
+
+// handBack returns a job this replica has no slot for to the consumer at
+// once, noted as an interrupted delivery so it does not count as an
+// attempt (see deliveryBudget).
+func (e *Executor) handBack(ctx context.Context, msg jetstream.Msg) {
+	d := newDelivery(msg, e.log)
+	e.settling.Go(func() {
+		e.handler.budget.noteInterruption(ctx, d)
+		if err := msg.Nak(); err != nil {
+			d.log.Debug("handing back a job no slot was free for", "stream_seq", d.streamSeq, "error", err)
+		}
+	})
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -322,10 +395,14 @@ func (e *Executor) pullFailed(stop context.Context, err error, failures int) tim
 	if failures == 1 || failures%20 == 0 {
 		e.log.Warn("pulling a job failed; retrying", "error", err, "consecutive_failures", failures)
 	}
-	if failures >= 3 && e.nc.IsConnected() {
-		if perr := e.reprovision(stop); perr != nil && stop.Err() == nil {
-			e.log.Warn("provisioning again after pull failures", "error", perr)
-		}
+	if failures >= 3 && e.nc.IsConnected() && e.reprovisioning.CompareAndSwap(false, true) {
+		// In the background: the dispatcher keeps handing out jobs.
+		e.settling.Go(func() {
+			defer e.reprovisioning.Store(false)
+			if perr := e.reprovision(stop); perr != nil && stop.Err() == nil {
+				e.log.Warn("provisioning again after pull failures", "error", perr)
+			}
+		})
 	}
 	return min(time.Duration(failures)*100*time.Millisecond, 2*time.Second)
 }

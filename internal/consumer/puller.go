@@ -102,7 +102,7 @@ func (p *puller) request(now time.Time, n int) (time.Time, error) {
 	p.idle = p.idle[1:]
 	// The broker expires the request wait after it reads it: a while
 	// later its answer was lost (a reconnection, a leader that died).
-	deadline := now.Add(p.wait + max(p.wait/2, 100*time.Millisecond))
+	deadline := now.Add(p.wait + max(p.wait/2, time.Second))
 	p.open[sub] = &pullRequest{remaining: n, deadline: deadline}
 	p.owed += n
 	return deadline, nil
@@ -157,33 +157,48 @@ func (p *puller) close() {
 	}
 }
 
-// pullReply reads a reply: a job (status ""), or the broker's status with
-// the error it means for the pull (nil for an idle queue, an expired request
-// or a heartbeat).
-func pullReply(m *nats.Msg) (status string, err error) {
+// replyKind is what a reply to a pull request is.
+type replyKind int
+
+const (
+	replyJob    replyKind = iota // a job
+	replyIgnore                  // a heartbeat, or news of a request already ended
+	replyEnd                     // the request ended: an idle queue, an expired request, a leader change
+	replyFail                    // the request failed: the error says why
+)
+
+// pullReply reads a reply to a pull request: a job or one of the broker's
+// statuses, with the error a failure means for the pull.
+func pullReply(m *nats.Msg) (replyKind, error) {
 	if len(m.Data) > 0 || len(m.Header) == 0 {
-		return "", nil
+		return replyJob, nil
 	}
-	status = m.Header.Get("Status")
+	status := m.Header.Get("Status")
 	desc := strings.ToLower(m.Header.Get("Description"))
 	switch status {
 	case "":
-		return "", nil
-	case "100", "404", "408":
-		return status, nil
+		return replyJob, nil
+	case "100":
+		return replyIgnore, nil
+	case "404", "408":
+		return replyEnd, nil
 	case "503":
-		return status, nats.ErrNoResponders
+		return replyFail, nats.ErrNoResponders
 	case "400":
-		return status, jetstream.ErrBadRequest
+		return replyFail, jetstream.ErrBadRequest
 	case "409":
 		switch {
 		case strings.Contains(desc, "consumer deleted"):
-			return status, jetstream.ErrConsumerDeleted
-		case strings.Contains(desc, "leadership change"), strings.Contains(desc, "batch completed"):
-			return status, nil
+			return replyFail, jetstream.ErrConsumerDeleted
+		case strings.Contains(desc, "leadership change"), strings.Contains(desc, "server shutdown"):
+			return replyEnd, nil
+		case strings.Contains(desc, "batch completed"):
+			// Sent after the batch's last job, which already ended the
+			// request (only with max_bytes, which the puller never sets).
+			return replyIgnore, nil
 		}
 	}
-	return status, fmt.Errorf("the broker ended a pull request: %s %s", status, m.Header.Get("Description"))
+	return replyFail, fmt.Errorf("the broker ended a pull request: %s %s", status, m.Header.Get("Description"))
 }
 
 // jobMsg is a job delivered on the puller's subscription, with the
@@ -232,6 +247,9 @@ func (m *jobMsg) DoubleAck(ctx context.Context) error {
 func (m *jobMsg) Nak() error { return m.publish("-NAK", true) }
 
 func (m *jobMsg) NakWithDelay(delay time.Duration) error {
+	if delay <= 0 {
+		return m.Nak()
+	}
 	return m.publish(fmt.Sprintf(`-NAK {"delay": %d}`, delay.Nanoseconds()), true)
 }
 
