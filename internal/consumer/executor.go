@@ -71,11 +71,13 @@ type Executor struct {
 	provisionMu sync.Mutex
 	// reprovisioning: a reprovision after pull failures is under way.
 	reprovisioning atomic.Bool
-	provisioned    time.Time
-	inFlight       atomic.Int64
-	maxInFlight    atomic.Int64
-	running        atomic.Bool
-	stopping       atomic.Bool
+	// puller is Run's, once it runs (tests reach its subscriptions).
+	puller      atomic.Pointer[puller]
+	provisioned time.Time
+	inFlight    atomic.Int64
+	maxInFlight atomic.Int64
+	running     atomic.Bool
+	stopping    atomic.Bool
 	// settling counts acks and terms still being confirmed.
 	settling sync.WaitGroup
 	// sweptTo is the highest leftover sequence already reported (watch's
@@ -206,6 +208,7 @@ func (e *Executor) Run(ctx context.Context) error {
 		return fmt.Errorf("running executor: %w", err)
 	}
 	defer p.close()
+	e.puller.Store(p)
 	e.log.Info("executor pulling jobs", "stream", e.cfg.JobsStream, "consumer", e.cfg.Consumer, "parallel", e.cfg.Parallel)
 	jobs := make(chan jetstream.Msg)
 	// done takes one signal per finished job; it never blocks a slot, even

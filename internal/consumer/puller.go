@@ -30,8 +30,11 @@ import (
 // expired (408) or ended (404, 409), or, should that answer be lost (a
 // reconnection), a while after it should have expired. A subscription goes
 // back to the end of the idle line when its request ends, so a late answer
-// to an ended request never lands on the next one. A job that comes for no
-// open request is still handed to the next free slot, never dropped.
+// to an ended request seldom lands on the next one. A job that comes for no
+// open request goes to a free slot when there is one; otherwise the
+// dispatcher hands it back at once, noted as an interrupted delivery so it
+// does not count as an attempt. No job is held beyond the free slots, and
+// none is dropped.
 //
 // The puller is used by the dispatcher goroutine only.
 type puller struct {

@@ -1,15 +1,19 @@
 package consumer
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/testenv"
 )
 
@@ -220,5 +224,53 @@ func TestJobMsgSettlesOnce(t *testing.T) {
 	}
 	if info := consumerInfo(t, js, cfg); info.AckFloor.Stream != 1 || info.NumAckPending != 0 {
 		t.Fatalf("after the ack: ack floor %d, pending acks %d; want 1, 0", info.AckFloor.Stream, info.NumAckPending)
+	}
+}
+
+// TestLateJobWithNoFreeSlotIsHandedBack: a job that comes for no open
+// request (the answer to a pull request given up on) while every slot is
+// busy is not held: it is handed back at once, runs when a slot is free,
+// and the hand-back does not count as an attempt.
+func TestLateJobWithNoFreeSlotIsHandedBack(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	cfg, nc, js := provisioned(t, url)
+	cfg.Parallel = 1
+	r := newRunner(4) // the runner allows more than Parallel: the executor must hold back
+	release := make(chan struct{})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free)
+	r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
+		if call == 1 {
+			<-release // the first job holds the only slot
+		}
+		return sandbox.Result{}, false
+	}
+	e := startExecutor(t, connect(t, url), cfg, r)
+	publish(t, js, cfg, cpfJob("holds-the-slot"))
+	waitFor(t, 10*time.Second, "the first job to run", func() bool { return r.calls.Load() == 1 })
+	publish(t, js, cfg, cpfJob("comes-late"))
+
+	// A pull request the dispatcher did not send, answered on one of its
+	// subscriptions: the job that comes is owed to no request.
+	p := e.puller.Load()
+	req := fmt.Appendf(nil, `{"batch":1,"expires":%d}`, time.Second.Nanoseconds())
+	if err := nc.PublishRequest(p.subject, p.subs[len(p.subs)-1].Subject, req); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "the late job's hand-back to be noted", func() bool {
+		_, err := e.handler.budget.kv.Get(context.Background(), key(2)) // the late job is stream sequence 2
+		return err == nil
+	})
+	if m := r.maxSeen.Load(); m > 1 {
+		t.Fatalf("the runner saw %d jobs at once, over Parallel=1", m)
+	}
+	free()
+	got := results(t, js, cfg, 2, 20*time.Second)
+	if res := got["comes-late"]; res.Status != flowjob.StatusSucceeded || res.Attempt != 1 {
+		t.Fatalf("the late job's result: status %s, attempt %d; want succeeded at attempt 1 (a hand-back is not an attempt)", res.Status, res.Attempt)
+	}
+	if n := r.calls.Load(); n != 2 {
+		t.Fatalf("the runner ran %d jobs, want 2 (each once)", n)
 	}
 }
