@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// The puller asks the shared consumer for jobs for exactly as many jobs as
-// this replica has idle slots (DESIGN.md §5: a replica pulls only when a
+// The puller asks the shared consumer for exactly as many jobs as this
+// replica has idle slots (DESIGN.md §5: a replica pulls only when a
 // worker is free, so it never holds a job no worker is free for, and the
 // lag scaler sees every job still waiting in the stream).
 //
