@@ -44,6 +44,9 @@ type jsonParse struct {
 	// items is a stack of array elements shared by the nested arrays; an
 	// array's elements are items[start:] while it is parsed.
 	items []any
+	// members is the same for objects: an object's members are
+	// members[start:] while it is parsed, so that it is made at its size.
+	members []jsonMember
 	units []uint16 // scratch for strings that need decoding
 	// defineOdd defines a member whose name holds a lone surrogate, which
 	// goja's Go API cannot name (see vm.defineMember).
@@ -51,6 +54,14 @@ type jsonParse struct {
 }
 
 // jsonError is a parse failure, thrown as a SyntaxError.
+// jsonMember is one member of an object being parsed; odd is its name
+// when the name holds a lone surrogate (see defineOdd).
+type jsonMember struct {
+	name string
+	odd  goja.String
+	val  goja.Value
+}
+
 type jsonError struct{ msg string }
 
 // run parses the whole text.
@@ -173,13 +184,13 @@ func (p *jsonParse) array() goja.Value {
 func (p *jsonParse) object() goja.Value {
 	p.enter()
 	p.pos++ // {
-	obj := p.rt.NewObject()
 	p.space()
 	if p.pos < len(p.src) && p.src[p.pos] == '}' {
 		p.pos++
 		p.deep--
-		return obj
+		return p.rt.NewObject()
 	}
+	start := len(p.members)
 	first := true
 	for {
 		if p.pos >= len(p.src) || p.src[p.pos] != '"' {
@@ -200,13 +211,7 @@ func (p *jsonParse) object() goja.Value {
 		p.space()
 		val := p.value()
 		first = false
-		if odd == nil {
-			// Never fails: obj is an ordinary, extensible object and every
-			// member it has so far is a configurable data property.
-			_ = obj.DefineDataProperty(name, val, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
-		} else {
-			p.defineOdd(obj, odd, val)
-		}
+		p.members = append(p.members, jsonMember{name: name, odd: odd, val: val})
 		p.space()
 		if p.pos >= len(p.src) || p.src[p.pos] != ',' && p.src[p.pos] != '}' {
 			p.failAt("Expected ',' or '}' after property value", p.pos)
@@ -217,6 +222,19 @@ func (p *jsonParse) object() goja.Value {
 		}
 		p.space()
 	}
+	members := p.members[start:]
+	obj := p.rt.NewObjectSized(len(members))
+	for _, m := range members {
+		if m.odd == nil {
+			// Never fails: obj is an ordinary, extensible object and every
+			// member it has so far is a configurable data property.
+			obj.PutDataProperty(m.name, m.val)
+		} else {
+			p.defineOdd(obj, m.odd, m.val)
+		}
+	}
+	clear(members)
+	p.members = p.members[:start]
 	p.deep--
 	return obj
 }

@@ -1161,14 +1161,37 @@ func (r *Runtime) getString() *Object {
 	if ret == nil {
 		ret = &Object{runtime: r}
 		r.global.String = ret
-		proto := r.getStringPrototype()
-		o := r.newNativeFuncAndConstruct(ret, r.builtin_String, r.wrapNativeConstruct(r.builtin_newString, ret, proto), proto, "String", intToValue(1))
-		ret.self = o
-		o._putProp("fromCharCode", r.newNativeFunc(r.string_fromcharcode, "fromCharCode", 1), true, false, true)
-		o._putProp("fromCodePoint", r.newNativeFunc(r.string_fromcodepoint, "fromCodePoint", 1), true, false, true)
-		o._putProp("raw", r.newNativeFunc(r.string_raw, "raw", 1), true, false, true)
+		r.newTemplatedFuncObject(getStringTemplate(), ret, r.builtin_String,
+			r.wrapNativeConstruct(r.builtin_newString, ret, r.getStringPrototype()))
 	}
 	return ret
+}
+
+// createStringTemplate describes the String constructor, whose properties
+// are made when first used (FlowScript patch: String(x) used to make
+// fromCharCode, fromCodePoint and raw with the constructor).
+func createStringTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object {
+		return r.getFunctionPrototype()
+	}
+	t.putStr("length", func(r *Runtime) Value { return valueProp(intToValue(1), false, false, true) })
+	t.putStr("name", func(r *Runtime) Value { return valueProp(asciiString("String"), false, false, true) })
+	t.putStr("prototype", func(r *Runtime) Value { return valueProp(r.getStringPrototype(), false, false, false) })
+	t.putStr("fromCharCode", func(r *Runtime) Value { return r.methodProp(r.string_fromcharcode, "fromCharCode", 1) })
+	t.putStr("fromCodePoint", func(r *Runtime) Value { return r.methodProp(r.string_fromcodepoint, "fromCodePoint", 1) })
+	t.putStr("raw", func(r *Runtime) Value { return r.methodProp(r.string_raw, "raw", 1) })
+	return t
+}
+
+var stringTemplate *objectTemplate
+var stringTemplateOnce sync.Once
+
+func getStringTemplate() *objectTemplate {
+	stringTemplateOnce.Do(func() {
+		stringTemplate = createStringTemplate()
+	})
+	return stringTemplate
 }
 
 var stringProtoTemplate *objectTemplate

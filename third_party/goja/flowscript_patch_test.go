@@ -51,3 +51,45 @@ func TestRegExpSymbolsReadOneByOne(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 }
+
+// TestPutDataProperty: on an ordinary object PutDataProperty appends a new
+// member and keeps a duplicate's first place; on an object with an
+// accessor of that name, or a frozen one, it goes through
+// DefineDataProperty (the accessor is replaced, the frozen object refuses).
+func TestPutDataProperty(t *testing.T) {
+	r := New()
+	o := r.NewObjectSized(2)
+	for _, kv := range []struct {
+		k string
+		v int
+	}{{"a", 1}, {"__proto__", 2}, {"a", 3}, {"é", 4}} {
+		if !o.PutDataProperty(kv.k, r.ToValue(kv.v)) {
+			t.Fatalf("PutDataProperty(%q) failed", kv.k)
+		}
+	}
+	_ = r.Set("o", o)
+	v, err := r.RunString(`JSON.stringify(Object.entries(o)) + (Object.getPrototypeOf(o) === Object.prototype) +
+		JSON.stringify(Object.getOwnPropertyDescriptor(o, "a"))`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `[["a",3],["__proto__",2],["é",4]]true{"value":3,"writable":true,"enumerable":true,"configurable":true}`
+	if got := v.String(); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+
+	acc, err := r.RunString(`({get x() { return 1 }})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !acc.ToObject(r).PutDataProperty("x", r.ToValue(2)) || acc.ToObject(r).Get("x").ToInteger() != 2 {
+		t.Error("an accessor was not replaced by the data property")
+	}
+	frozen, err := r.RunString(`Object.freeze({x: 1})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if frozen.ToObject(r).PutDataProperty("y", r.ToValue(2)) {
+		t.Error("a frozen object took a new property")
+	}
+}

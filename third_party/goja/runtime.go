@@ -555,9 +555,22 @@ func (r *Runtime) NewGoError(err error) *Object {
 	return e
 }
 
+// funcAlloc and arrowFuncAlloc hold a script function's Object and its
+// function object in one allocation (FlowScript patch).
+type funcAlloc struct {
+	v Object
+	f funcObject
+}
+
+type arrowFuncAlloc struct {
+	v Object
+	f arrowFuncObject
+}
+
 func (r *Runtime) newFunc(name unistring.String, length int, strict bool) (f *funcObject) {
-	f = &funcObject{}
-	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+	a := &funcAlloc{v: Object{runtime: r}}
+	f = &a.f
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, &a.v, strict)
 	f.val.self = f
 	f.init(name, intToValue(int64(length)))
 	return
@@ -600,8 +613,10 @@ func (r *Runtime) newClassFunc(name unistring.String, length int, proto *Object,
 }
 
 func (r *Runtime) initBaseJsFunction(f *baseJsFuncObject, strict bool) {
-	v := &Object{runtime: r}
+	r.initBaseJsFunctionObj(f, &Object{runtime: r}, strict)
+}
 
+func (r *Runtime) initBaseJsFunctionObj(f *baseJsFuncObject, v *Object, strict bool) {
 	f.class = classFunction
 	f.val = v
 	f.extensible = true
@@ -641,8 +656,10 @@ func (r *Runtime) initArrowFunc(f *arrowFuncObject, strict bool) {
 }
 
 func (r *Runtime) newArrowFunc(name unistring.String, length int, strict bool) (f *arrowFuncObject) {
-	f = &arrowFuncObject{}
-	r.initArrowFunc(f, strict)
+	a := &arrowFuncAlloc{v: Object{runtime: r}}
+	f = &a.f
+	r.initBaseJsFunctionObj(&f.baseJsFuncObject, &a.v, strict)
+	f.newTarget = r.vm.newTarget
 	f.val.self = f
 	f.init(name, intToValue(int64(length)))
 	return
@@ -739,20 +756,29 @@ func (r *Runtime) newNativeFuncAndConstruct(v *Object, call func(call FunctionCa
 	return f
 }
 
-func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
-	v := &Object{runtime: r}
+// nativeFuncAlloc holds a native function's Object and its nativeFuncObject
+// in one allocation (FlowScript patch).
+type nativeFuncAlloc struct {
+	v Object
+	f nativeFuncObject
+}
 
-	f := &nativeFuncObject{
-		baseFuncObject: baseFuncObject{
-			baseObject: baseObject{
-				class:      classFunction,
-				val:        v,
-				extensible: true,
-				prototype:  r.getFunctionPrototype(),
+func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
+	a := &nativeFuncAlloc{
+		v: Object{runtime: r},
+		f: nativeFuncObject{
+			baseFuncObject: baseFuncObject{
+				baseObject: baseObject{
+					class:      classFunction,
+					extensible: true,
+					prototype:  r.getFunctionPrototype(),
+				},
 			},
+			f: call,
 		},
-		f: call,
 	}
+	v, f := &a.v, &a.f
+	f.val = v
 	v.self = f
 	f.init(name, intToValue(int64(length)))
 	return v

@@ -20,7 +20,7 @@
   const r = {};
   const fresh = [];
   // Reads before any listing (the lazy paths), then identity checks.
-  fresh.push(typeof RegExp.prototype[Symbol.replace], typeof new Set().add, typeof new Map().set);
+  fresh.push(String(1) + String.raw`x`, typeof RegExp.prototype[Symbol.replace], typeof new Set().add, typeof new Map().set);
   r.identity = {
     rxExec: RegExp.prototype.exec === RegExp.prototype.exec,
     rxCtor: RegExp.prototype.constructor === RegExp,
@@ -33,6 +33,20 @@
   const before = RegExp.prototype[Symbol.split];
   r.regexp = describe(RegExp.prototype);
   r.identity.rxSplitKept = before === RegExp.prototype[Symbol.split];
+  r.string = describe(String);
+  class Str extends String { twice() { return this + this; } }
+  r.stringBehaviour = [String(12), typeof new String("a"), new String("a") instanceof String, String.fromCharCode(65, 66),
+    String.fromCodePoint(0x1F600).length, String.raw`a\n${1}`, String.prototype.constructor === String,
+    Object.getPrototypeOf(String) === Function.prototype, String.name, String.length, String.toString(),
+    new Str("ab").twice(), Object.prototype.toString.call(String), typeof String.prototype.trim];
+  function named(a, b) {}
+  const arrow = (x) => x;
+  r.functions = [describe(named), describe(arrow), describe(Math.max), describe(class K { m() {} })];
+  Object.defineProperty(named, "name", { value: "renamed" });
+  delete arrow.name;
+  arrow.name = "ignored";
+  Object.defineProperty(Math.max, "length", { value: 7 });
+  r.functionsChanged = [describe(named), describe(arrow), Math.max.length, named.name, [].map.name, (() => {}).name];
   r.set = describe(Set.prototype);
   r.map = describe(Map.prototype);
   r.behaviour = {

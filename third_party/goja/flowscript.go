@@ -1,0 +1,46 @@
+package goja
+
+import "github.com/dop251/goja/unistring"
+
+// The Go API FlowScript's sandbox adds for building values fast (its
+// JSON.parse): see FLOWSCRIPT.md.
+
+// NewObjectSized is NewObject with room made for n properties.
+func (r *Runtime) NewObjectSized(n int) *Object {
+	v := &Object{runtime: r}
+	o := &baseObject{
+		class:      classObject,
+		val:        v,
+		extensible: true,
+		prototype:  r.global.ObjectPrototype,
+		values:     make(map[unistring.String]Value, n),
+		propNames:  make([]unistring.String, 0, n),
+	}
+	v.self = o
+	return v
+}
+
+// PutDataProperty gives o the own property name with value, writable,
+// enumerable and configurable, as DefineDataProperty(name, value,
+// FLAG_TRUE, FLAG_TRUE, FLAG_TRUE) does, and as JSON.parse's
+// CreateDataProperty does: a property o already has keeps its place and
+// takes the value. On an ordinary extensible object whose property of that
+// name, if any, is such a data property (one NewObject or NewObjectSized
+// made and only this method filled) it skips the descriptor and the
+// exception handling of DefineDataProperty; on any other it is
+// DefineDataProperty. It reports whether the property was defined.
+func (o *Object) PutDataProperty(name string, value Value) bool {
+	if b, ok := o.self.(*baseObject); ok && b.extensible {
+		n := unistring.NewFromString(name)
+		if existing, exists := b.values[n]; !exists || !isProperty(existing) {
+			b._put(n, value)
+			return true
+		}
+	}
+	return o.DefineDataProperty(name, value, FLAG_TRUE, FLAG_TRUE, FLAG_TRUE) == nil
+}
+
+func isProperty(v Value) bool {
+	_, ok := v.(*valueProperty)
+	return ok
+}
