@@ -36,6 +36,9 @@ func setArrayLength(a *arrayObject, l int64) *arrayObject {
 }
 
 func arraySpeciesCreate(obj *Object, size int64) *Object {
+	if obj.runtime.hasDefaultArraySpecies(obj) {
+		return obj.runtime.newArrayLength(size)
+	}
 	if isArray(obj) {
 		v := obj.self.getStr("constructor", nil)
 		if constructObj, ok := v.(*Object); ok {
@@ -56,6 +59,32 @@ func arraySpeciesCreate(obj *Object, size int64) *Object {
 		}
 	}
 	return obj.runtime.newArrayLength(size)
+}
+
+// hasDefaultArraySpecies reports, without making them, that obj's species
+// constructor is the untouched Array (FlowScript patch): obj is an ordinary
+// array with Array.prototype as its prototype and no "constructor" of its
+// own, Array.prototype's "constructor" was never read (so never changed),
+// and the Array constructor was never made (so its @@species was never
+// changed). arraySpeciesCreate would then find Array and make
+// new Array(size), which is what newArrayLength makes.
+func (r *Runtime) hasDefaultArraySpecies(obj *Object) bool {
+	if r.global.Array != nil {
+		return false
+	}
+	a, ok := obj.self.(*arrayObject)
+	if !ok || a.prototype == nil || a.prototype != r.global.ArrayPrototype {
+		return false
+	}
+	if _, own := a.baseObject.values["constructor"]; own {
+		return false
+	}
+	proto, ok := a.prototype.self.(*templatedArrayObject)
+	if !ok {
+		return false
+	}
+	_, made := proto.values["constructor"]
+	return !made
 }
 
 func relToIdx(rel, l int64) int64 {

@@ -749,6 +749,26 @@ func (r *Runtime) regexpproto_stdMatcherGeneric(rxObj *Object, s String) Value {
 	return r.regExpExec(execFn, rxObj, s)
 }
 
+// hasDefaultRegExpSpecies reports, without making them, that the species
+// constructor of rx, a standard RegExp, is the untouched RegExp (FlowScript
+// patch): rx has no "constructor" of its own, RegExp.prototype's was never
+// read (so never changed), and the RegExp constructor was never made (so
+// its @@species was never changed).
+func (r *Runtime) hasDefaultRegExpSpecies(rx *regexpObject) bool {
+	if r.global.RegExp != nil {
+		return false
+	}
+	if _, own := rx.values["constructor"]; own {
+		return false
+	}
+	proto, ok := rx.prototype.self.(*guardedTemplatedObject)
+	if !ok {
+		return false
+	}
+	_, made := proto.values["constructor"]
+	return !made
+}
+
 func (r *Runtime) checkStdRegexp(rxObj *Object) *regexpObject {
 	if deoptimiseRegexp {
 		return nil
@@ -1010,19 +1030,20 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	limitValue := call.Argument(1)
 	var splitter *Object
 	search := r.checkStdRegexp(rxObj)
-	c := r.speciesConstructorObj(rxObj, r.getRegExp())
-	if search == nil || c != r.global.RegExp {
-		flags := nilSafe(rxObj.self.getStr("flags", nil)).toString()
-		flagsStr := flags.String()
+	if search == nil || !r.hasDefaultRegExpSpecies(search) {
+		if c := r.speciesConstructorObj(rxObj, r.getRegExp()); search == nil || c != r.global.RegExp {
+			flags := nilSafe(rxObj.self.getStr("flags", nil)).toString()
+			flagsStr := flags.String()
 
-		// Add 'y' flag if missing
-		if !strings.Contains(flagsStr, "y") {
-			flags = flags.Concat(asciiString("y"))
-		}
-		splitter = r.toConstructor(c)([]Value{rxObj, flags}, nil)
-		search = r.checkStdRegexp(splitter)
-		if search == nil {
-			return r.regexpproto_stdSplitterGeneric(splitter, s, limitValue, strings.Contains(flagsStr, "u"))
+			// Add 'y' flag if missing
+			if !strings.Contains(flagsStr, "y") {
+				flags = flags.Concat(asciiString("y"))
+			}
+			splitter = r.toConstructor(c)([]Value{rxObj, flags}, nil)
+			search = r.checkStdRegexp(splitter)
+			if search == nil {
+				return r.regexpproto_stdSplitterGeneric(splitter, s, limitValue, strings.Contains(flagsStr, "u"))
+			}
 		}
 	}
 

@@ -93,3 +93,38 @@ func TestPutDataProperty(t *testing.T) {
 		t.Error("a frozen object took a new property")
 	}
 }
+
+// TestSpeciesFastPaths: split and map skip making RegExp and Array to find
+// their species only when nothing could have changed it; each way to
+// change it, in a fresh runtime, still reaches the changed species. The
+// expected outputs are upstream goja's.
+func TestSpeciesFastPaths(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{"the defaults, in a runtime that never made RegExp or Array", `["a,b".split(/,/).join("|"), JSON.stringify([1, 2].map((x) => x + 1)), typeof RegExp, typeof Array].join(" ")`, "a|b [2,3] function function"},
+		{"a constructor of the regular expression's and the array's own, defined (an assignment reads the prototype's first)", `const log = [];
+const rx = /,/;
+Object.defineProperty(rx, "constructor", { value: { [Symbol.species]: function (src, flags) { log.push(flags); return new RegExp(";", flags); } } });
+const a = [1, 2];
+Object.defineProperty(a, "constructor", { value: { [Symbol.species]: function (n) { log.push("array " + n); } } });
+const mapped = a.map((x) => x);
+["a,b;c".split(rx).join("|"), log.join(","), mapped[0], Array.isArray(mapped)].join(" ")`, "a,b|c array 2,y 1 false"},
+		{"a changed RegExp.prototype.constructor and Array.prototype.constructor", `const log = [];
+RegExp.prototype.constructor = { [Symbol.species]: function (src, flags) { log.push(flags); return new RegExp(";", flags); } };
+Array.prototype.constructor = { [Symbol.species]: function (n) { log.push("array " + n); } };
+const mapped = [1, 2].map((x) => x);
+["a,b;c".split(/,/).join("|"), log.join(","), mapped[1], Array.isArray(mapped)].join(" ")`, "a,b|c array 2,y 2 false"},
+		{"a changed RegExp[Symbol.species] and Array[Symbol.species]", `const log = [];
+Object.defineProperty(RegExp, Symbol.species, { get() { log.push("rx"); return function (src, flags) { return new RegExp(";", flags); }; } });
+Object.defineProperty(Array, Symbol.species, { get() { log.push("arr"); return function (n) { this.n = n; }; } });
+["a,b;c".split(/,/).join("|"), [1, 2].map((x) => x).n, log.join(",")].join(" ")`, "a,b|c 2 rx,arr"},
+	}
+	for _, c := range cases {
+		v, err := New().RunString(c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := v.String(); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -77,5 +77,24 @@
   const add = Set.prototype.add;
   Set.prototype.add = function (v) { return add.call(this, v + 10); };
   r.guard.setAdd = [...new Set([1, 2])];
+  // Species: the default first (no constructor read yet), then each way to change it.
+  const sp = [];
+  const m1 = [1, 2].map((x) => x * 2);
+  sp.push(JSON.stringify(m1), Object.getPrototypeOf(m1) === Array.prototype, [3, 4].filter((x) => x > 3).length,
+    "a,b".split(/,/).join("|"), [1, [2]].flat().length, [1, 2].slice(1)[0], [1, 2, 3].splice(1, 1)[0]);
+  const own = [1, 2];
+  own.constructor = { [Symbol.species]: function (n) { this.made = n; } };
+  const ownMapped = own.map((x) => x);
+  sp.push(ownMapped.made, Array.isArray(ownMapped));
+  const rx = /,/;
+  rx.constructor = { [Symbol.species]: function (src, flags) { sp.push("species " + flags); return new RegExp(src, flags); } };
+  sp.push("x,y".split(rx).join("|"));
+  class MyArr extends Array {}
+  sp.push(MyArr.from([1, 2]).map((x) => x) instanceof MyArr);
+  Object.defineProperty(Array, Symbol.species, { get() { return function (n) { this.viaArray = n; }; } });
+  sp.push([5, 6].map((x) => x).viaArray);
+  Object.defineProperty(RegExp, Symbol.species, { get() { return function (src, flags) { return new RegExp("b", flags); }; } });
+  sp.push("abc".split(/x/).join("|"));
+  r.species = sp;
   return JSON.stringify({ fresh, r });
 })()
