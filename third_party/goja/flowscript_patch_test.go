@@ -15,11 +15,27 @@ import (
 // expected output was produced by upstream goja at the commit this copy
 // starts from, before the patches.
 func TestLazyPrototypesMatchUpstream(t *testing.T) {
-	src, err := os.ReadFile("testdata/flowscript/lazy_prototypes.js")
+	matchesUpstream(t, "lazy_prototypes")
+}
+
+// TestArrayIterationMatchesUpstream runs
+// testdata/flowscript/array_iteration.js: for-of and destructuring over
+// arrays with holes, accessors, growth, shrinking, a change into a sparse
+// array, their own iterator, a changed %ArrayIteratorPrototype%.next, a
+// return method and a throwing getter, against upstream goja's output.
+func TestArrayIterationMatchesUpstream(t *testing.T) {
+	matchesUpstream(t, "array_iteration")
+}
+
+// matchesUpstream runs testdata/flowscript/<name>.js in a fresh runtime and
+// compares its value with <name>.want.json, upstream goja's.
+func matchesUpstream(t *testing.T, name string) {
+	t.Helper()
+	src, err := os.ReadFile("testdata/flowscript/" + name + ".js")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile("testdata/flowscript/lazy_prototypes.want.json")
+	want, err := os.ReadFile("testdata/flowscript/" + name + ".want.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +44,7 @@ func TestLazyPrototypesMatchUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := v.String(); got != strings.TrimSpace(string(want)) {
-		t.Errorf("the patched prototypes differ from upstream goja's:\n got: %s\nwant: %s", got, want)
+		t.Errorf("%s differs from upstream goja's:\n got: %s\nwant: %s", name, got, want)
 	}
 }
 

@@ -146,6 +146,7 @@ type global struct {
 	setAdder      *Object
 	setHas        *Object
 	setValues     *Object
+	arrayIterNext *Object // %ArrayIteratorPrototype%.next as made (FlowScript patch: iteratorRecord.array)
 	arrayValues   *Object
 	arrayToString *Object
 
@@ -2726,6 +2727,11 @@ func (r *Runtime) getV(v Value, p Value) Value {
 type iteratorRecord struct {
 	iterator *Object
 	next     func(FunctionCall) Value
+	// array is the iterator when it is an array's values iterator and next
+	// is the standard %ArrayIteratorPrototype%.next: step then reads a plain
+	// element itself instead of calling next and reading a result object
+	// (FlowScript patch).
+	array *arrayIterObject
 }
 
 func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *iteratorRecord {
@@ -2741,17 +2747,54 @@ func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *itera
 	}))
 
 	var next func(FunctionCall) Value
+	var array *arrayIterObject
 
 	if obj, ok := iter.self.getStr("next", nil).(*Object); ok {
 		if call, ok := obj.self.assertCallable(); ok {
 			next = call
+		}
+		if ai, ok := iter.self.(*arrayIterObject); ok && obj == r.global.arrayIterNext && ai.kind == iterationKindValue {
+			array = ai
 		}
 	}
 
 	return &iteratorRecord{
 		iterator: iter,
 		next:     next,
+		array:    array,
 	}
+}
+
+// plainStep is what the standard next of ir.array would return, read
+// without a result object, when that cannot run any script: the iterated
+// object is an ordinary array and the element is a data value it holds
+// itself (not a hole, not an accessor). ok false: take the standard way.
+func (ir *iteratorRecord) plainStep() (value Value, done, ok bool) {
+	ai := ir.array
+	if ai.obj == nil {
+		return nil, true, true
+	}
+	a, isArray := ai.obj.self.(*arrayObject)
+	if !isArray {
+		return nil, false, false
+	}
+	index := ai.nextIdx
+	if index >= int64(a.length) {
+		ai.obj = nil
+		return nil, true, true
+	}
+	if index >= int64(len(a.values)) {
+		return nil, false, false
+	}
+	v := a.values[index]
+	if v == nil {
+		return nil, false, false
+	}
+	if _, isProp := v.(*valueProperty); isProp {
+		return nil, false, false
+	}
+	ai.nextIdx++
+	return v, false, true
 }
 
 func iteratorComplete(iterResult *Object) bool {
@@ -2786,6 +2829,14 @@ func (ir *iteratorRecord) iterate(step func(Value)) {
 }
 
 func (ir *iteratorRecord) step() (value Value, ex *Exception) {
+	if ir.array != nil && ir.iterator != nil {
+		if v, done, ok := ir.plainStep(); ok {
+			if done {
+				ir.close()
+			}
+			return v, nil
+		}
+	}
 	r := ir.iterator.runtime
 	ex = r.vm.try(func() {
 		res := r.toObject(ir.next(FunctionCall{This: ir.iterator}))
