@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cenkalti/backoff/v4"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -502,9 +501,7 @@ const MaxConfirmWait = 10 * time.Second
 // retrying with backoff for up to half of AckWait (past that the
 // redelivery is coming anyway) and MaxConfirmWait.
 func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) error {
-	b := shortBackoff()
-	b.MaxElapsedTime = min(e.cfg.AckWait/2, MaxConfirmWait)
-	return backoff.Retry(func() error {
+	try := func() error {
 		cctx, cancel := context.WithTimeout(ctx, confirmTimeout)
 		defer cancel()
 		if action == actionAck {
@@ -518,7 +515,8 @@ func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) e
 		// answered by the broker like a double ack.
 		_, err := e.nc.RequestWithContext(cctx, d.msg.Reply(), []byte("+TERM"))
 		return err
-	}, backoff.WithContext(b, ctx))
+	}
+	return retryAfterFirst(ctx, min(e.cfg.AckWait/2, MaxConfirmWait), try(), try)
 }
 
 func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, action ackAction, err error) {

@@ -482,11 +482,30 @@ func codeOf(err error) string {
 }
 
 // retryPublish runs publish until it succeeds, returns a permanent error,
-// ctx ends or maxElapsed passes, with exponential backoff between tries.
+// ctx ends or maxElapsed passes (counted from the first failure), with
+// exponential backoff between tries. The first try runs before any backoff
+// is made: it is the only one almost every job needs.
 func retryPublish(ctx context.Context, maxElapsed time.Duration, publish func() error) error {
+	return retryAfterFirst(ctx, maxElapsed, publish(), publish)
+}
+
+// retryAfterFirst goes on from a first try that returned err, as
+// backoff.Retry would have: nil is done, a permanent error is returned
+// unwrapped, anything else is retried under a shortBackoff.
+func retryAfterFirst(ctx context.Context, maxElapsed time.Duration, err error, try func() error) error {
+	if err == nil {
+		return nil
+	}
 	b := shortBackoff()
 	b.MaxElapsedTime = maxElapsed
-	return backoff.Retry(publish, backoff.WithContext(b, ctx))
+	first := true
+	return backoff.Retry(func() error {
+		if first { // the answer of the try already made
+			first = false
+			return err
+		}
+		return try()
+	}, backoff.WithContext(b, ctx))
 }
 
 func shortBackoff() *backoff.ExponentialBackOff {

@@ -47,7 +47,7 @@ type jsonParse struct {
 	// members is the same for objects: an object's members are
 	// members[start:] while it is parsed, so that it is made at its size.
 	members []jsonMember
-	units []uint16 // scratch for strings that need decoding
+	units   []uint16 // scratch for strings that need decoding
 	// defineOdd defines a member whose name holds a lone surrogate, which
 	// goja's Go API cannot name (see vm.defineMember).
 	defineOdd func(obj *goja.Object, key goja.String, val goja.Value)

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -34,6 +35,48 @@ type Metrics struct {
 	leftovers   metric.Int64Counter
 	failures    metric.Int64Counter
 	pending     metric.Int64ObservableGauge
+	// attrs holds the attribute sets of the per-job instruments, built once
+	// per instrument, outcome and code (see attrSet).
+	attrsMu sync.RWMutex
+	attrs   map[attrKey]metric.MeasurementOption
+}
+
+// attrKey names one attribute set of attrs: the jobs counter's (outcome
+// and code) or the sandbox histogram's (code alone, outcome empty).
+type attrKey struct {
+	jobs          bool
+	outcome, code string
+}
+
+// maxAttrSets bounds attrs: outcomes and codes are a small fixed vocabulary,
+// and a set past the bound is built per call, as before.
+const maxAttrSets = 256
+
+// attrSet returns the measurement option of key's attributes, built once
+// per key: a set built per job was about 600 bytes of garbage in every
+// job's path.
+func (m *Metrics) attrSet(key attrKey) metric.MeasurementOption {
+	m.attrsMu.RLock()
+	o, ok := m.attrs[key]
+	m.attrsMu.RUnlock()
+	if ok {
+		return o
+	}
+	if key.jobs {
+		o = metric.WithAttributeSet(attribute.NewSet(
+			attribute.String(LabelOutcome, key.outcome), attribute.String(LabelCode, key.code)))
+	} else {
+		o = metric.WithAttributeSet(attribute.NewSet(attribute.String(LabelCode, key.code)))
+	}
+	m.attrsMu.Lock()
+	defer m.attrsMu.Unlock()
+	if m.attrs == nil {
+		m.attrs = make(map[attrKey]metric.MeasurementOption)
+	}
+	if len(m.attrs) < maxAttrSets {
+		m.attrs[key] = o
+	}
+	return o
 }
 
 // NewMetrics creates the instruments on mp (Provider.MeterProvider; nil
@@ -116,8 +159,7 @@ func (m *Metrics) JobFinished(ctx context.Context, outcome, code string) {
 	if m == nil {
 		return
 	}
-	m.jobs.Add(ctx, 1, metric.WithAttributes(
-		attribute.String(LabelOutcome, outcome), attribute.String(LabelCode, code)))
+	m.jobs.Add(ctx, 1, m.attrSet(attrKey{jobs: true, outcome: outcome, code: code}))
 }
 
 // SandboxDuration records how long one script ran; code is its error code
@@ -126,7 +168,7 @@ func (m *Metrics) SandboxDuration(ctx context.Context, code string, d time.Durat
 	if m == nil {
 		return
 	}
-	m.sandbox.Record(ctx, d.Seconds(), metric.WithAttributes(attribute.String(LabelCode, code)))
+	m.sandbox.Record(ctx, d.Seconds(), m.attrSet(attrKey{code: code}))
 }
 
 // JobLatency records publish → result stored for one job.
