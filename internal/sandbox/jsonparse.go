@@ -53,7 +53,6 @@ type jsonParse struct {
 	defineOdd func(obj *goja.Object, key goja.String, val goja.Value)
 }
 
-// jsonError is a parse failure, thrown as a SyntaxError.
 // jsonMember is one member of an object being parsed; odd is its name
 // when the name holds a lone surrogate (see defineOdd).
 type jsonMember struct {
@@ -62,6 +61,7 @@ type jsonMember struct {
 	val  goja.Value
 }
 
+// jsonError is a parse failure, thrown as a SyntaxError.
 type jsonError struct{ msg string }
 
 // run parses the whole text.
