@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
+	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/executorapp"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
@@ -18,10 +19,7 @@ import (
 func main() {
 	workerpool.MaybeRunWorker() // a sandbox worker never returns from here
 	if os.Getenv("GOGC") == "" {
-		// A job's garbage dies with the job: a GC target of 400 instead of
-		// Go's 100 cuts the executor's CPU per job by about 8 % (README,
-		// Performance). GOGC in the environment still decides.
-		debug.SetGCPercent(400)
+		debug.SetGCPercent(consumer.GCPercent) // GOGC in the environment still decides
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := executorapp.Main(ctx, executorapp.Deps{

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"testing"
@@ -100,6 +101,8 @@ func BenchmarkExecutorTracingPaired(b *testing.B) {
 // broker, runner and exporter.
 func pairedTracingCost(b *testing.B, br broker, r benchRunner, retaining bool) {
 	const engine = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	// The GC target cmd/executor runs with.
+	defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
 	// Metrics stay on (one provider); tracing is switched by Setup.
 	metrics, _ := benchTelemetry(b, false)
 	e := startBenchEnv(b, br.url(b), r, metrics)
