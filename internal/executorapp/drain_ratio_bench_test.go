@@ -32,12 +32,16 @@ const ratioJobs = 10000
 //     decoding, no telemetry.
 //   - drain: one executor, the real binary with the worker pool and its
 //     defaults (SANDBOX_MAX_PARALLEL=8), draining the same backlog.
+//   - raw-confirmed: the raw bound with the ack confirmed by the broker
+//     (DoubleAck), as the executor must confirm it (a lost ack would cost a
+//     delivery); reported beside the raw bound, as executor/raw-confirmed.
 //
 // Each drain is a backlog of 10,000 seed cpf jobs published before the
 // consumers start, on fresh streams; its rate is taken between the 10th and
 // the 90th percent of the stored results. One op is an A/B pair (the order
-// alternates), and the benchmark reports the medians of each rate and of
-// the pairs' drain/raw ratios, with their quartiles:
+// alternates) and a raw-confirmed drain after it, and the benchmark reports
+// the medians of each rate and of the pairs' drain/raw ratios, with their
+// quartiles, and the median drain/raw-confirmed ratio:
 //
 //	go test ./internal/executorapp -run '^$' -bench DrainRatio -benchtime 5x -timeout 30m
 //
@@ -49,7 +53,7 @@ func BenchmarkDrainRatio(b *testing.B) {
 			nats := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{})
 			url, broker := nats.URL(), natsPID(nats.Port)
 			executorBinary(b) // built before the first pair, not inside it
-			var raws, drains, ratios []float64
+			var raws, drains, ratios, confirmedRatios []float64
 			cpu := map[string][]float64{}
 			for b.Loop() {
 				var raw, drain float64
@@ -61,8 +65,10 @@ func BenchmarkDrainRatio(b *testing.B) {
 					drain, drainCPU = executorDrain(b, url, broker)
 					raw, rawCPU = rawDrain(b, url, broker)
 				}
-				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; CPU per job: raw %v, executor %v",
-					len(ratios)+1, raw, drain, drain/raw, rawCPU, drainCPU)
+				confirmed, _ := rawDrainWith(b, url, broker, rawConfirmed)
+				confirmedRatios = append(confirmedRatios, drain/confirmed)
+				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; CPU per job: raw %v, executor %v; raw with confirmed acks %.0f jobs/s, ratio %.2f",
+					len(ratios)+1, raw, drain, drain/raw, rawCPU, drainCPU, confirmed, drain/confirmed)
 				raws, drains, ratios = append(raws, raw), append(drains, drain), append(ratios, drain/raw)
 				for k, v := range rawCPU {
 					cpu["raw_"+k] = append(cpu["raw_"+k], float64(v.Microseconds()))
@@ -79,6 +85,7 @@ func BenchmarkDrainRatio(b *testing.B) {
 			b.ReportMetric(testenv.Quantile(ratios, 0.5), "executor/raw")
 			b.ReportMetric(testenv.Quantile(ratios, 0.25), "executor/raw-p25")
 			b.ReportMetric(testenv.Quantile(ratios, 0.75), "executor/raw-p75")
+			b.ReportMetric(testenv.Quantile(confirmedRatios, 0.5), "executor/raw-confirmed")
 		})
 	}
 }
@@ -126,6 +133,9 @@ const (
 	// rawAsync: Next, then the result published asynchronously, the job
 	// acked when the broker's answer arrives; the goroutine pulls at once.
 	rawAsync
+	// rawConfirmed: rawNext with the ack confirmed by the broker
+	// (DoubleAck), as the executor acks a job whose result it stored.
+	rawConfirmed
 )
 
 // BenchmarkRawBound measures the raw bound's variants side by side on the
@@ -136,7 +146,7 @@ const (
 func BenchmarkRawBound(b *testing.B) {
 	nats := testenv.StartNATSProcess(b, testenv.NATSMachine, testenv.NATSProcessOptions{})
 	url, broker := nats.URL(), natsPID(nats.Port)
-	modes := []string{"next", "fetch8", "async"}
+	modes := []string{"next", "fetch8", "async", "confirmed"}
 	rates, cpu := map[string][]float64{}, map[string][]float64{}
 	for b.Loop() {
 		for m, name := range modes {
@@ -185,7 +195,11 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 			if err != nil && !errors.Is(err, context.Canceled) {
 				b.Errorf("raw bound: storing a result: %v", err)
 			}
-			_ = msg.Ack()
+			if mode == rawConfirmed {
+				_ = msg.DoubleAck(ctx)
+			} else {
+				_ = msg.Ack()
+			}
 		}
 		jobs := make(chan jetstream.Msg)
 		var wg sync.WaitGroup
