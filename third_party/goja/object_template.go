@@ -190,12 +190,10 @@ func (o *templatedObject) proto() *Object {
 }
 
 func (o *templatedObject) setProto(proto *Object, throw bool) bool {
-	o.protoMaterialised = true
-	ret := o.baseObject.setProto(proto, throw)
-	if ret {
-		o.protoMaterialised = true
-	}
-	return ret
+	// FlowScript patch: the prototype is made before it is compared with
+	// proto (upstream compared a non-extensible object's proto with nil).
+	o.materialiseProto()
+	return o.baseObject.setProto(proto, throw)
 }
 
 func (o *templatedObject) setForeignIdx(name valueInt, val, receiver Value, throw bool) (bool, bool) {
