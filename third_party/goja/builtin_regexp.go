@@ -287,10 +287,15 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		}
 	}
 
+	var lazy2 *lazyRegexp2
+	if wrapper2 == nil {
+		lazy2 = &lazyRegexp2{}
+	}
 	p = &regexpPattern{
 		src:            patternStr,
 		regexpWrapper:  wrapper,
 		regexp2Wrapper: wrapper2,
+		lazy2:          lazy2,
 		global:         global,
 		ignoreCase:     ignoreCase,
 		multiline:      multiline,

@@ -3,6 +3,7 @@ package goja
 import (
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -166,5 +167,40 @@ Object.defineProperty(Array, Symbol.species, { get() { log.push("arr"); return f
 		if got := v.String(); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRegExp2CompiledOncePerProgram: a regular expression literal that
+// needs regexp2 (a global match on non-ASCII text) is compiled once per
+// compiled program, not once per run, and runs of the program in several
+// runtimes at once agree (run it with -race).
+func TestRegExp2CompiledOncePerProgram(t *testing.T) {
+	prg := MustCompile("rx.js", `"ação, açúcar e maçã".match(/[a-zç]+ã/g).join("|") + "/" + [..."1a2b3".matchAll(/\d/g)].length`, false)
+	const want = "açã|maçã/3"
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 50 {
+				v, err := New().RunProgram(prg)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if got := v.String(); got != want {
+					t.Errorf("got %q, want %q", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var lazy *lazyRegexp2
+	for _, ins := range prg.code {
+		if n, ok := ins.(*newRegexp); ok && n.pattern.lazy2 != nil && n.pattern.lazy2.rx != nil {
+			lazy = n.pattern.lazy2
+		}
+	}
+	if lazy == nil {
+		t.Fatal("no regexp2 was made through the program's shared pattern: each run compiled its own")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf16"
 
 	"github.com/dlclark/regexp2/v2"
@@ -66,6 +67,18 @@ type regexpPattern struct {
 
 	regexpWrapper  *regexpWrapper
 	regexp2Wrapper *regexp2Wrapper
+	// lazy2 is the regexp2 of a pattern compiled for Go's regexp, made the
+	// first time a match needs it and shared by the pattern's clones, so that
+	// each run of a compiled program does not compile it again (FlowScript
+	// patch).
+	lazy2 *lazyRegexp2
+}
+
+// lazyRegexp2 is a regexp2 compiled once, on first need.
+type lazyRegexp2 struct {
+	once sync.Once
+	rx   *regexp2Wrapper
+	err  error
 }
 
 type regexpResult struct {
@@ -110,6 +123,17 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 
 func (p *regexpPattern) createRegexp2() {
 	if p.regexp2Wrapper != nil {
+		return
+	}
+	if l := p.lazy2; l != nil {
+		l.once.Do(func() {
+			l.rx, l.err = compileRegexp2(p.src, p.multiline, p.dotAll, p.ignoreCase, p.unicode)
+		})
+		if l.err != nil {
+			// At this point the regexp should have been successfully converted to re2, if it fails now, it's a bug.
+			panic(l.err)
+		}
+		p.regexp2Wrapper = l.rx.clone()
 		return
 	}
 	rx, err := compileRegexp2(p.src, p.multiline, p.dotAll, p.ignoreCase, p.unicode)
@@ -210,6 +234,7 @@ func (p *regexpPattern) clone() *regexpPattern {
 	if p.regexp2Wrapper != nil {
 		ret.regexp2Wrapper = p.regexp2Wrapper.clone()
 	}
+	ret.lazy2 = p.lazy2
 	return ret
 }
 
