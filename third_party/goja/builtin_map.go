@@ -288,14 +288,7 @@ func createMapProtoTemplate() *objectTemplate {
 	t.putStr("forEach", func(r *Runtime) Value { return r.methodProp(r.mapProto_forEach, "forEach", 1) })
 	t.putStr("has", func(r *Runtime) Value { return r.methodProp(r.mapProto_has, "has", 1) })
 	t.putStr("get", func(r *Runtime) Value { return r.methodProp(r.mapProto_get, "get", 1) })
-	t.putStr("size", func(r *Runtime) Value {
-		return &valueProperty{
-			getterFunc:   r.newNativeFunc(r.mapProto_getSize, "get size", 0),
-			accessor:     true,
-			writable:     true,
-			configurable: true,
-		}
-	})
+	t.putStr("size", accessorProp((*Runtime).mapProto_getSize, "get size", true))
 	t.putStr("keys", func(r *Runtime) Value { return r.methodProp(r.mapProto_keys, "keys", 0) })
 	t.putStr("values", func(r *Runtime) Value { return r.methodProp(r.mapProto_values, "values", 0) })
 	t.putStr("entries", func(r *Runtime) Value { return valueProp(r.getMapEntries(), true, false, true) })

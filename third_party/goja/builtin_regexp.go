@@ -1402,29 +1402,20 @@ func createRegExpProtoTemplate() *objectTemplate {
 	t.protoFactory = func(r *Runtime) *Object {
 		return r.global.ObjectPrototype
 	}
-	accessor := func(f func(*Runtime) func(FunctionCall) Value, name unistring.String) templatePropFactory {
-		return func(r *Runtime) Value {
-			return &valueProperty{
-				configurable: true,
-				getterFunc:   r.newNativeFunc(f(r), name, 0),
-				accessor:     true,
-			}
-		}
-	}
 
 	t.putStr("constructor", func(r *Runtime) Value { return valueProp(r.getRegExp(), true, false, true) })
 	t.putStr("compile", func(r *Runtime) Value { return r.methodProp(r.regexpproto_compile, "compile", 2) })
 	t.putStr("exec", func(r *Runtime) Value { return r.methodProp(r.regexpproto_exec, "exec", 1) })
 	t.putStr("test", func(r *Runtime) Value { return r.methodProp(r.regexpproto_test, "test", 1) })
 	t.putStr("toString", func(r *Runtime) Value { return r.methodProp(r.regexpproto_toString, "toString", 0) })
-	t.putStr("source", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getSource }, "get source"))
-	t.putStr("global", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getGlobal }, "get global"))
-	t.putStr("multiline", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getMultiline }, "get multiline"))
-	t.putStr("dotAll", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getDotAll }, "get dotAll"))
-	t.putStr("ignoreCase", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getIgnoreCase }, "get ignoreCase"))
-	t.putStr("unicode", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getUnicode }, "get unicode"))
-	t.putStr("sticky", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getSticky }, "get sticky"))
-	t.putStr("flags", accessor(func(r *Runtime) func(FunctionCall) Value { return r.regexpproto_getFlags }, "get flags"))
+	t.putStr("source", accessorProp((*Runtime).regexpproto_getSource, "get source", false))
+	t.putStr("global", accessorProp((*Runtime).regexpproto_getGlobal, "get global", false))
+	t.putStr("multiline", accessorProp((*Runtime).regexpproto_getMultiline, "get multiline", false))
+	t.putStr("dotAll", accessorProp((*Runtime).regexpproto_getDotAll, "get dotAll", false))
+	t.putStr("ignoreCase", accessorProp((*Runtime).regexpproto_getIgnoreCase, "get ignoreCase", false))
+	t.putStr("unicode", accessorProp((*Runtime).regexpproto_getUnicode, "get unicode", false))
+	t.putStr("sticky", accessorProp((*Runtime).regexpproto_getSticky, "get sticky", false))
+	t.putStr("flags", accessorProp((*Runtime).regexpproto_getFlags, "get flags", false))
 
 	t.putSym(SymMatch, func(r *Runtime) Value { return r.methodProp(r.regexpproto_stdMatcher, "[Symbol.match]", 1) })
 	t.putSym(SymMatchAll, func(r *Runtime) Value { return r.methodProp(r.regexpproto_stdMatcherAll, "[Symbol.matchAll]", 1) })
@@ -1437,7 +1428,8 @@ func createRegExpProtoTemplate() *objectTemplate {
 
 // guardedTemplatedObject is a templatedObject that stops being the standard
 // object (o.val.self no longer points to it) once one of guardedProps is
-// set, defined or deleted, as guardedObject does for a baseObject.
+// set, defined or deleted (upstream had guardedObject, the same for a
+// baseObject).
 type guardedTemplatedObject struct {
 	templatedObject
 	guardedProps map[unistring.String]struct{}

@@ -599,14 +599,7 @@ func createSetProtoTemplate() *objectTemplate {
 		r.global.setHas = r.newNativeFunc(r.setProto_has, "has", 1)
 		return valueProp(r.global.setHas, true, false, true)
 	})
-	t.putStr("size", func(r *Runtime) Value {
-		return &valueProperty{
-			getterFunc:   r.newNativeFunc(r.setProto_getSize, "get size", 0),
-			accessor:     true,
-			writable:     true,
-			configurable: true,
-		}
-	})
+	t.putStr("size", accessorProp((*Runtime).setProto_getSize, "get size", true))
 
 	t.putStr("difference", func(r *Runtime) Value { return r.methodProp(r.setProto_difference, "difference", 1) })
 	t.putStr("intersection", func(r *Runtime) Value { return r.methodProp(r.setProto_intersection, "intersection", 1) })

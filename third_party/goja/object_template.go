@@ -60,6 +60,20 @@ func (t *objectTemplate) putStr(name unistring.String, f templatePropFactory) {
 	t.propNames = append(t.propNames, name)
 }
 
+// accessorProp makes the factory of an accessor property with the getter
+// get named name (FlowScript patch: the prototypes the patches made
+// templates have such getters).
+func accessorProp(get func(*Runtime, FunctionCall) Value, name unistring.String, writable bool) templatePropFactory {
+	return func(r *Runtime) Value {
+		return &valueProperty{
+			getterFunc:   r.newNativeFunc(func(call FunctionCall) Value { return get(r, call) }, name, 0),
+			accessor:     true,
+			writable:     writable,
+			configurable: true,
+		}
+	}
+}
+
 func (t *objectTemplate) putSym(s *Symbol, f templatePropFactory) {
 	if t.symProps == nil {
 		t.symProps = make(map[*Symbol]templatePropFactory)

@@ -500,28 +500,9 @@ func newBaseObjectObj(obj, proto *Object, class string) *baseObject {
 	return o
 }
 
-func newGuardedObj(proto *Object, class string) *guardedObject {
-	return &guardedObject{
-		baseObject: baseObject{
-			class:      class,
-			extensible: true,
-			prototype:  proto,
-		},
-	}
-}
-
 func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
 	v := &Object{runtime: r}
 	return newBaseObjectObj(v, proto, class)
-}
-
-func (r *Runtime) newGuardedObject(proto *Object, class string) (o *guardedObject) {
-	v := &Object{runtime: r}
-	o = newGuardedObj(proto, class)
-	v.self = o
-	o.val = v
-	o.init()
-	return
 }
 
 func (r *Runtime) NewObject() (v *Object) {
