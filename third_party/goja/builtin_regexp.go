@@ -288,14 +288,17 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	}
 
 	var lazy2 *lazyRegexp2
+	var fast *goSearch
 	if wrapper2 == nil {
 		lazy2 = &lazyRegexp2{}
+		fast = &goSearch{}
 	}
 	p = &regexpPattern{
 		src:            patternStr,
 		regexpWrapper:  wrapper,
 		regexp2Wrapper: wrapper2,
 		lazy2:          lazy2,
+		fast:           fast,
 		global:         global,
 		ignoreCase:     ignoreCase,
 		multiline:      multiline,
@@ -334,7 +337,14 @@ func (r *Runtime) newRegExp(patternVal, flagsVal Value, proto *Object) *regexpOb
 				if flagsVal == nil || flagsVal == _undefined {
 					return rx.clone()
 				} else {
-					return r._newRegExp(rx.source, flagsVal.toString().String(), proto)
+					flags := flagsVal.toString().String()
+					if rx.pattern.hasFlags(flags) {
+						// The same pattern with the same flags, as matchAll
+						// and split make: no need to compile it again
+						// (FlowScript patch 11).
+						return r.newRegExpp(rx.pattern.clone(), rx.source, proto)
+					}
+					return r._newRegExp(rx.source, flags, proto)
 				}
 			} else {
 				pattern = nilSafe(obj.self.getStr("source", nil)).toString()
@@ -1067,7 +1077,7 @@ func (r *Runtime) regexpproto_stdSplitter(call FunctionCall) Value {
 	lastIndex := 0
 	found := 0
 
-	results := pattern.findAllSubmatchIndex(s, 0, -1, false)
+	results := pattern.splitMatches(s)
 	if targetLength == 0 {
 		if len(results) == 0 {
 			valueArray = append(valueArray, s)

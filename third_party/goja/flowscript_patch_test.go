@@ -1,10 +1,16 @@
 package goja
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // TestLazyPrototypesMatchUpstream runs testdata/flowscript/lazy_prototypes.js,
@@ -171,11 +177,12 @@ Object.defineProperty(Array, Symbol.species, { get() { log.push("arr"); return f
 }
 
 // TestRegExp2CompiledOncePerProgram: a regular expression literal that
-// needs regexp2 (a global match on non-ASCII text) is compiled once per
+// needs regexp2 (a global match on text with a surrogate pair, which patch
+// 11 leaves to regexp2) is compiled once per
 // compiled program, not once per run, and runs of the program in several
 // runtimes at once agree (run it with -race).
 func TestRegExp2CompiledOncePerProgram(t *testing.T) {
-	prg := MustCompile("rx.js", `"ação, açúcar e maçã".match(/[a-zç]+ã/g).join("|") + "/" + [..."1a2b3".matchAll(/\d/g)].length`, false)
+	prg := MustCompile("rx.js", `"ação, açúcar e maçã 😀".match(/[a-zç]+ã/g).join("|") + "/" + [..."1a2b3😀".matchAll(/\d/g)].length`, false)
 	const want = "açã|maçã/3"
 	var wg sync.WaitGroup
 	for range 4 {
@@ -202,5 +209,87 @@ func TestRegExp2CompiledOncePerProgram(t *testing.T) {
 	}
 	if lazy == nil {
 		t.Fatal("no regexp2 was made through the program's shared pattern: each run compiled its own")
+	}
+}
+
+// TestRegExpSearchesMatchNode runs testdata/flowscript/regexp_search.js:
+// 43 patterns (global, sticky, i, m, s, u; with ^, $, \b, \B, empty
+// matches, captures and named groups) over 11 strings (ASCII, accented,
+// with surrogates, with line terminators and the characters case folding
+// treats apart), through match, matchAll, replace with a string and with a
+// function, split, an exec loop and exec from chosen lastIndex values. Each
+// result must be Node's (regexp_search.node.json), except the ones listed in
+// regexp_search.upstream.json: corners where upstream goja differs from the
+// standard and patch 11 keeps upstream's answer (a search it leaves where
+// upstream sent it), which must stay upstream's.
+func TestRegExpSearchesMatchNode(t *testing.T) {
+	src, err := os.ReadFile("testdata/flowscript/regexp_search.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var node [][]any
+	readJSON(t, "testdata/flowscript/regexp_search.node.json", &node)
+	var upstream map[string]any
+	readJSON(t, "testdata/flowscript/regexp_search.upstream.json", &upstream)
+	v, err := New().RunString(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]any
+	if err := json.Unmarshal([]byte(v.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(node) {
+		t.Fatalf("%d rows, Node has %d", len(got), len(node))
+	}
+	kept := 0
+	for i, row := range node {
+		for j := 1; j < len(row); j++ {
+			key := fmt.Sprintf("%v/%d", row[0], j)
+			want, ok := upstream[key]
+			if ok {
+				kept++
+			} else {
+				want = row[j]
+			}
+			if !reflect.DeepEqual(got[i][j], want) {
+				t.Errorf("%s: got %v, want %v", key, got[i][j], want)
+			}
+		}
+	}
+	if kept != len(upstream) {
+		t.Errorf("%d of %d upstream answers checked", kept, len(upstream))
+	}
+}
+
+func readJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLatin1CaseMatchesCases: toLowerCase and toUpperCase of every Latin-1
+// character, in a UTF-16 string and in an imported Go string, give what
+// golang.org/x/text/cases gives (the path the patch skips).
+func TestLatin1CaseMatchesCases(t *testing.T) {
+	vm := New()
+	lower, upper := cases.Lower(language.Und), cases.Upper(language.Und)
+	for c := rune(0); c <= 0xFF; c++ {
+		s := "é" + string(c) + "Ç"
+		for _, v := range []Value{newStringValue(s), vm.ToValue(s)} {
+			l := v.(String).toLower().String()
+			u := v.(String).toUpper().String()
+			if want := lower.String(s); l != want {
+				t.Errorf("%T %U lower: %q, want %q", v, c, l, want)
+			}
+			if want := upper.String(s); u != want {
+				t.Errorf("%T %U upper: %q, want %q", v, c, u, want)
+			}
+		}
 	}
 }

@@ -72,6 +72,11 @@ type regexpPattern struct {
 	// each run of a compiled program does not compile it again (FlowScript
 	// patch).
 	lazy2 *lazyRegexp2
+
+	// fast and lastText: searches that upstream sent to regexp2 and Go's
+	// regexp answers the same (FlowScript patch 11, regexp_flowscript.go).
+	fast     *goSearch
+	lastText *goText
 }
 
 // lazyRegexp2 is a regexp2 compiled once, on first need.
@@ -170,6 +175,9 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 	if p.regexpWrapper == nil {
 		return p.regexp2Wrapper.findSubmatchIndex(s, start, p.unicode, p.global || p.sticky)
 	}
+	if t := p.goTextOf(s, start); t != nil {
+		return p.goFindAt(t, start)
+	}
 	if start != 0 {
 		// Unfortunately Go's regexp library does not allow starting from an arbitrary position.
 		// If we just drop the first _start_ characters of the string the assertions (^, $, \b and \B) will not
@@ -182,6 +190,13 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 
 func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
 	if p.regexpWrapper == nil {
+		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+	}
+	if t := p.goTextOf(s, start); t != nil {
+		return p.goFindAll(t, start, limit, sticky, false)
+	}
+	if p.fast.narrow {
+		p.createRegexp2()
 		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
 	}
 	if start == 0 {
@@ -235,6 +250,7 @@ func (p *regexpPattern) clone() *regexpPattern {
 		ret.regexp2Wrapper = p.regexp2Wrapper.clone()
 	}
 	ret.lazy2 = p.lazy2
+	ret.fast = p.fast
 	return ret
 }
 
@@ -378,7 +394,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 	if limit < 0 {
 		limit = len(runes) + 1
 	}
-	results := make([]regexpResult, 0, limit)
+	var results []regexpResult
 	for match != nil {
 		groups := match.Groups()
 
@@ -460,7 +476,7 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 	if limit < 0 {
 		limit = len(s) + 1
 	}
-	results := make([]regexpResult, 0, limit)
+	var results []regexpResult
 	match, posMap, err := r.findUnicodeCached(s, start, false)
 	if err != nil {
 		return nil

@@ -300,6 +300,9 @@ func (i *importedString) toLower() String {
 func (i *importedString) toUpper() String {
 	i.ensureScanned()
 	if i.u != nil {
+		if u, ok := latin1Case(nil, i.s, latin1Upper); ok {
+			return u
+		}
 		caser := cases.Upper(language.Und)
 		return newStringValue(caser.String(i.s))
 	}

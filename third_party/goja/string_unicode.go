@@ -688,6 +688,9 @@ func unicodeStringFromRunes(r []rune) unicodeString {
 }
 
 func toLower(s string) String {
+	if l, ok := latin1Case(nil, s, latin1Lower); ok {
+		return l
+	}
 	caser := cases.Lower(language.Und)
 	r := []rune(caser.String(s))
 	// Workaround
@@ -711,10 +714,16 @@ func toLower(s string) String {
 }
 
 func (s unicodeString) toLower() String {
+	if l, ok := latin1Case(s, "", latin1Lower); ok {
+		return l
+	}
 	return toLower(s.String())
 }
 
 func (s unicodeString) toUpper() String {
+	if u, ok := latin1Case(s, "", latin1Upper); ok {
+		return u
+	}
 	caser := cases.Upper(language.Und)
 	return newStringValue(caser.String(s.String()))
 }

@@ -438,6 +438,12 @@ func (self *_RegExp_parser) scanEscape(inClass bool) {
 		self.error(false, "named group back-reference")
 		return
 	default:
+		if self.unicode && (self.chr == 'p' || self.chr == 'P') {
+			// A Unicode property escape: regexp2 knows them (FlowScript
+			// patch 11; upstream unescaped it to a literal p).
+			self.error(false, "Unicode property escape")
+			return
+		}
 		// $ is an identifier character, so we have to have
 		// a special case for it here
 		if self.chr == '$' || self.chr < utf8.RuneSelf && !isIdentifierPart(self.chr) {

@@ -1,0 +1,596 @@
+package goja
+
+// FlowScript patch 11: Go's regexp for the searches goja sent to regexp2.
+//
+// Upstream runs a pattern Go's regexp can compile through it only for a
+// search from the start of the string, and for a global search of an ASCII
+// string (or, with the u flag, of valid UTF-16). A search from lastIndex
+// (exec and test in a loop, matchAll, sticky replace) and a global search of
+// any other string (match, matchAll, replace and split over text with a single
+// accented letter) went to regexp2, a backtracking engine several times
+// slower, which also built a slice as long as the string for every global
+// search. Here they go to Go's regexp whenever the answer is the same:
+//
+//   - the string is ASCII, or UTF-16 without surrogates, so that a code unit
+//     and a code point are the same character and UTF-8 holds the same text;
+//   - with the i flag, the pattern names ASCII characters only and the string
+//     holds neither U+017F (ſ) nor U+212A (Kelvin sign): the two characters
+//     Go's case folding joins to an ASCII letter and ECMAScript's
+//     Canonicalize does not (Go also folds other non-ASCII pairs differently,
+//     which an ASCII pattern cannot reach). Otherwise the search goes where
+//     upstream sent it.
+//
+// Go's regexp cannot start a search at an offset with the text before it in
+// view. A pattern without ^, \b or \B is searched in the rest of the string.
+// Any other is searched from the character before the offset; a match found
+// there (made with that character read as the start of the text) is thrown
+// away and the search is made again with "^(?s:.)(?s:.*?)(pattern)", which
+// reads that character as context and finds the leftmost match after it.
+//
+// A pattern that is one character class, alone or under a greedy +, * or ?
+// (\D, \s+, [^a-zà-ú]+), is matched by a scan, without a regexp. A pattern
+// that only a few ASCII characters can start stays on regexp2 where upstream
+// used it: regexp2 skips to those characters, Go's regexp tries a match at
+// every position, and was measured slower on such patterns.
+//
+// A global search follows ECMAScript (RegExpBuiltinExec in a loop): an empty
+// match is kept even where the previous match ended, and the next search
+// starts one character on. Go's FindAll drops such a match, so upstream's
+// "abc".match(/b*/g) had 3 items where the standard has 4. split wants
+// exactly the matches Go keeps (its algorithm skips an empty match where the
+// last piece ended), and asks for them.
+
+import (
+	"math/bits"
+	"regexp"
+	"regexp/syntax"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dop251/goja/unistring"
+)
+
+// goSearch is what this patch learns of a pattern compiled for Go's regexp;
+// made on first need and shared by the pattern's clones.
+type goSearch struct {
+	once sync.Once
+	// fromRest: the pattern has no ^, \b or \B, so a search of the rest of
+	// the string gives the match a search from the offset would.
+	fromRest bool
+	// ctx is "^(?s:.)(?s:.*?)(pattern)", for a search that needs the
+	// character before the offset; compiled when first needed.
+	ctx     *regexp.Regexp
+	ctxOnce sync.Once
+	// asciiSource: the pattern's source has no character or escape outside
+	// ASCII, so Go's case folding and Canonicalize agree on every string
+	// without U+017F and U+212A.
+	asciiSource bool
+	// run is set when the pattern is one character class, repeated or not
+	// (\D, [^a-z]+, \s*, [,;]?): it is matched by a scan, not by a regexp.
+	run *classRun
+	// narrow: few characters can start a match (at most 16 in ASCII, none
+	// outside it): regexp2 skips to them, Go's regexp tries every position,
+	// so regexp2 is kept where upstream used it.
+	narrow bool
+}
+
+func (g *goSearch) init(p *regexpPattern) {
+	g.once.Do(func() {
+		re := (*regexp.Regexp)(p.regexpWrapper)
+		expr := re.String()
+		g.fromRest = true
+		parsed, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil || needsContext(parsed) {
+			g.fromRest = false
+		}
+		if err == nil {
+			parsed = parsed.Simplify()
+			g.run = newClassRun(parsed)
+			if first, ok := firstChars(parsed); ok {
+				g.narrow = first.narrow()
+			}
+		}
+		g.asciiSource = asciiOnlySource(p.src)
+	})
+}
+
+func needsContext(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range re.Sub {
+		if needsContext(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// asciiOnlySource reports whether a pattern's source (as compileRegexp got
+// it) is ASCII and has no escape that names a character by its code: \u,
+// \x, octal, \c, or a Unicode property.
+func asciiOnlySource(src string) bool {
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		if c >= utf8.RuneSelf {
+			return false
+		}
+		if c == '\\' && i+1 < len(src) {
+			i++
+			switch n := src[i]; {
+			case n >= '0' && n <= '9', n == 'u', n == 'x', n == 'c', n == 'p', n == 'P':
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// goText is a string as Go's regexp reads it: UTF-8, with what is needed to
+// turn its byte offsets into UTF-16 indexes and back.
+type goText struct {
+	src string
+	// marks has one entry after each non-ASCII character: the byte offset
+	// and the UTF-16 index where the next character starts. Between marks
+	// both advance together.
+	marks []goTextMark
+	// folds: the text holds U+017F or U+212A.
+	folds bool
+	// from is the string this was made from (a unicodeString), to reuse it.
+	from unicodeString
+}
+
+type goTextMark struct{ b, u int }
+
+func (t *goText) index(b int) int {
+	if len(t.marks) == 0 || b <= 0 {
+		return b
+	}
+	i := sort.Search(len(t.marks), func(i int) bool { return t.marks[i].b > b }) - 1
+	if i < 0 {
+		return b
+	}
+	return t.marks[i].u + b - t.marks[i].b
+}
+
+func (t *goText) offset(u int) int {
+	if len(t.marks) == 0 || u <= 0 {
+		return u
+	}
+	i := sort.Search(len(t.marks), func(i int) bool { return t.marks[i].u > u }) - 1
+	if i < 0 {
+		return u
+	}
+	return t.marks[i].b + u - t.marks[i].u
+}
+
+// makeGoText returns the UTF-8 text of a UTF-16 string without surrogates,
+// or false.
+func makeGoText(s unicodeString) (*goText, bool) {
+	units := s[1:]
+	var sb strings.Builder
+	sb.Grow(len(units) + len(units)/8)
+	t := &goText{from: s}
+	for i, c := range units {
+		if c < utf8.RuneSelf {
+			sb.WriteByte(byte(c))
+			continue
+		}
+		if c >= 0xD800 && c <= 0xDFFF {
+			return nil, false
+		}
+		if c == 0x017F || c == 0x212A {
+			t.folds = true
+		}
+		sb.WriteRune(rune(c))
+		t.marks = append(t.marks, goTextMark{b: sb.Len(), u: i + 1})
+	}
+	t.src = sb.String()
+	return t, true
+}
+
+// goTextOf returns the text Go's regexp may search for s, or nil when the
+// search must go where upstream sent it (see the file's comment). The last
+// UTF-8 text made is kept for the next search of the same string, as an exec
+// loop makes.
+func (p *regexpPattern) goTextOf(s String, start int) *goText {
+	if p.regexpWrapper == nil {
+		return nil
+	}
+	p.fast.init(p)
+	if p.ignoreCase && !p.fast.asciiSource {
+		return nil
+	}
+	a, u := devirtualizeString(s)
+	if p.fast.narrow && (u != nil || start != 0) {
+		return nil
+	}
+	if u == nil {
+		return &goText{src: string(a)}
+	}
+	t := p.lastText
+	if t == nil || len(t.from) != len(u) || &t.from[0] != &u[0] {
+		var ok bool
+		if t, ok = makeGoText(u); !ok {
+			return nil
+		}
+		p.lastText = t
+	}
+	if p.ignoreCase && t.folds {
+		return nil
+	}
+	return t
+}
+
+// goFind returns the leftmost match at byte offset pos or after it, with
+// the text before pos in view, as Go's regexp gives it, or nil.
+func (p *regexpPattern) goFind(s string, pos int) []int {
+	if run := p.fast.run; run != nil {
+		return run.find(s, pos)
+	}
+	re := (*regexp.Regexp)(p.regexpWrapper)
+	if pos == 0 {
+		return re.FindStringSubmatchIndex(s)
+	}
+	from := pos
+	if !p.fast.fromRest {
+		_, w := utf8.DecodeLastRuneInString(s[:pos])
+		from = pos - w
+	}
+	m := re.FindStringSubmatchIndex(s[from:])
+	if m == nil {
+		return nil
+	}
+	if from < pos && m[0] == 0 {
+		// A match at the character before pos: search again with it as context.
+		p.fast.ctxOnce.Do(func() {
+			p.fast.ctx = regexp.MustCompile(`^(?s:.)(?s:.*?)(` + re.String() + `)`)
+		})
+		m = p.fast.ctx.FindStringSubmatchIndex(s[from:])
+		if m == nil {
+			return nil
+		}
+		m = m[2:]
+	}
+	for i, x := range m {
+		if x >= 0 {
+			m[i] = x + from
+		}
+	}
+	return m
+}
+
+func (p *regexpPattern) goResult(t *goText, m []int) regexpResult {
+	if len(t.marks) > 0 {
+		for i, x := range m {
+			if x >= 0 {
+				m[i] = t.index(x)
+			}
+		}
+	}
+	return regexpResult{indexes: m, groups: (*regexp.Regexp)(p.regexpWrapper).SubexpNames()}
+}
+
+// goFindAt is one RegExpBuiltinExec from UTF-16 index start.
+func (p *regexpPattern) goFindAt(t *goText, start int) regexpResult {
+	m := p.goFind(t.src, t.offset(start))
+	if m == nil {
+		return regexpResult{}
+	}
+	return p.goResult(t, m)
+}
+
+// goFindAll returns up to limit (all if limit < 0) successive matches from
+// UTF-16 index start, as a global search makes them; with sticky, each must
+// start where the last ended. With goStyle, an empty match where the
+// previous one ended is left out, as split wants.
+func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky, goStyle bool) []regexpResult {
+	var results []regexpResult
+	s := t.src
+	pos, prevEnd := t.offset(start), -1
+	for limit != 0 && pos <= len(s) {
+		m := p.goFind(s, pos)
+		if m == nil || sticky && m[0] != pos {
+			break
+		}
+		end, empty := m[1], m[0] == m[1]
+		if !goStyle || !empty || m[0] != prevEnd {
+			results = append(results, p.goResult(t, m))
+			limit--
+		}
+		prevEnd = end
+		if !empty {
+			pos = end
+			continue
+		}
+		if end == len(s) {
+			break
+		}
+		_, w := utf8.DecodeRuneInString(s[end:])
+		pos = end + w
+	}
+	return results
+}
+
+// splitMatches returns the matches split cuts s at: those of a global
+// search but for an empty match where the previous one ended.
+func (p *regexpPattern) splitMatches(s String) []regexpResult {
+	if t := p.goTextOf(s, 0); t != nil {
+		return p.goFindAll(t, 0, -1, false, true)
+	}
+	all := p.findAllSubmatchIndex(s, 0, -1, false)
+	kept, prevEnd := all[:0], -1
+	for _, m := range all {
+		if m.indexes[0] != m.indexes[1] || m.indexes[0] != prevEnd {
+			kept = append(kept, m)
+		}
+		prevEnd = m.indexes[1]
+	}
+	return kept
+}
+
+// classRun matches a pattern that is one character class, alone or under a
+// greedy +, * or ?.
+type classRun struct {
+	ascii    [2]uint64 // the class's ASCII characters
+	ranges   []rune    // the rest, as pairs lo, hi
+	min, max int       // how many characters it takes: 1,1 (alone), 1,-1 (+), 0,-1 (*), 0,1 (?)
+}
+
+func newClassRun(re *syntax.Regexp) *classRun {
+	r := &classRun{min: 1, max: 1}
+	if re.Op == syntax.OpPlus || re.Op == syntax.OpStar || re.Op == syntax.OpQuest {
+		if re.Flags&syntax.NonGreedy != 0 {
+			return nil
+		}
+		switch re.Op {
+		case syntax.OpPlus:
+			r.max = -1
+		case syntax.OpStar:
+			r.min, r.max = 0, -1
+		case syntax.OpQuest:
+			r.min = 0
+		}
+		re = re.Sub[0]
+	}
+	class, ok := charClass(re)
+	if !ok {
+		return nil
+	}
+	for i := 0; i < len(class); i += 2 {
+		lo, hi := class[i], class[i+1]
+		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
+			r.ascii[c>>6] |= 1 << (c & 63)
+		}
+		if hi >= utf8.RuneSelf {
+			r.ranges = append(r.ranges, max(lo, utf8.RuneSelf), hi)
+		}
+	}
+	return r
+}
+
+// charClass returns the characters one character of re matches, as sorted
+// pairs lo, hi, or false when re is not a single character.
+func charClass(re *syntax.Regexp) ([]rune, bool) {
+	switch re.Op {
+	case syntax.OpCharClass:
+		return re.Rune, true
+	case syntax.OpAnyChar:
+		return []rune{0, unicode.MaxRune}, true
+	case syntax.OpAnyCharNotNL:
+		return []rune{0, '\n' - 1, '\n' + 1, unicode.MaxRune}, true
+	case syntax.OpLiteral:
+		if len(re.Rune) != 1 {
+			return nil, false
+		}
+		c := re.Rune[0]
+		if re.Flags&syntax.FoldCase == 0 {
+			return []rune{c, c}, true
+		}
+		orbit := []rune{c}
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			orbit = append(orbit, f)
+		}
+		slices.Sort(orbit)
+		class := make([]rune, 0, 2*len(orbit))
+		for _, f := range orbit {
+			class = append(class, f, f)
+		}
+		return class, true
+	}
+	return nil, false
+}
+
+func (r *classRun) has(c rune) bool {
+	if c < utf8.RuneSelf {
+		return r.ascii[c>>6]&(1<<(c&63)) != 0
+	}
+	i := sort.Search(len(r.ranges)/2, func(i int) bool { return r.ranges[2*i+1] >= c })
+	return i < len(r.ranges)/2 && r.ranges[2*i] <= c
+}
+
+// next returns the character at byte offset i of s and its width, reading
+// ASCII without decoding.
+func nextRune(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
+
+// find is goFind for a class run: the leftmost match at pos or after it.
+func (r *classRun) find(s string, pos int) []int {
+	start := pos
+	if r.min > 0 {
+		for start < len(s) {
+			c, w := nextRune(s, start)
+			if r.has(c) {
+				break
+			}
+			start += w
+		}
+		if start >= len(s) {
+			return nil
+		}
+	}
+	end, n := start, 0
+	for end < len(s) && (r.max < 0 || n < r.max) {
+		c, w := nextRune(s, end)
+		if !r.has(c) {
+			break
+		}
+		end += w
+		n++
+	}
+	return []int{start, end}
+}
+
+// firstSet is the characters that can start a match.
+type firstSet struct {
+	ascii    [2]uint64
+	nonASCII bool
+}
+
+func (f *firstSet) narrow() bool {
+	n := 0
+	for _, w := range f.ascii {
+		n += bits.OnesCount64(w)
+	}
+	return n <= 16 && !f.nonASCII
+}
+
+func (f *firstSet) add(class []rune) {
+	for i := 0; i < len(class); i += 2 {
+		lo, hi := class[i], class[i+1]
+		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
+			f.ascii[c>>6] |= 1 << (c & 63)
+		}
+		if hi >= utf8.RuneSelf {
+			f.nonASCII = true
+		}
+	}
+}
+
+// firstChars returns the characters that can start a match of re, or false
+// when re can match the empty string.
+func firstChars(re *syntax.Regexp) (firstSet, bool) {
+	var f firstSet
+	nonEmpty := addFirst(&f, re)
+	return f, nonEmpty
+}
+
+// addFirst adds to f the characters that can start a match of re and
+// reports whether every match of re takes at least one character.
+func addFirst(f *firstSet, re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		if re.Op == syntax.OpLiteral && len(re.Rune) > 1 {
+			return addFirst(f, &syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: re.Rune[:1]})
+		}
+		class, _ := charClass(re)
+		f.add(class)
+		return true
+	case syntax.OpCapture, syntax.OpPlus:
+		return addFirst(f, re.Sub[0])
+	case syntax.OpStar, syntax.OpQuest:
+		addFirst(f, re.Sub[0])
+		return false
+	case syntax.OpRepeat:
+		nonEmpty := addFirst(f, re.Sub[0])
+		return nonEmpty && re.Min > 0
+	case syntax.OpConcat:
+		for _, sub := range re.Sub {
+			if addFirst(f, sub) {
+				return true
+			}
+		}
+		return false
+	case syntax.OpAlternate:
+		nonEmpty := true
+		for _, sub := range re.Sub {
+			if !addFirst(f, sub) {
+				nonEmpty = false
+			}
+		}
+		return nonEmpty
+	}
+	// Empty matches and assertions take no character.
+	return false
+}
+
+// Latin-1 case mapping (FlowScript patch 12). toLowerCase and toUpperCase of
+// a non-ASCII string went through golang.org/x/text/cases and two
+// conversions; a string whose characters are all in Latin-1 (U+0000–U+00FF),
+// as most text in Portuguese and Spanish is, maps one character to one here.
+// ß (U+00DF), which upper-cases to two characters, is left to cases.
+
+// latin1Lower returns the lower case of a Latin-1 character.
+func latin1Lower(c uint16) uint16 {
+	if c >= 'A' && c <= 'Z' || c >= 0xC0 && c <= 0xDE && c != 0xD7 {
+		return c + 0x20
+	}
+	return c
+}
+
+// latin1Upper returns the upper case of a Latin-1 character other than ß.
+func latin1Upper(c uint16) uint16 {
+	switch {
+	case c >= 'a' && c <= 'z' || c >= 0xE0 && c <= 0xFE && c != 0xF7:
+		return c - 0x20
+	case c == 0xB5:
+		return 0x039C
+	case c == 0xFF:
+		return 0x0178
+	}
+	return c
+}
+
+// latin1Case maps the characters of s (UTF-16, or UTF-8 when s16 is nil) with
+// f, or returns false when one is outside Latin-1 or is ß.
+func latin1Case(s16 unicodeString, s8 string, f func(uint16) uint16) (String, bool) {
+	var out unicodeString
+	if s16 != nil {
+		out = make(unicodeString, len(s16))
+		out[0] = unistring.BOM
+		for i, c := range s16[1:] {
+			if c > 0xFF || c == 0xDF {
+				return nil, false
+			}
+			out[i+1] = f(c)
+		}
+		return out, true
+	}
+	out = make(unicodeString, 1, len(s8)+1)
+	out[0] = unistring.BOM
+	ascii := true
+	for _, r := range s8 {
+		if r > 0xFF || r == 0xDF {
+			return nil, false
+		}
+		ascii = ascii && r < utf8.RuneSelf
+		out = append(out, f(uint16(r)))
+	}
+	if ascii {
+		return nil, false
+	}
+	return out, true
+}
+
+// hasFlags reports whether flags is a valid flags string naming exactly the
+// pattern's flags.
+func (p *regexpPattern) hasFlags(flags string) bool {
+	var seen [6]bool
+	for i := 0; i < len(flags); i++ {
+		n := strings.IndexByte("gimsyu", flags[i])
+		if n < 0 || seen[n] {
+			return false
+		}
+		seen[n] = true
+	}
+	return seen == [6]bool{p.global, p.ignoreCase, p.multiline, p.dotAll, p.sticky, p.unicode}
+}
