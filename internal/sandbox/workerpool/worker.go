@@ -325,7 +325,12 @@ const addressSpaceSlack = 128 << 20
 // collects its garbage and returns the free memory to the OS. Under load a
 // worker holds up to its GC target of garbage (measured: an idle pool of 8
 // grew from 84 to 122 MB RSS after 4,000 jobs); once idle it shrinks back.
-const idleRelease = 250 * time.Millisecond
+// Not sooner: a worker that gave its heap back faults every page of it in
+// again when jobs return, and on this machine that halved a pool of 8's
+// throughput in the first second after each lull (bench/peer, regex_extract
+// in 1 s windows with isolated-vm measured in between: 448–499 runs/s with
+// 250 ms, 924–1,094 with 5 s).
+const idleRelease = 5 * time.Second
 
 // serve answers requests until the parent closes stdin.
 func (w *worker) serve() int {
