@@ -193,7 +193,7 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
 	}
 	if t := p.goTextOf(s, start); t != nil {
-		return p.goFindAll(t, start, limit, sticky, false)
+		return p.goFindAll(t, start, limit, sticky)
 	}
 	if p.fast.narrow {
 		p.createRegexp2()

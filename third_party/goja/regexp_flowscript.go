@@ -38,7 +38,7 @@ package goja
 // starts one character on. Go's FindAll drops such a match, so upstream's
 // "abc".match(/b*/g) had 3 items where the standard has 4. split wants
 // exactly the matches Go keeps (its algorithm skips an empty match where the
-// last piece ended), and asks for them.
+// last piece ended): splitMatches drops those from any global search.
 
 import (
 	"math/bits"
@@ -287,23 +287,19 @@ func (p *regexpPattern) goFindAt(t *goText, start int) regexpResult {
 
 // goFindAll returns up to limit (all if limit < 0) successive matches from
 // UTF-16 index start, as a global search makes them; with sticky, each must
-// start where the last ended. With goStyle, an empty match where the
-// previous one ended is left out, as split wants.
-func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky, goStyle bool) []regexpResult {
+// start where the last ended.
+func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky bool) []regexpResult {
 	var results []regexpResult
 	s := t.src
-	pos, prevEnd := t.offset(start), -1
+	pos := t.offset(start)
 	for limit != 0 && pos <= len(s) {
 		m := p.goFind(s, pos)
 		if m == nil || sticky && m[0] != pos {
 			break
 		}
 		end, empty := m[1], m[0] == m[1]
-		if !goStyle || !empty || m[0] != prevEnd {
-			results = append(results, p.goResult(t, m))
-			limit--
-		}
-		prevEnd = end
+		results = append(results, p.goResult(t, m))
+		limit--
 		if !empty {
 			pos = end
 			continue
@@ -320,9 +316,6 @@ func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky, goStyle b
 // splitMatches returns the matches split cuts s at: those of a global
 // search but for an empty match where the previous one ended.
 func (p *regexpPattern) splitMatches(s String) []regexpResult {
-	if t := p.goTextOf(s, 0); t != nil {
-		return p.goFindAll(t, 0, -1, false, true)
-	}
 	all := p.findAllSubmatchIndex(s, 0, -1, false)
 	kept, prevEnd := all[:0], -1
 	for _, m := range all {
@@ -362,16 +355,26 @@ func newClassRun(re *syntax.Regexp) *classRun {
 	if !ok {
 		return nil
 	}
+	addASCII(&r.ascii, class)
 	for i := 0; i < len(class); i += 2 {
-		lo, hi := class[i], class[i+1]
-		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
-			r.ascii[c>>6] |= 1 << (c & 63)
-		}
-		if hi >= utf8.RuneSelf {
+		if lo, hi := class[i], class[i+1]; hi >= utf8.RuneSelf {
 			r.ranges = append(r.ranges, max(lo, utf8.RuneSelf), hi)
 		}
 	}
 	return r
+}
+
+// addASCII sets in set the ASCII characters of class (sorted pairs lo, hi)
+// and reports whether class also has characters outside ASCII.
+func addASCII(set *[2]uint64, class []rune) (nonASCII bool) {
+	for i := 0; i < len(class); i += 2 {
+		lo, hi := class[i], class[i+1]
+		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
+			set[c>>6] |= 1 << (c & 63)
+		}
+		nonASCII = nonASCII || hi >= utf8.RuneSelf
+	}
+	return nonASCII
 }
 
 // charClass returns the characters one character of re matches, as sorted
@@ -465,14 +468,8 @@ func (f *firstSet) narrow() bool {
 }
 
 func (f *firstSet) add(class []rune) {
-	for i := 0; i < len(class); i += 2 {
-		lo, hi := class[i], class[i+1]
-		for c := lo; c <= hi && c < utf8.RuneSelf; c++ {
-			f.ascii[c>>6] |= 1 << (c & 63)
-		}
-		if hi >= utf8.RuneSelf {
-			f.nonASCII = true
-		}
+	if addASCII(&f.ascii, class) {
+		f.nonASCII = true
 	}
 }
 
