@@ -99,7 +99,7 @@ func (c Config) Validate() error {
 type Pool struct {
 	cfg  Config
 	log  *slog.Logger
-	idle chan *process
+	idle *idleSet
 	done chan struct{}
 	wg   sync.WaitGroup // respawners and every process's goroutines
 
@@ -143,7 +143,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 	p := &Pool{
 		cfg:  cfg,
 		log:  cfg.Logger,
-		idle: make(chan *process, n),
+		idle: newIdleSet(n),
 		done: make(chan struct{}),
 		live: make(map[*process]struct{}, n),
 	}
@@ -157,7 +157,7 @@ func New(ctx context.Context, cfg Config) (*Pool, error) {
 				errs[i] = err
 				return
 			}
-			p.idle <- proc
+			p.idle.put(proc)
 		})
 	}
 	starting.Wait()
@@ -229,8 +229,8 @@ func (p *Pool) busy(context.Context) *sandbox.Error {
 func (p *Pool) take(ctx context.Context, wait bool, waitErr func(context.Context) *sandbox.Error) (*process, *sandbox.Error) {
 	if !wait {
 		select {
-		case proc := <-p.idle:
-			return proc, nil
+		case <-p.idle.tokens:
+			return p.idle.pop(), nil
 		case <-p.done:
 			return nil, errPoolClosed()
 		default:
@@ -238,8 +238,8 @@ func (p *Pool) take(ctx context.Context, wait bool, waitErr func(context.Context
 		}
 	}
 	select {
-	case proc := <-p.idle:
-		return proc, nil
+	case <-p.idle.tokens:
+		return p.idle.pop(), nil
 	case <-ctx.Done():
 		return nil, waitErr(ctx)
 	case <-p.done:
@@ -310,7 +310,7 @@ func (p *Pool) release(proc *process) {
 	p.mu.Lock()
 	closed := p.closed
 	if !closed {
-		p.idle <- proc // never blocks: it holds one place per slot
+		p.idle.put(proc) // never blocks: it holds one place per slot
 	}
 	p.mu.Unlock()
 	if closed {

@@ -193,7 +193,7 @@ func TestTryRunBusy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan sandbox.Result)
 	go func() { done <- p.Run(ctx, sandbox.Request{Source: "for (;;) {}"}) }()
-	waitFor(t, 5*time.Second, "the worker to be busy", func() bool { return len(p.idle) == 0 && busyCount(p) == 1 })
+	waitFor(t, 5*time.Second, "the worker to be busy", func() bool { return p.idle.len() == 0 && busyCount(p) == 1 })
 
 	res := p.TryRun(context.Background(), sandbox.Request{Source: "return 1"})
 	if res.Err == nil || res.Err.Code != sandbox.CodeBusy || res.Err.Message != sandbox.BusyMessage(1) {
