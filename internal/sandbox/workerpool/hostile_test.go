@@ -156,12 +156,7 @@ var (
 // leave, so the watchdog may not run before the parent kills the job at its
 // deadline: there SCRIPT_TIMEOUT is right too (seen on a machine with slow
 // page faults). The non-race run in .ci/run keeps the strict expectation.
-var gigabyteCodes, gigabyteMsg = func() ([]sandbox.Code, string) {
-	if raceEnabled {
-		return append(memoryLimit, timeout...), ""
-	}
-	return memoryLimit, "32 MB"
-}()
+var gigabyteCodes, gigabyteMsg = orTimeoutUnderRace(memoryLimit, "32 MB")
 
 // goRecursionCodes and goRecursionMsg are what a script whose recursion
 // runs in Go gets: the worker's stack limit ends it with a RangeError. Under
@@ -170,12 +165,16 @@ var gigabyteCodes, gigabyteMsg = func() ([]sandbox.Code, string) {
 // workers 0.9 s, and in a CI run on a slow day with other packages' tests
 // beside it 3.3 s, when the deadline came first. There SCRIPT_TIMEOUT is
 // right too; the non-race run in .ci/run keeps the strict expectation.
-var goRecursionCodes, goRecursionMsg = func() ([]sandbox.Code, string) {
+var goRecursionCodes, goRecursionMsg = orTimeoutUnderRace(scriptError, "Maximum call stack size exceeded")
+
+// orTimeoutUnderRace is codes and msg, or, in a race build, codes or
+// SCRIPT_TIMEOUT with any message.
+func orTimeoutUnderRace(codes []sandbox.Code, msg string) ([]sandbox.Code, string) {
 	if raceEnabled {
-		return append(scriptError, timeout...), ""
+		return append(slices.Clone(codes), timeout...), ""
 	}
-	return scriptError, "Maximum call stack size exceeded"
-}()
+	return codes, msg
+}
 
 // TestHostileScripts runs each hostile class through the pool while 7
 // ordinary scripts keep running beside it: the hostile one ends with the
