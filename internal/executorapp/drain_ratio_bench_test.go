@@ -5,7 +5,11 @@ package executorapp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -41,7 +45,8 @@ const ratioJobs = 10000
 // the 90th percent of the stored results. One op is an A/B pair (the order
 // alternates) and a raw-confirmed drain after it, and the benchmark reports
 // the medians of each rate and of the pairs' drain/raw ratios, with their
-// quartiles, and the median drain/raw-confirmed ratio:
+// quartiles, the median drain/raw-confirmed ratio, and each process's CPU
+// time and context switches per job (every thread's, from /proc):
 //
 //	go test ./internal/executorapp -run '^$' -bench DrainRatio -benchtime 5x -timeout 30m
 //
@@ -67,19 +72,17 @@ func BenchmarkDrainRatio(b *testing.B) {
 				}
 				confirmed, _ := rawDrainWith(b, url, broker, rawConfirmed)
 				confirmedRatios = append(confirmedRatios, drain/confirmed)
-				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; CPU per job: raw %v, executor %v; raw with confirmed acks %.0f jobs/s, ratio %.2f",
-					len(ratios)+1, raw, drain, drain/raw, rawCPU, drainCPU, confirmed, drain/confirmed)
+				b.Logf("pair %d: raw %.0f jobs/s, executor %.0f jobs/s, ratio %.2f; per job: raw %s; executor %s; raw with confirmed acks %.0f jobs/s, ratio %.2f",
+					len(ratios)+1, raw, drain, drain/raw, perJobText(rawCPU), perJobText(drainCPU), confirmed, drain/confirmed)
 				raws, drains, ratios = append(raws, raw), append(drains, drain), append(ratios, drain/raw)
 				for k, v := range rawCPU {
-					cpu["raw_"+k] = append(cpu["raw_"+k], float64(v.Microseconds()))
+					cpu["raw_"+k] = append(cpu["raw_"+k], perJobValue(k, v))
 				}
 				for k, v := range drainCPU {
-					cpu["executor_"+k] = append(cpu["executor_"+k], float64(v.Microseconds()))
+					cpu["executor_"+k] = append(cpu["executor_"+k], perJobValue(k, v))
 				}
 			}
-			for k, v := range cpu {
-				b.ReportMetric(testenv.Quantile(v, 0.5), k+"_cpu-µs/job")
-			}
+			reportPerJob(b, cpu)
 			b.ReportMetric(testenv.Quantile(raws, 0.5), "raw_jobs/s")
 			b.ReportMetric(testenv.Quantile(drains, 0.5), "executor_jobs/s")
 			b.ReportMetric(testenv.Quantile(ratios, 0.5), "executor/raw")
@@ -88,6 +91,30 @@ func BenchmarkDrainRatio(b *testing.B) {
 			b.ReportMetric(testenv.Quantile(confirmedRatios, 0.5), "executor/raw-confirmed")
 		})
 	}
+}
+
+// perJobValue is a drain's per-job figure k as a number: CPU µs, or
+// context switches for a switchesPrefix entry.
+func perJobValue(k string, v time.Duration) float64 {
+	if strings.HasPrefix(k, switchesPrefix) {
+		return float64(v) / 1000
+	}
+	return float64(v.Microseconds())
+}
+
+// perJobText lists a drain's per-job figures: CPU time, then context
+// switches.
+func perJobText(m map[string]time.Duration) string {
+	keys := slices.Sorted(maps.Keys(m))
+	var cpu, switches []string
+	for _, k := range keys {
+		if name, ok := strings.CutPrefix(k, switchesPrefix); ok {
+			switches = append(switches, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
+		} else {
+			cpu = append(cpu, fmt.Sprintf("%s %v", k, m[k]))
+		}
+	}
+	return "CPU " + strings.Join(cpu, ", ") + ", context switches " + strings.Join(switches, ", ")
 }
 
 // executorDrain is one executor binary (defaults: the worker pool, 8
@@ -103,7 +130,12 @@ func executorDrain(b *testing.B, url string, broker int) (float64, map[string]ti
 				<-p.done
 			},
 			cpu: func() map[string]time.Duration {
-				return map[string]time.Duration{"executor": procCPU(pid), "workers": cpuOf(childPIDs(pid)...), "broker": procCPU(broker)}
+				workers := childPIDs(pid)
+				return map[string]time.Duration{
+					"executor": procCPU(pid), "workers": cpuOf(workers...), "broker": procCPU(broker),
+					switchesPrefix + "executor": procSwitches(pid), switchesPrefix + "workers": procSwitches(workers...),
+					switchesPrefix + "broker": procSwitches(broker),
+				}
 			},
 		}
 	})
@@ -153,15 +185,25 @@ func BenchmarkRawBound(b *testing.B) {
 			rate, c := rawDrainWith(b, url, broker, rawMode(m))
 			rates[name] = append(rates[name], rate)
 			for k, v := range c {
-				cpu[name+"_"+k] = append(cpu[name+"_"+k], float64(v.Microseconds()))
+				cpu[name+"_"+k] = append(cpu[name+"_"+k], perJobValue(k, v))
 			}
 		}
 	}
 	for k, v := range rates {
 		b.ReportMetric(testenv.Quantile(v, 0.5), k+"_jobs/s")
 	}
-	for k, v := range cpu {
-		b.ReportMetric(testenv.Quantile(v, 0.5), k+"_cpu-µs/job")
+	reportPerJob(b, cpu)
+}
+
+// reportPerJob reports the medians of per-job figures (perJobValue) by
+// name.
+func reportPerJob(b *testing.B, perJob map[string][]float64) {
+	for k, v := range perJob {
+		unit := "_cpu-µs/job"
+		if strings.Contains(k, switchesPrefix) {
+			unit = "/job"
+		}
+		b.ReportMetric(testenv.Quantile(v, 0.5), k+unit)
 	}
 }
 
@@ -262,7 +304,10 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 				nc.Close()
 			},
 			cpu: func() map[string]time.Duration {
-				return map[string]time.Duration{"raw": procCPU(self), "broker": procCPU(broker)}
+				return map[string]time.Duration{
+					"raw": procCPU(self), "broker": procCPU(broker),
+					switchesPrefix + "raw": procSwitches(self), switchesPrefix + "broker": procSwitches(broker),
+				}
 			},
 		}
 	})
