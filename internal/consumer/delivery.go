@@ -24,6 +24,19 @@ type delivery struct {
 	base, log *slog.Logger
 	// span is the delivery's process span.
 	span telemetry.Span
+	// ran gives the job's sandbox slot back (Executor.handle); nil once it
+	// has.
+	ran func()
+}
+
+// leftSandbox gives the job's sandbox slot back, once: the handler calls it
+// when the script has run, before storing the result; the executor calls it
+// again when the delivery is settled, in case the handler did not get there.
+func (d *delivery) leftSandbox() {
+	if d.ran != nil {
+		d.ran()
+		d.ran = nil
+	}
 }
 
 func newDelivery(msg jetstream.Msg, log *slog.Logger) *delivery {

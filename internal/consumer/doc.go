@@ -15,9 +15,14 @@
 // The guarantees it keeps (DESIGN.md §5):
 //
 //   - In flight per replica never exceeds Config.Parallel: the dispatcher
-//     asks for as many jobs as slots are idle and not yet covered by an open
-//     pull request, in one request on one of its long-lived reply
-//     subscriptions (puller.go), and hands each job to an idle slot.
+//     asks for as many jobs as sandbox slots are idle and not yet covered by
+//     an open pull request, in one request on one of its long-lived reply
+//     subscriptions (puller.go), and hands each job to an idle slot. A job
+//     gives its slot back once its script has run: its result is stored and
+//     its ack confirmed while the slot's worker runs the next job, so a
+//     replica holds at most Parallel jobs in its slots and as many again
+//     storing their results, and never a job waiting for a worker
+//     (Executor.handlers).
 //   - The first result stored for a job id wins, even when the job is
 //     redelivered or runs twice at once: results are published with an
 //     expected last sequence of 0 on the job's result subject, so the broker

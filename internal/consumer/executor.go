@@ -158,10 +158,12 @@ func (e *Executor) Ready() (bool, string) {
 	return e.health.ready(3 * e.cfg.HealthInterval)
 }
 
-// InFlight is how many jobs this replica is handling now.
+// InFlight is how many jobs hold one of this replica's sandbox slots now
+// (see handlers).
 func (e *Executor) InFlight() int { return int(e.inFlight.Load()) }
 
-// MaxInFlight is the most jobs this replica has handled at once.
+// MaxInFlight is the most jobs that held this replica's sandbox slots at
+// once.
 func (e *Executor) MaxInFlight() int { return int(e.maxInFlight.Load()) }
 
 // Pending reads the shared consumer's pending jobs (JetStream's
@@ -210,14 +212,16 @@ func (e *Executor) Run(ctx context.Context) error {
 	e.puller.Store(p)
 	e.log.Info("executor pulling jobs", "stream", e.cfg.JobsStream, "consumer", e.cfg.Consumer, "parallel", e.cfg.Parallel)
 	jobs := make(chan jetstream.Msg)
-	// done takes one signal per finished job; it never blocks a slot, even
-	// after the dispatcher has returned.
-	done := make(chan struct{}, e.cfg.Parallel)
+	// ran takes one signal per job that gave its sandbox slot back, done
+	// one per settled job; neither ever blocks a handler, even after the
+	// dispatcher has returned.
+	ran := make(chan struct{}, e.handlers())
+	done := make(chan struct{}, e.handlers())
 	var wg sync.WaitGroup
 	wg.Go(func() { e.watch(ctx) })
-	wg.Go(func() { e.dispatch(ctx, p, jobs, done) })
-	for range e.cfg.Parallel {
-		wg.Go(func() { e.slot(jobCtx, jobs, done) })
+	wg.Go(func() { e.dispatch(ctx, p, jobs, ran, done) })
+	for range e.handlers() {
+		wg.Go(func() { e.handleAll(jobCtx, jobs, ran, done) })
 	}
 	wg.Wait()
 	stopWatch()
@@ -232,11 +236,21 @@ func (e *Executor) Run(ctx context.Context) error {
 	return nil
 }
 
-// slot is one sandbox slot: it handles the jobs the dispatcher gives it,
-// one at a time, until the dispatcher stops.
-func (e *Executor) slot(jobCtx context.Context, jobs <-chan jetstream.Msg, done chan<- struct{}) {
+// handlers is how many jobs a replica holds at most: Parallel in the
+// sandbox, and as many again that have left it and are storing their
+// result. A job gives its sandbox slot back as soon as its script has run,
+// so the slot's worker runs the next job while the broker stores the last
+// one's result (a round trip that would otherwise leave the worker idle);
+// a replica still pulls only for a free slot, and so never holds a job
+// waiting for a worker (DESIGN.md §5).
+func (e *Executor) handlers() int { return 2 * e.cfg.Parallel }
+
+// handleAll handles the jobs the dispatcher gives it, one at a time, until
+// the dispatcher stops: it signals ran when a job leaves the sandbox and
+// done when it is settled.
+func (e *Executor) handleAll(jobCtx context.Context, jobs <-chan jetstream.Msg, ran, done chan<- struct{}) {
 	for msg := range jobs {
-		e.handle(jobCtx, msg)
+		e.handle(jobCtx, msg, func() { ran <- struct{}{} })
 		done <- struct{}{}
 	}
 }
@@ -245,8 +259,8 @@ func (e *Executor) slot(jobCtx context.Context, jobs <-chan jetstream.Msg, done 
 // puller). It stops asking when stop ends, hands out what the open
 // requests still bring until they end, hands back what comes after, and
 // closes jobs.
-func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstream.Msg, done <-chan struct{}) {
-	d := dispatcher{e: e, stop: stop, p: p, free: e.cfg.Parallel}
+func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstream.Msg, ran, done <-chan struct{}) {
+	d := dispatcher{e: e, stop: stop, p: p, free: e.cfg.Parallel, spare: e.handlers()}
 	defer close(jobs)
 	defer d.handBackLate()
 	stopped := stop.Done()
@@ -268,7 +282,7 @@ func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstre
 		if stopping && len(p.open) == 0 && len(d.queue) == 0 {
 			return
 		}
-		if want := d.free - len(d.queue) - p.owed; want > 0 && !stopping && !now.Before(d.retryAt) {
+		if want := d.room() - p.owed; want > 0 && !stopping && !now.Before(d.retryAt) {
 			if !e.nc.IsConnected() {
 				d.retryAt = now.Add(50 * time.Millisecond) // a reconnection is under way
 			} else if deadline, err := p.request(now, want); err != nil {
@@ -292,12 +306,15 @@ func (e *Executor) dispatch(stop context.Context, p *puller, jobs chan<- jetstre
 		select {
 		case <-stopped:
 			stopped = nil
-		case <-done:
+		case <-ran:
 			d.free++
+		case <-done:
+			d.spare++
 		case out <- head:
 			d.queue[0] = nil
 			d.queue = d.queue[1:]
 			d.free--
+			d.spare--
 		case m := <-p.in:
 			d.reply(m)
 		case <-timer.C:
@@ -310,10 +327,11 @@ type dispatcher struct {
 	e    *Executor
 	stop context.Context
 	p    *puller
-	// free counts the slots not handling a job; queue holds the jobs
-	// received for them and not yet handed out.
-	free  int
-	queue []jetstream.Msg
+	// free counts the sandbox slots no job holds, spare the handlers no
+	// job holds (see Executor.handlers); queue holds the jobs received for
+	// them and not yet handed out.
+	free, spare int
+	queue       []jetstream.Msg
 	// failures counts the pull failures in a row; no request is sent
 	// before retryAt.
 	failures int
@@ -327,7 +345,7 @@ func (d *dispatcher) reply(m *nats.Msg) {
 	case replyJob:
 		d.failures = 0
 		msg := &jobMsg{msg: m, nc: d.e.nc}
-		if !d.p.delivered(m.Sub) && d.free-len(d.queue) <= 0 {
+		if !d.p.delivered(m.Sub) && d.room() <= 0 {
 			// A late job of a request given up on, and no slot for it:
 			// hand it back rather than hold it.
 			d.e.handBack(d.stop, msg)
@@ -342,6 +360,10 @@ func (d *dispatcher) reply(m *nats.Msg) {
 		d.failures = 0
 	}
 }
+
+// room is how many more jobs the replica can take: one per sandbox slot
+// that is free, has a handler and is not promised a received job.
+func (d *dispatcher) room() int { return min(d.free, d.spare) - len(d.queue) }
 
 // failed counts a pull failure (once per wait: several open requests fail
 // together) and sets when to ask again.
@@ -443,10 +465,12 @@ func (e *Executor) reprovision(ctx context.Context) error {
 
 // handle processes one delivery inside its process span (a child of the
 // engine's trace context in the message headers), keeping it alive with
-// progress acks, settles it and records its outcome.
-func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
+// progress acks, settles it and records its outcome. freeSlot is called
+// once, when the job gives its sandbox slot back: after its script ran (or
+// was not run), before its result is stored. The job counts as in flight
+// until then.
+func (e *Executor) handle(ctx context.Context, msg jetstream.Msg, freeSlot func()) {
 	n := e.inFlight.Add(1)
-	defer e.inFlight.Add(-1)
 	for m := e.maxInFlight.Load(); n > m && !e.maxInFlight.CompareAndSwap(m, n); m = e.maxInFlight.Load() {
 	}
 	d := newDelivery(msg, e.log)
@@ -454,7 +478,12 @@ func (e *Executor) handle(ctx context.Context, msg jetstream.Msg) {
 	defer span.End(nil)
 	d.span = span
 	e.metrics.InFlight(ctx, 1)
-	defer e.metrics.InFlight(ctx, -1)
+	d.ran = func() {
+		e.inFlight.Add(-1)
+		e.metrics.InFlight(ctx, -1)
+		freeSlot()
+	}
+	defer d.leftSandbox()
 	stopProgress := e.keepAlive(ctx, d)
 	out := e.handler.process(ctx, d)
 	stopProgress()

@@ -79,6 +79,7 @@ func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	}()
 	tries := h.budget.tries(ctx, d)
 	a := h.attempt(ctx, d, tries)
+	d.leftSandbox() // the commit needs the broker, not the slot's worker
 	switch {
 	case a.found != nil:
 		h.notifyRepeat(ctx, d, *a.found)
