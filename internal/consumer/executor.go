@@ -249,8 +249,9 @@ func (e *Executor) handlers() int { return 2 * e.cfg.Parallel }
 // the dispatcher stops: it signals ran when a job leaves the sandbox and
 // done when it is settled.
 func (e *Executor) handleAll(jobCtx context.Context, jobs <-chan jetstream.Msg, ran, done chan<- struct{}) {
+	freeSlot := func() { ran <- struct{}{} }
 	for msg := range jobs {
-		e.handle(jobCtx, msg, func() { ran <- struct{}{} })
+		e.handle(jobCtx, msg, freeSlot)
 		done <- struct{}{}
 	}
 }
