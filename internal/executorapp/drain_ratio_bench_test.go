@@ -46,7 +46,8 @@ const ratioJobs = 10000
 // alternates) and a raw-confirmed drain after it, and the benchmark reports
 // the medians of each rate and of the pairs' drain/raw ratios, with their
 // quartiles, the median drain/raw-confirmed ratio, and each process's CPU
-// time and context switches per job (every thread's, from /proc):
+// time, context switches and read and write system calls per job (every
+// thread's, from /proc):
 //
 //	go test ./internal/executorapp -run '^$' -bench DrainRatio -benchtime 5x -timeout 30m
 //
@@ -93,28 +94,31 @@ func BenchmarkDrainRatio(b *testing.B) {
 	}
 }
 
-// perJobValue is a drain's per-job figure k as a number: CPU µs, or
-// context switches for a switchesPrefix entry.
+// perJobValue is a drain's per-job figure k as a number: CPU µs, or a
+// count for an isCount entry.
 func perJobValue(k string, v time.Duration) float64 {
-	if strings.HasPrefix(k, switchesPrefix) {
+	if isCount(k) {
 		return float64(v) / 1000
 	}
 	return float64(v.Microseconds())
 }
 
 // perJobText lists a drain's per-job figures: CPU time, then context
-// switches.
+// switches and system calls.
 func perJobText(m map[string]time.Duration) string {
 	keys := slices.Sorted(maps.Keys(m))
-	var cpu, switches []string
+	var cpu, switches, syscalls []string
 	for _, k := range keys {
 		if name, ok := strings.CutPrefix(k, switchesPrefix); ok {
 			switches = append(switches, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
+		} else if name, ok := strings.CutPrefix(k, syscallsPrefix); ok {
+			syscalls = append(syscalls, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
 		} else {
 			cpu = append(cpu, fmt.Sprintf("%s %v", k, m[k]))
 		}
 	}
-	return "CPU " + strings.Join(cpu, ", ") + ", context switches " + strings.Join(switches, ", ")
+	return "CPU " + strings.Join(cpu, ", ") + ", context switches " + strings.Join(switches, ", ") +
+		", reads and writes " + strings.Join(syscalls, ", ")
 }
 
 // executorDrain is one executor binary (defaults: the worker pool, 8
@@ -134,7 +138,9 @@ func executorDrain(b *testing.B, url string, broker int) (float64, map[string]ti
 				return map[string]time.Duration{
 					"executor": procCPU(pid), "workers": cpuOf(workers...), "broker": procCPU(broker),
 					switchesPrefix + "executor": procSwitches(pid), switchesPrefix + "workers": procSwitches(workers...),
-					switchesPrefix + "broker": procSwitches(broker),
+					switchesPrefix + "broker":   procSwitches(broker),
+					syscallsPrefix + "executor": procSyscalls(pid), syscallsPrefix + "workers": procSyscalls(workers...),
+					syscallsPrefix + "broker": procSyscalls(broker),
 				}
 			},
 		}
@@ -200,7 +206,7 @@ func BenchmarkRawBound(b *testing.B) {
 func reportPerJob(b *testing.B, perJob map[string][]float64) {
 	for k, v := range perJob {
 		unit := "_cpu-µs/job"
-		if strings.Contains(k, switchesPrefix) {
+		if isCount(k) {
 			unit = "/job"
 		}
 		b.ReportMetric(testenv.Quantile(v, 0.5), k+unit)
@@ -307,6 +313,7 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 				return map[string]time.Duration{
 					"raw": procCPU(self), "broker": procCPU(broker),
 					switchesPrefix + "raw": procSwitches(self), switchesPrefix + "broker": procSwitches(broker),
+					syscallsPrefix + "raw": procSyscalls(self), syscallsPrefix + "broker": procSyscalls(broker),
 				}
 			},
 		}

@@ -99,3 +99,32 @@ func procSwitches(pids ...int) time.Duration {
 	}
 	return time.Duration(n * 1000)
 }
+
+// syscallsPrefix marks the entries that count the read and write system
+// calls (sockets and pipes included, from /proc/<pid>/io), in the same unit
+// as switchesPrefix entries.
+const syscallsPrefix = "syscalls_"
+
+// isCount says whether a drain's entry k counts events (switchesPrefix,
+// syscallsPrefix) instead of CPU time.
+func isCount(k string) bool {
+	return strings.Contains(k, switchesPrefix) || strings.Contains(k, syscallsPrefix)
+}
+
+// procSyscalls is the read and write system calls of the processes so far
+// (every thread's, the exited ones included), in the unit of
+// syscallsPrefix entries.
+func procSyscalls(pids ...int) time.Duration {
+	var n int64
+	for _, pid := range pids {
+		data, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "io"))
+		for line := range strings.Lines(string(data)) {
+			name, value, ok := strings.Cut(line, ":")
+			if ok && (name == "syscr" || name == "syscw") {
+				v, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
+				n += v
+			}
+		}
+	}
+	return time.Duration(n * 1000)
+}
