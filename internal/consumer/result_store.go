@@ -2,7 +2,6 @@ package consumer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -55,7 +54,7 @@ type StoredResult = flowclient.StoredResult
 
 // Encode encodes r for Store.
 func Encode(r flowjob.Result) (EncodedResult, error) {
-	data, err := json.Marshal(r)
+	data, err := marshalResult(&r)
 	if err != nil {
 		return EncodedResult{}, fmt.Errorf("encoding result of job %s: %w", r.JobID, err)
 	}
