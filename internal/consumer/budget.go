@@ -39,7 +39,7 @@ func (b *deliveryBudget) tries(ctx context.Context, d *delivery) int {
 	e, err := b.kv.Get(ctx, key(d.streamSeq))
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
-			d.log.DebugContext(ctx, "reading the job's interrupted deliveries", "error", err)
+			d.logger().DebugContext(ctx, "reading the job's interrupted deliveries", "error", err)
 		}
 		return d.attempt
 	}
@@ -73,7 +73,7 @@ func (b *deliveryBudget) noteInterruption(ctx context.Context, d *delivery) {
 			return
 		}
 	}
-	d.log.WarnContext(ctx, "could not note an interrupted delivery; it will count as one of the job's attempts",
+	d.logger().WarnContext(ctx, "could not note an interrupted delivery; it will count as one of the job's attempts",
 		"stream_seq", d.streamSeq, "error", err)
 }
 

@@ -20,8 +20,10 @@ type delivery struct {
 	published time.Time
 	// msgID is the job's Nats-Msg-Id header: the job id engines publish.
 	msgID string
-	// base is the executor's logger; log is base with the job id, once known.
+	// base is the executor's logger; log is base with the job id (logID),
+	// made by logger on first use: most jobs log nothing.
 	base, log *slog.Logger
+	logID     string
 	// span is the delivery's process span.
 	span telemetry.Span
 	// ran gives the job's sandbox slot back (Executor.handle); nil once it
@@ -40,17 +42,28 @@ func (d *delivery) leftSandbox() {
 }
 
 func newDelivery(msg jetstream.Msg, log *slog.Logger) *delivery {
-	d := &delivery{msg: msg, attempt: 1, base: log, log: log}
+	d := &delivery{msg: msg, attempt: 1, base: log}
 	if meta, err := msg.Metadata(); err == nil {
 		d.attempt = int(meta.NumDelivered)
 		d.streamSeq = meta.Sequence.Stream
 		d.published = meta.Timestamp
 	}
 	d.msgID = msg.Headers().Get(flowjob.HeaderMsgID)
-	if d.msgID != "" {
-		d.log = log.With(telemetry.LogKeyJobID, d.msgID)
-	}
+	d.logID = d.msgID
 	return d
+}
+
+// logger is the executor's logger with the job's id (the message id until
+// the job is decoded). Only the goroutine handling the delivery calls it,
+// and then the one settling it.
+func (d *delivery) logger() *slog.Logger {
+	if d.log == nil {
+		d.log = d.base
+		if d.logID != "" {
+			d.log = d.base.With(telemetry.LogKeyJobID, d.logID)
+		}
+	}
+	return d.log
 }
 
 // identify names the delivery's job once decoded, when its id is not the
@@ -59,6 +72,6 @@ func (d *delivery) identify(job *flowjob.Job) {
 	if job == nil || !flowjob.ValidID(job.ID) || job.ID == d.msgID {
 		return
 	}
-	d.log = d.base.With(telemetry.LogKeyJobID, job.ID)
+	d.logID, d.log = job.ID, nil
 	d.span.SetMessageID(job.ID)
 }

@@ -400,7 +400,7 @@ func (e *Executor) handBack(ctx context.Context, msg jetstream.Msg) {
 	e.settling.Go(func() {
 		e.handler.budget.noteInterruption(ctx, d)
 		if err := msg.Nak(); err != nil {
-			d.log.Debug("handing back a job no slot was free for", "stream_seq", d.streamSeq, "error", err)
+			d.logger().Debug("handing back a job no slot was free for", "stream_seq", d.streamSeq, "error", err)
 		}
 	})
 }
@@ -556,7 +556,7 @@ func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) e
 }
 
 func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, action ackAction, err error) {
-	if err == nil && !d.log.Enabled(ctx, slog.LevelDebug) {
+	if err == nil && !d.base.Enabled(ctx, slog.LevelDebug) {
 		return // the settled line is a debug line: skip building it
 	}
 	attrs := []any{"stream_seq", d.streamSeq, "delivery", d.attempt, "outcome", out.label(), "ack", action.String()}
@@ -567,10 +567,10 @@ func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, act
 		attrs = append(attrs, "delay", out.delay.String())
 	}
 	if err != nil {
-		d.log.WarnContext(ctx, "settling a job message failed; the broker will redeliver it", append(attrs, "settle_error", err)...)
+		d.logger().WarnContext(ctx, "settling a job message failed; the broker will redeliver it", append(attrs, "settle_error", err)...)
 		return
 	}
-	d.log.DebugContext(ctx, "job settled", attrs...)
+	d.logger().DebugContext(ctx, "job settled", attrs...)
 }
 
 // keepAlive sends progress acks every ProgressInterval until the returned
@@ -580,6 +580,7 @@ func (e *Executor) keepAlive(ctx context.Context, d *delivery) (stop func()) {
 	if e.cfg.ProgressInterval <= 0 {
 		return func() {}
 	}
+	msgID := d.msgID // the timer's goroutine leaves the delivery's logger alone
 	k := &progress{}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -590,7 +591,7 @@ func (e *Executor) keepAlive(ctx context.Context, d *delivery) (stop func()) {
 			return
 		}
 		if err := d.msg.InProgress(); err != nil {
-			d.log.DebugContext(ctx, "sending a progress ack", "error", err)
+			d.base.DebugContext(ctx, "sending a progress ack", telemetry.LogKeyJobID, msgID, "error", err)
 		}
 		k.timer.Reset(e.cfg.ProgressInterval)
 	})

@@ -86,12 +86,12 @@ func (h *jobHandler) recordFailure(ctx context.Context, d *delivery, v actions.V
 	}
 	if err != nil {
 		h.metrics.FailureRecord(ctx, "failed")
-		d.log.WarnContext(ctx, "a failure record could not be made; the job's result is stored", "error", err.Error())
+		d.logger().WarnContext(ctx, "a failure record could not be made; the job's result is stored", "error", err.Error())
 		return
 	}
 	if limit := h.nc.MaxPayload() - failureRecordHeadroom; int64(len(data)) > limit {
 		h.metrics.FailureRecord(ctx, "too_large")
-		d.log.WarnContext(ctx, "a failure record is over the broker's payload limit and is not kept; the job's result is stored",
+		d.logger().WarnContext(ctx, "a failure record is over the broker's payload limit and is not kept; the job's result is stored",
 			"bytes", len(data), "limit", limit)
 		return
 	}
@@ -106,7 +106,7 @@ func (h *jobHandler) recordFailure(ctx context.Context, d *delivery, v actions.V
 	}
 	if err != nil {
 		h.metrics.FailureRecord(ctx, "failed")
-		d.log.WarnContext(ctx, "a failure record was not stored; the job's result is", "error", fmt.Errorf("publishing to %s: %w", h.cfg.FailuresStream(), err).Error())
+		d.logger().WarnContext(ctx, "a failure record was not stored; the job's result is", "error", fmt.Errorf("publishing to %s: %w", h.cfg.FailuresStream(), err).Error())
 	}
 }
 

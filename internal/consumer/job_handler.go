@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -71,7 +72,7 @@ var errStopping = errors.New("the replica is stopping")
 func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.ErrorContext(ctx, "recovered a panic while handling a job",
+			d.logger().ErrorContext(ctx, "recovered a panic while handling a job",
 				"stream_seq", d.streamSeq, "delivery", d.attempt,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			out = h.failure(ctx, d, "", fmt.Errorf("handling job: panic: %v", p))
@@ -102,7 +103,7 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 	var job *flowjob.Job
 	defer func() {
 		if p := recover(); p != nil {
-			d.log.ErrorContext(ctx, "recovered a panic while handling a job",
+			d.logger().ErrorContext(ctx, "recovered a panic while handling a job",
 				"stream_seq", d.streamSeq, "attempt", tries,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			a = attempt{job: job, transient: fmt.Errorf("handling job: panic: %v", p)}
@@ -156,7 +157,7 @@ func (h *jobHandler) badInput(d *delivery, job *flowjob.Job, tries int, cause er
 
 // exhausted is the report of a job out of attempts.
 func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, cause error) actions.Report {
-	d.log.ErrorContext(ctx, "a job ran out of attempts", "stream_seq", d.streamSeq,
+	d.logger().ErrorContext(ctx, "a job ran out of attempts", "stream_seq", d.streamSeq,
 		"attempt", tries, "max_deliver", h.cfg.MaxDeliver, "deliveries", d.attempt, "error", cause.Error())
 	return actions.Failed(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
 		"the job could not be run in %d attempts (MAX_DELIVER); last error: %v", h.cfg.MaxDeliver, cause), tries)
@@ -197,11 +198,11 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		}
 		wait := b.NextBackOff()
 		if wait == backoff.Stop {
-			d.log.ErrorContext(ctx, "the job crashed its sandbox worker every time it ran; failing it",
+			d.logger().ErrorContext(ctx, "the job crashed its sandbox worker every time it ran; failing it",
 				"runs", crashes+1, "error", res.Err.Message)
 			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
-		d.log.WarnContext(ctx, "the sandbox crashed; running the job again", "error", res.Err.Message, "wait", wait.String())
+		d.logger().WarnContext(ctx, "the sandbox crashed; running the job again", "error", res.Err.Message, "wait", wait.String())
 		if !pause.For(ctx, wait) {
 			return attempt{job: job, transient: errStopping}
 		}
@@ -307,7 +308,7 @@ func (h *jobHandler) commit(ctx context.Context, d *delivery, v actions.Verdict)
 		return stored(v.Result, repeat)
 	}
 	code, reason := v.Result.Error.Code, v.Result.Error.Message
-	d.log.WarnContext(ctx, "dead-lettering a job", "stream_seq", d.streamSeq, "code", code, "reason", reason)
+	d.logger().WarnContext(ctx, "dead-lettering a job", "stream_seq", d.streamSeq, "code", code, "reason", reason)
 	if err := h.deadLetter(ctx, d, v.Result.JobID, code, reason); err != nil {
 		return h.failure(ctx, d, "", err)
 	}
@@ -340,12 +341,12 @@ func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Res
 		first, lerr := h.store.Load(ctx, r.JobID)
 		switch {
 		case lerr != nil:
-			d.log.WarnContext(ctx, "a result was already stored but could not be read back", "error", lerr)
+			d.logger().WarnContext(ctx, "a result was already stored but could not be read back", "error", lerr)
 		case first.Writer == enc.Writer:
 			err = nil // ours: an earlier try was stored after all
 		default:
 			span.End(nil)
-			d.log.InfoContext(ctx, "the job was handled although its result was already stored; the stored result stands",
+			d.logger().InfoContext(ctx, "the job was handled although its result was already stored; the stored result stands",
 				"stream_seq", d.streamSeq, "delivery", d.attempt)
 			h.notifyRepeat(sctx, d, first)
 			return true, nil
@@ -367,12 +368,23 @@ func (h *jobHandler) storeResult(ctx context.Context, d *delivery, r flowjob.Res
 	return false, nil
 }
 
-// writerToken is a random token of one store attempt (EncodedResult.Writer).
+// writerToken is a token of one store attempt (EncodedResult.Writer),
+// unique across replicas: a random prefix drawn once per process, then a
+// count (a random read per job cost about a microsecond of its path).
 func writerToken() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:]) // crypto/rand never fails on supported systems
-	return hex.EncodeToString(b[:])
+	var b [24]byte
+	n := copy(b[:], writerPrefix)
+	return string(strconv.AppendUint(b[:n], writerCount.Add(1), 16))
 }
+
+var (
+	writerPrefix = func() string {
+		var b [8]byte
+		_, _ = rand.Read(b[:]) // crypto/rand never fails on supported systems
+		return hex.EncodeToString(b[:]) + "-"
+	}()
+	writerCount atomic.Uint64
+)
 
 func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, jobID, code, reason string) error {
 	dl := DeadLetter{
@@ -405,7 +417,7 @@ func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
 		return
 	}
 	if !h.validInbox(inbox) {
-		d.log.WarnContext(ctx, "ignoring a Reply-To that is not a plain inbox subject", "reply_to", inbox)
+		d.logger().WarnContext(ctx, "ignoring a Reply-To that is not a plain inbox subject", "reply_to", inbox)
 		return
 	}
 	msg := nats.NewMsg(inbox)
@@ -413,7 +425,7 @@ func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
 	msg.Header.Set(flowjob.HeaderVersion, strconv.Itoa(flowjob.ContractVersion))
 	telemetry.Inject(ctx, msg.Header)
 	if err := h.nc.PublishMsg(msg); err != nil {
-		d.log.WarnContext(ctx, "sending a result to Reply-To", "reply_to", inbox, "error", err)
+		d.logger().WarnContext(ctx, "sending a result to Reply-To", "reply_to", inbox, "error", err)
 	}
 }
 
