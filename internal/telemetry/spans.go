@@ -197,6 +197,9 @@ var (
 // "<operation> <destination>", with the attributes every messaging span
 // carries.
 func startMessaging(ctx context.Context, op messagingOp, destination, messageID string) (context.Context, Span) {
+	if _, recording := tracer(); !recording {
+		return start(ctx, "", op.kind) // no name to build: nothing is recorded
+	}
 	name, template := destinationName(destination)
 	ctx, s := start(ctx, op.name+" "+name, op.kind)
 	if b := s.buffer(); b != nil {
