@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,21 +84,12 @@ const switchesPrefix = "switches_"
 // of the processes so far, in the unit of switchesPrefix entries. Threads
 // that already exited are not counted (the Go runtime seldom ends one).
 func procSwitches(pids ...int) time.Duration {
-	var n int64
+	var files []string
 	for _, pid := range pids {
 		tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "status"))
-		for _, t := range tasks {
-			data, _ := os.ReadFile(t) //nolint:gosec // a /proc path
-			for line := range strings.Lines(string(data)) {
-				name, value, ok := strings.Cut(line, ":")
-				if ok && (name == "voluntary_ctxt_switches" || name == "nonvoluntary_ctxt_switches") {
-					v, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
-					n += v
-				}
-			}
-		}
+		files = append(files, tasks...)
 	}
-	return time.Duration(n * 1000)
+	return sumProcLines(files, "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")
 }
 
 // syscallsPrefix marks the entries that count the read and write system
@@ -115,12 +107,23 @@ func isCount(k string) bool {
 // (every thread's, the exited ones included), in the unit of
 // syscallsPrefix entries.
 func procSyscalls(pids ...int) time.Duration {
-	var n int64
+	var files []string
 	for _, pid := range pids {
-		data, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "io"))
+		files = append(files, filepath.Join("/proc", strconv.Itoa(pid), "io"))
+	}
+	return sumProcLines(files, "syscr", "syscw")
+}
+
+// sumProcLines sums the values of the "name: value" lines of the /proc
+// files whose name is one of names, in the unit of switchesPrefix entries.
+// A file that cannot be read (its process or thread is gone) counts 0.
+func sumProcLines(files []string, names ...string) time.Duration {
+	var n int64
+	for _, f := range files {
+		data, _ := os.ReadFile(f) //nolint:gosec // a /proc path
 		for line := range strings.Lines(string(data)) {
 			name, value, ok := strings.Cut(line, ":")
-			if ok && (name == "syscr" || name == "syscw") {
+			if ok && slices.Contains(names, name) {
 				v, _ := strconv.ParseInt(strings.TrimSpace(value), 10, 64)
 				n += v
 			}
