@@ -89,7 +89,10 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 
 	w, info, err := setUp(*f.Config, stderr)
 	if w != nil {
-		w.in, w.out = in, stdout
+		w.in, w.out, w.inFD = in, stdout, -1
+		if f, ok := stdin.(*os.File); ok {
+			w.inFD = int(f.Fd())
+		}
 	}
 	info.PID = os.Getpid()
 	info.EnvVars = envVars
@@ -147,6 +150,8 @@ type worker struct {
 	// reads them, so a job can exchange frames with the parent mid-run.
 	in  *bufio.Reader
 	out io.Writer
+	// inFD is in's file descriptor (awaitInput), -1 when it has none.
+	inFD int
 
 	script   uint64 // S
 	maxStack uint64
@@ -343,6 +348,9 @@ func (w *worker) serve() int {
 	release.Stop()
 	defer release.Stop()
 	for {
+		if w.inFD >= 0 && w.in.Buffered() == 0 {
+			awaitInput(w.inFD)
+		}
 		f, err := readFrame(w.in, maxRequest)
 		release.Stop()
 		if errors.Is(err, io.EOF) {
