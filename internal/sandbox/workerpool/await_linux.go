@@ -27,14 +27,13 @@ func awaitInput(fd int) {
 		fd             int32
 		events, revent int16
 	}{fd: int32(fd), events: 0x1} // POLLIN
-	ts := syscall.Timespec{Nsec: awaitSlice}
 	for range awaitSlices {
+		ts := syscall.Timespec{Nsec: awaitSlice} // ppoll writes the time left back into it
 		n, _, errno := syscall.RawSyscall6(syscall.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1,
 			uintptr(unsafe.Pointer(&ts)), 0, 0, 0)
 		if errno == 0 && n > 0 || errno != 0 && errno != syscall.EINTR {
 			return // readable, closed, or an error the read will report
 		}
 		runtime.Gosched()
-		ts = syscall.Timespec{Nsec: awaitSlice}
 	}
 }
