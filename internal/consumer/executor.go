@@ -591,7 +591,11 @@ func (e *Executor) keepAlive(ctx context.Context, d *delivery) (stop func()) {
 			return
 		}
 		if err := d.msg.InProgress(); err != nil {
-			d.base.DebugContext(ctx, "sending a progress ack", telemetry.LogKeyJobID, msgID, "error", err)
+			log := d.base
+			if msgID != "" {
+				log = log.With(telemetry.LogKeyJobID, msgID)
+			}
+			log.DebugContext(ctx, "sending a progress ack", "error", err)
 		}
 		k.timer.Reset(e.cfg.ProgressInterval)
 	})
