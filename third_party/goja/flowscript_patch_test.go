@@ -293,3 +293,36 @@ func TestLatin1CaseMatchesCases(t *testing.T) {
 		}
 	}
 }
+
+// TestPrimitiveStringReads runs testdata/flowscript/primitive_strings.js
+// (patch 13: length, indexes, methods and inherited accessors read on string
+// primitives, alternating between strings, and a strict assignment to
+// length) against Node's output, and checks that such reads no longer
+// allocate: upstream boxed the string again for every read.
+func TestPrimitiveStringReads(t *testing.T) {
+	matchesFile(t, "primitive_strings", "primitive_strings.node.json")
+
+	r := New()
+	for _, s := range []string{"plain ascii", "acentuação"} {
+		if err := r.Set("s", s); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.RunString("var t = String(s) + '';"); err != nil {
+			t.Fatal(err)
+		}
+		// 200 rounds of three reads; the loop itself allocates a few times.
+		prg := MustCompile("", `(function () {
+			let ok = true;
+			for (let i = 0; i < 200; i++) ok = ok && t.length === s.length && t.trim !== undefined && t["length"] > 0;
+			return ok;
+		})()`, false)
+		allocs := testing.AllocsPerRun(5, func() {
+			if v, err := r.RunProgram(prg); err != nil || v != valueTrue {
+				t.Fatalf("%q: got %v, %v", s, v, err)
+			}
+		})
+		if allocs > 50 {
+			t.Errorf("%q: 600 reads of a string primitive's properties made %.0f allocations; want about none", s, allocs)
+		}
+	}
+}

@@ -129,6 +129,7 @@ type stringObject struct {
 	value      String
 	length     int
 	lengthProp valueProperty
+	lengthPut  bool // length is in values (FlowScript patch 13)
 }
 
 func newStringValue(s string) String {
@@ -155,7 +156,10 @@ func (s *stringObject) setLength() {
 		s.length = s.value.Length()
 	}
 	s.lengthProp.value = intToValue(int64(s.length))
-	s._put("length", &s.lengthProp)
+	if !s.lengthPut {
+		s._put("length", &s.lengthProp)
+		s.lengthPut = true
+	}
 }
 
 func (s *stringObject) getStr(name unistring.String, receiver Value) Value {

@@ -2520,7 +2520,14 @@ type getProp unistring.String
 
 func (g getProp) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
+	if g == "length" {
+		if l, ok := stringLength(v); ok {
+			vm.stack[vm.sp-1] = l
+			vm.pc++
+			return
+		}
+	}
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
 		return
@@ -2535,7 +2542,7 @@ type getPropRecv unistring.String
 func (g getPropRecv) exec(vm *vm) {
 	recv := vm.stack[vm.sp-2]
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
 		return
@@ -2550,7 +2557,7 @@ type getPropRecvCallee unistring.String
 func (g getPropRecvCallee) exec(vm *vm) {
 	recv := vm.stack[vm.sp-2]
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
 		return
@@ -2570,7 +2577,7 @@ type getPropCallee unistring.String
 
 func (g getPropCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	n := unistring.String(g)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined or null", n))
@@ -2591,7 +2598,7 @@ var getElem _getElem
 
 func (_getElem) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
 		return
@@ -2611,7 +2618,7 @@ var getElemRecv _getElemRecv
 func (_getElemRecv) exec(vm *vm) {
 	recv := vm.stack[vm.sp-3]
 	v := vm.stack[vm.sp-1]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-2]))
 		return
@@ -2630,7 +2637,7 @@ var getKey _getKey
 
 func (_getKey) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	propName := vm.stack[vm.sp-1]
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", propName.String()))
@@ -2649,7 +2656,7 @@ var getElemCallee _getElemCallee
 
 func (_getElemCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
 		return
@@ -2672,7 +2679,7 @@ var getElemRecvCallee _getElemRecvCallee
 func (_getElemRecvCallee) exec(vm *vm) {
 	recv := vm.stack[vm.sp-3]
 	v := vm.stack[vm.sp-2]
-	obj := v.baseObject(vm.r)
+	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
 		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
 		return
