@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -323,6 +324,61 @@ func TestPrimitiveStringReads(t *testing.T) {
 		})
 		if allocs > 50 {
 			t.Errorf("%q: 600 reads of a string primitive's properties made %.0f allocations; want about none", s, allocs)
+		}
+	}
+}
+
+// TestLeadRunChosen checks which patterns the run-by-run search of patch 14
+// takes (a class under + followed by a rest that cannot start with one of
+// its characters and reads nothing before it), so that the searches of
+// TestRegExpSearchesMatchNode exercise it, and that its matches are Go's
+// regexp's own on text made to trip it: runs at both ends, a rest that fails
+// after a run, captures in and after the run.
+func TestLeadRunChosen(t *testing.T) {
+	for _, tt := range []struct {
+		src, flags string
+		lead       bool
+	}{
+		{`[\w.+-]+@[\w-]+\.[\w.-]+`, "g", true},
+		{`([\w.]+)@(\w+)\.(com|org)`, "g", true},
+		{`\d+\/(\d+)?x?\/?`, "g", true},
+		{`[a-zé]+?,`, "g", true},
+		{`[^\s@]+@[^\s@]+`, "g", true},
+		{`\d+ reais`, "gi", true},
+		{`\S+@\S+`, "g", false},  // @ is in \S
+		{`\w+ \b\w`, "g", false}, // \b reads the character before
+		{`\w+\d`, "g", false},    // the rest can start in the run
+		{`\w+x?`, "g", false},    // the rest can be empty
+		{`\w{2,}@x`, "g", false}, // not +
+		{`\w+`, "g", false},      // a class run (patch 11)
+	} {
+		p, err := compileRegexp(tt.src, tt.flags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.fast.init(p)
+		if got := p.fast.lead != nil; got != tt.lead {
+			t.Errorf("/%s/%s: lead %t, want %t", tt.src, tt.flags, got, tt.lead)
+		}
+		if p.fast.lead == nil {
+			continue
+		}
+		re := (*regexp.Regexp)(p.regexpWrapper)
+		for _, text := range []string{
+			"", "a@b.c", "@x.y ab@ cd@ef.gh.@ z@z.z", "x.y@z.w@v.u", "3/4 e 10/20 e 5/; 7/x/ 8",
+			"item, ítem,, é@ê.com aé,", "12 reais e 3 REAIS, 4reais", "tail run@",
+		} {
+			for pos := 0; pos <= len(text); pos++ {
+				want := re.FindStringSubmatchIndex(text[pos:])
+				for i := range want {
+					if want[i] >= 0 {
+						want[i] += pos
+					}
+				}
+				if got := p.fast.lead.find(text, pos); !reflect.DeepEqual(got, want) {
+					t.Errorf("/%s/%s in %q from %d: got %v, Go's regexp %v", tt.src, tt.flags, text, pos, got, want)
+				}
+			}
 		}
 	}
 }

@@ -72,9 +72,13 @@ type goSearch struct {
 	// run is set when the pattern is one character class, repeated or not
 	// (\D, [^a-z]+, \s*, [,;]?): it is matched by a scan, not by a regexp.
 	run *classRun
+	// lead is set when the pattern is a character class under + followed by
+	// a rest that cannot start with one of its characters ([\w.+-]+@…,
+	// \d+ reais): it is searched run by run (leadRun).
+	lead *leadRun
 	// narrow: few characters can start a match (at most 16 in ASCII, none
-	// outside it): regexp2 skips to them, Go's regexp tries every position,
-	// so regexp2 is kept where upstream used it.
+	// outside it) and the pattern has no lead: regexp2 skips to them, Go's
+	// regexp tries every position, so regexp2 is kept where upstream used it.
 	narrow bool
 }
 
@@ -90,8 +94,11 @@ func (g *goSearch) init(p *regexpPattern) {
 		if err == nil {
 			parsed = parsed.Simplify()
 			g.run = newClassRun(parsed)
+			if g.run == nil {
+				g.lead = newLeadRun(parsed, re.NumSubexp())
+			}
 			if first, ok := firstChars(parsed); ok {
-				g.narrow = first.narrow()
+				g.narrow = first.narrow() && g.lead == nil
 			}
 		}
 		g.asciiSource = asciiOnlySource(p.src)
@@ -194,6 +201,12 @@ func makeGoText(s unicodeString) (*goText, bool) {
 	return t, true
 }
 
+// isOf reports whether t is the text of u (strings do not change, so the
+// same array and length are the same string).
+func (t *goText) isOf(u unicodeString) bool {
+	return t != nil && len(t.from) == len(u) && &t.from[0] == &u[0]
+}
+
 // goTextOf returns the text Go's regexp may search for s, or nil when the
 // search must go where upstream sent it (see the file's comment). The last
 // UTF-8 text made is kept for the next search of the same string, as an exec
@@ -214,7 +227,7 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 		return &goText{src: string(a)}
 	}
 	t := p.lastText
-	if t == nil || len(t.from) != len(u) || &t.from[0] != &u[0] {
+	if !t.isOf(u) {
 		var ok bool
 		if t, ok = makeGoText(u); !ok {
 			return nil
@@ -232,6 +245,9 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 func (p *regexpPattern) goFind(s string, pos int) []int {
 	if run := p.fast.run; run != nil {
 		return run.find(s, pos)
+	}
+	if lead := p.fast.lead; lead != nil {
+		return lead.find(s, pos)
 	}
 	re := (*regexp.Regexp)(p.regexpWrapper)
 	if pos == 0 {
@@ -331,7 +347,8 @@ func (p *regexpPattern) splitMatches(s String) []regexpResult {
 // greedy +, * or ?.
 type classRun struct {
 	ascii    [2]uint64 // the class's ASCII characters
-	ranges   []rune    // the rest, as pairs lo, hi
+	latin1   [2]uint64 // its characters from U+0080 to U+00FF, bit c-128
+	ranges   []rune    // its characters outside ASCII, as pairs lo, hi
 	min, max int       // how many characters it takes: 1,1 (alone), 1,-1 (+), 0,-1 (*), 0,1 (?)
 }
 
@@ -358,7 +375,11 @@ func newClassRun(re *syntax.Regexp) *classRun {
 	addASCII(&r.ascii, class)
 	for i := 0; i < len(class); i += 2 {
 		if lo, hi := class[i], class[i+1]; hi >= utf8.RuneSelf {
-			r.ranges = append(r.ranges, max(lo, utf8.RuneSelf), hi)
+			lo = max(lo, utf8.RuneSelf)
+			r.ranges = append(r.ranges, lo, hi)
+			for c := lo; c <= hi && c <= 0xFF; c++ {
+				r.latin1[(c-0x80)>>6] |= 1 << ((c - 0x80) & 63)
+			}
 		}
 	}
 	return r
@@ -413,6 +434,10 @@ func (r *classRun) has(c rune) bool {
 	if c < utf8.RuneSelf {
 		return r.ascii[c>>6]&(1<<(c&63)) != 0
 	}
+	if c <= 0xFF {
+		c -= 0x80
+		return r.latin1[c>>6]&(1<<(c&63)) != 0
+	}
 	i := sort.Search(len(r.ranges)/2, func(i int) bool { return r.ranges[2*i+1] >= c })
 	return i < len(r.ranges)/2 && r.ranges[2*i] <= c
 }
@@ -453,6 +478,110 @@ func (r *classRun) find(s string, pos int) []int {
 	return []int{start, end}
 }
 
+// leadRun matches a pattern C+R: a character class C under + (greedy or
+// not, captured or not) followed by a rest R that takes at least one
+// character, cannot start with a character of C, and reads no character
+// before its start (no ^, \b or \B). A match can only start in a run of C's
+// characters, and from any position of the run its C+ must end where the run
+// ends, the one place R can start; so there is a match from every position
+// of the run or from none, and the leftmost starts at the run's first
+// character (or at the search's start, inside a run). find runs R once per
+// run whose next character can start R, where Go's regexp tries a match at
+// every position of the text.
+type leadRun struct {
+	class    *classRun
+	captured bool           // C+ is capture group 1
+	first    firstSet       // the characters R can start with
+	rest     *regexp.Regexp // ^(?:R), its groups numbered from 1
+	groups   int            // the whole pattern's capture groups
+}
+
+func newLeadRun(re *syntax.Regexp, groups int) *leadRun {
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return nil
+	}
+	head, captured := re.Sub[0], false
+	if head.Op == syntax.OpCapture {
+		head, captured = head.Sub[0], true
+	}
+	if head.Op != syntax.OpPlus {
+		return nil
+	}
+	greedy := *head // lazy or greedy, C+ takes the whole run (see above)
+	greedy.Flags &^= syntax.NonGreedy
+	class := newClassRun(&greedy)
+	if class == nil {
+		return nil
+	}
+	rest := re.Sub[1]
+	if len(re.Sub) > 2 {
+		rest = &syntax.Regexp{Op: syntax.OpConcat, Flags: re.Flags, Sub: re.Sub[1:]}
+	}
+	first, nonEmpty := firstChars(rest)
+	if !nonEmpty || needsContext(rest) || !class.disjoint(first) {
+		return nil
+	}
+	rx, err := regexp.Compile(`^(?:` + rest.String() + `)`)
+	if err != nil {
+		return nil
+	}
+	return &leadRun{class: class, captured: captured, first: first, rest: rx, groups: groups}
+}
+
+// find is goFind for a leadRun: the leftmost match at pos or after it.
+func (l *leadRun) find(s string, pos int) []int {
+	for i := pos; i < len(s); {
+		c, w := nextRune(s, i)
+		if !l.class.has(c) {
+			i += w
+			continue
+		}
+		start := i
+		for i += w; i < len(s); i += w {
+			if c, w = nextRune(s, i); !l.class.has(c) {
+				break
+			}
+		}
+		if i == len(s) {
+			return nil // R takes a character
+		}
+		// c, at i, ends the run and is not in C: the loop steps over it
+		// if R does not match here.
+		if !l.first.has(c) {
+			continue
+		}
+		m := l.rest.FindStringSubmatchIndex(s[i:])
+		if m == nil {
+			continue
+		}
+		out := make([]int, 2*(l.groups+1))
+		for k := range out {
+			out[k] = -1
+		}
+		out[0], out[1] = start, i+m[1]
+		shift := 0 // the whole pattern's number of R's first group, minus 1
+		if l.captured {
+			out[2], out[3] = start, i
+			shift = 1
+		}
+		for k := 2; k < len(m); k += 2 {
+			if m[k] >= 0 {
+				out[k+2*shift], out[k+1+2*shift] = m[k]+i, m[k+1]+i
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// disjoint reports whether no character of f is in r's class.
+func (r *classRun) disjoint(f firstSet) bool {
+	if r.ascii[0]&f.ascii[0] != 0 || r.ascii[1]&f.ascii[1] != 0 {
+		return false
+	}
+	return !f.nonASCII || len(r.ranges) == 0
+}
+
 // firstSet is the characters that can start a match.
 type firstSet struct {
 	ascii    [2]uint64
@@ -465,6 +594,15 @@ func (f *firstSet) narrow() bool {
 		n += bits.OnesCount64(w)
 	}
 	return n <= 16 && !f.nonASCII
+}
+
+// has reports whether c may start a match: exactly for ASCII, any other
+// character when f has one outside ASCII.
+func (f *firstSet) has(c rune) bool {
+	if c < utf8.RuneSelf {
+		return f.ascii[c>>6]&(1<<(c&63)) != 0
+	}
+	return f.nonASCII
 }
 
 func (f *firstSet) add(class []rune) {

@@ -14,6 +14,7 @@
     "á,b,,c,",
     "x1y22z333",
     "über 12 ölçü 34 ÿ",
+    "a@b.c @x.y foo@ bar@baz.qux.@ z@z.z; Ana: 12, João: 7; 3/4 e 10/20 e 5/; item, ítem,, é@ê.com",
   ];
   const patterns = [
     /\d+/g, /\d*/g, /b*/g, /,*/g, /(?:)/g, /\b\w+\b/g, /\B\w/g, /^\w+/g, /^\w+/gm, /\w+$/gm, /$/gm, /^/gm,
@@ -21,6 +22,8 @@
     /\(?\d{2}\)?\s?9?\d{4}-?\d{4}/g, /[^a-zà-ú]+/g, /[^a-z]+/gi, /caf[eé]/gi, /s/gi, /k/gi, /\W+/gi, /[a-z]+/gi,
     /(?<word>[A-Za-zÀ-ÿ]+)/g, /(a)|(b)/g, /.$/gm, /./gs, /./g, /x?/g, /(?=\d)/g, /\d(?!\d)/g, /é|e/g,
     /[à-ú]/gi, /\s+/g, /\S+/g, /ó|é/gy, /\d/y, /\w/gy, /[😀]/gu, /./gu, /\p{L}+/gu, /\u00e9/gi, /[\x80-\uffff]/gi,
+    /([\w.]+)@(\w+)\.(com|org)/g, /[\w.+-]+@[\w-]+\.[\w.-]+/gi, /[a-z]+ #\d+/gi, /\d+\/\d+/g, /[a-zé]+?,/g,
+    /(\w+)(?<sep>[;,.:])\s*(\d+)?/g, /\S+@\S+/g, /\w+ \b\w/g, /[a-zà-ú]+:\s\d+/gi, /\d+\/(\d+)?x?\/?/g, /[^\s@]+@[^\s@]+/g,
   ];
   const show = (v) => (v === null ? null : Array.isArray(v) ? [...v].map((x) => (x === undefined ? "<u>" : x)) : v);
   for (const [ti, text] of texts.entries()) {
