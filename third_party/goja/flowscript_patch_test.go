@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/language"
@@ -381,4 +382,50 @@ func TestLeadRunChosen(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzLeadRun compares patch 14's run-by-run search with Go's regexp from
+// every offset of the text, for patterns that take it:
+//
+//	(cd third_party/goja && go test -run '^$' -fuzz FuzzLeadRun -fuzztime 60s)
+func FuzzLeadRun(f *testing.F) {
+	var leads []*regexpPattern
+	for _, src := range []string{
+		`[\w.+-]+@[\w-]+\.[\w.-]+`, `([\w.]+)@(\w+)\.(com|org)`, `\d+\/(\d+)?x?\/?`, `[a-zé]+?,`,
+		`[^\s@]+@[^\s@]+`, `(\w+)(?<sep>[;,.:])\s*(\d+)?`, `[à-ú]+[a-z]`, `\d+ (reais|R\$)$`,
+	} {
+		p, err := compileRegexp(src, "g")
+		if err != nil {
+			f.Fatal(err)
+		}
+		if p.fast.init(p); p.fast.lead == nil {
+			f.Fatalf("/%s/ does not take the lead search", src)
+		}
+		leads = append(leads, p)
+	}
+	for _, s := range []string{"a@b.c x@y", "ítem, é@ê.com", "3/4 e 10/x/", "ab;cd, 12 reais", "áéz@"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if !utf8.ValidString(text) {
+			return
+		}
+		for _, p := range leads {
+			re := (*regexp.Regexp)(p.regexpWrapper)
+			for pos := 0; pos <= len(text); pos++ {
+				if pos < len(text) && !utf8.RuneStart(text[pos]) {
+					continue // searches start on a character
+				}
+				want := re.FindStringSubmatchIndex(text[pos:])
+				for i := range want {
+					if want[i] >= 0 {
+						want[i] += pos
+					}
+				}
+				if got := p.fast.lead.find(text, pos); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s in %q from %d: got %v, Go's regexp %v", re, text, pos, got, want)
+				}
+			}
+		}
+	})
 }
