@@ -58,12 +58,17 @@ func newDelivery(msg jetstream.Msg, log *slog.Logger) *delivery {
 // and then the one settling it.
 func (d *delivery) logger() *slog.Logger {
 	if d.log == nil {
-		d.log = d.base
-		if d.logID != "" {
-			d.log = d.base.With(telemetry.LogKeyJobID, d.logID)
-		}
+		d.log = withJobID(d.base, d.logID)
 	}
 	return d.log
+}
+
+// withJobID is base naming the job id, or base itself when there is none.
+func withJobID(base *slog.Logger, id string) *slog.Logger {
+	if id == "" {
+		return base
+	}
+	return base.With(telemetry.LogKeyJobID, id)
 }
 
 // identify names the delivery's job once decoded, when its id is not the

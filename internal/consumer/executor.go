@@ -591,11 +591,7 @@ func (e *Executor) keepAlive(ctx context.Context, d *delivery) (stop func()) {
 			return
 		}
 		if err := d.msg.InProgress(); err != nil {
-			log := d.base
-			if msgID != "" {
-				log = log.With(telemetry.LogKeyJobID, msgID)
-			}
-			log.DebugContext(ctx, "sending a progress ack", "error", err)
+			withJobID(d.base, msgID).DebugContext(ctx, "sending a progress ack", "error", err)
 		}
 		k.timer.Reset(e.cfg.ProgressInterval)
 	})
