@@ -370,13 +370,7 @@ func TestLeadRunChosen(t *testing.T) {
 			"item, ítem,, é@ê.com aé,", "12 reais e 3 REAIS, 4reais", "tail run@",
 		} {
 			for pos := 0; pos <= len(text); pos++ {
-				want := re.FindStringSubmatchIndex(text[pos:])
-				for i := range want {
-					if want[i] >= 0 {
-						want[i] += pos
-					}
-				}
-				if got := p.fast.lead.find(text, pos); !reflect.DeepEqual(got, want) {
+				if got, want := p.fast.lead.find(text, pos), goMatchFrom(re, text, pos); !reflect.DeepEqual(got, want) {
 					t.Errorf("/%s/%s in %q from %d: got %v, Go's regexp %v", tt.src, tt.flags, text, pos, got, want)
 				}
 			}
@@ -416,16 +410,22 @@ func FuzzLeadRun(f *testing.F) {
 				if pos < len(text) && !utf8.RuneStart(text[pos]) {
 					continue // searches start on a character
 				}
-				want := re.FindStringSubmatchIndex(text[pos:])
-				for i := range want {
-					if want[i] >= 0 {
-						want[i] += pos
-					}
-				}
-				if got := p.fast.lead.find(text, pos); !reflect.DeepEqual(got, want) {
+				if got, want := p.fast.lead.find(text, pos), goMatchFrom(re, text, pos); !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s in %q from %d: got %v, Go's regexp %v", re, text, pos, got, want)
 				}
 			}
 		}
 	})
+}
+
+// goMatchFrom is Go's regexp's match in text from byte offset pos, with
+// offsets into text (the lead patterns read nothing before pos).
+func goMatchFrom(re *regexp.Regexp, text string, pos int) []int {
+	m := re.FindStringSubmatchIndex(text[pos:])
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += pos
+		}
+	}
+	return m
 }

@@ -26,12 +26,7 @@ func (r *Runtime) baseObjectOf(v Value) *Object {
 
 // stringLength returns the length of v when v is a string primitive.
 func stringLength(v Value) (Value, bool) {
-	switch s := v.(type) {
-	case asciiString:
-		return intToValue(int64(len(s))), true
-	case unicodeString:
-		return intToValue(int64(s.Length())), true
-	case *importedString:
+	if s, ok := v.(String); ok {
 		return intToValue(int64(s.Length())), true
 	}
 	return nil, false
