@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,9 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 	js, _ := jetstream.New(nc)
 	testenv.DeleteStreamsAtCleanup(t, url, cfg.Streams()...)
 	ctx := testenv.Context(t, 30*time.Second)
-	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
+	// As a replica starts: a shared broker can answer a create with a passing
+	// server-side failure ("error creating store for stream").
+	if _, err := consumer.ProvisionWithRetry(ctx, js, cfg, consumer.ApplyConfig, slog.New(slog.NewTextHandler(t.Output(), nil))); err != nil {
 		t.Fatal(err)
 	}
 	if withExecutor {

@@ -58,10 +58,7 @@ func TestInterruptionsDoNotCountAsAttempts(t *testing.T) {
 		cfg := testConfig(t, url)
 		js := jetStream(t, connect(t, url))
 		ctx := testenv.Context(t, 20*time.Second)
-		s, err := Provision(ctx, js, cfg, ApplyConfig)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := provision(ctx, t, js, cfg)
 		b := &deliveryBudget{kv: s.Interruptions, max: 2, log: testLogger(t)}
 		d := &delivery{attempt: 1, streamSeq: 7, log: testLogger(t)}
 		for _, want := range []int{1, 1, 1, 2, 3} {
@@ -90,9 +87,7 @@ func TestLeftoversWithAResultAreSwept(t *testing.T) {
 		cfg := testConfig(t, url)
 		js := jetStream(t, connect(t, url))
 		ctx := testenv.Context(t, 30*time.Second)
-		if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		provision(ctx, t, js, cfg)
 		leftCfg := JobsStreamConfig(cfg)
 		leftCfg.Name, leftCfg.Retention = cfg.JobsStream+"_LEFT", jetstream.LimitsPolicy
 		leftCfg.Subjects = []string{"left." + cfg.Consumer + ".>"}

@@ -135,9 +135,7 @@ func TestReplicasShareWorkWithinTheirLimit(t *testing.T) {
 		cfg := testConfig(t, url)
 		cfg.Parallel = 3
 		js := jetStream(t, connect(t, url))
-		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		provision(testenv.Context(t, 20*time.Second), t, js, cfg)
 		for i := range n {
 			publish(t, js, cfg, sleepJob(fmt.Sprintf("share-%03d", i), 25))
 		}
@@ -174,9 +172,7 @@ func TestDuplicatesGiveOneResult(t *testing.T) {
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
-		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		provision(testenv.Context(t, 20*time.Second), t, js, cfg)
 		job := cpfJob("dup-1")
 		data, _ := json.Marshal(job)
 		publishRaw(t, js, cfg, data, job.ID, nil)
@@ -306,9 +302,7 @@ func TestShutdownFinishesInFlightJobs(t *testing.T) {
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
-		if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
+		provision(testenv.Context(t, 20*time.Second), t, js, cfg)
 		for i := range cfg.Parallel { // waiting before the executor starts: every slot gets one
 			publish(t, js, cfg, sleepJob(fmt.Sprintf("inflight-%d", i), 1000))
 		}

@@ -81,6 +81,21 @@ func testConfig(t testing.TB, url string) Config {
 	return cfg
 }
 
+// provision creates cfg's streams, buckets and consumer the way a replica
+// does at start (ProvisionWithRetry): a shared broker can answer a create
+// with a passing server-side failure (nats-server reports its store's
+// errors to the client only as "error creating store for stream"), and a
+// test of something else must not fail on it. The tests of Provision's own
+// answers (store_test.go) call it directly.
+func provision(ctx context.Context, t testing.TB, js jetstream.JetStream, cfg Config) *Streams {
+	t.Helper()
+	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func connect(t testing.TB, url string) *nats.Conn {
 	t.Helper()
 	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond),

@@ -24,9 +24,7 @@ func provisioned(t *testing.T, url string) (Config, *nats.Conn, jetstream.JetStr
 	cfg := testConfig(t, url)
 	nc := connect(t, url)
 	js := jetStream(t, nc)
-	if _, err := Provision(testenv.Context(t, 10*time.Second), js, cfg, ApplyConfig); err != nil {
-		t.Fatal(err)
-	}
+	provision(testenv.Context(t, 20*time.Second), t, js, cfg)
 	return cfg, nc, js
 }
 

@@ -114,9 +114,7 @@ func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(en
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if _, err := consumer.Provision(ctx, js, cfg, consumer.ApplyConfig); err != nil {
-		b.Fatal(err)
-	}
+	provision(b, js, cfg, time.Minute)
 	defer func() {
 		for _, s := range cfg.Streams() {
 			_ = js.DeleteStream(context.Background(), s)

@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
-	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/testenv"
 )
 
@@ -52,9 +51,7 @@ func TestInterruptedOnEveryDeliveryEnds(t *testing.T) {
 				}
 				defer nc.Close()
 				js, _ := jetstream.New(nc)
-				if _, err := consumer.Provision(testenv.Context(t, 20*time.Second), js, cfg, consumer.ApplyConfig); err != nil {
-					t.Fatal(err)
-				}
+				provision(t, js, cfg, 20*time.Second)
 				if _, err := newClient(t, nc, cfg).Publish(context.Background(), slowJob("cut-short", 60_000), ""); err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,6 +140,19 @@ func names(t *testing.T, url string) (map[string]string, consumer.Config) {
 	}
 	testenv.DeleteStreamsAtCleanup(t, url, cfg.Consumer().Streams()...)
 	return env, cfg.Consumer()
+}
+
+// provision creates cfg's streams, buckets and consumer as a replica does
+// at start (consumer.ProvisionWithRetry): a shared broker can answer a
+// create with a passing server-side failure ("error creating store for
+// stream"; nats-server logs the cause only in its own log), which a drill
+// of something else must ride over as the executor does.
+func provision(t testing.TB, js jetstream.JetStream, cfg consumer.Config, d time.Duration) {
+	t.Helper()
+	log := slog.New(slog.NewTextHandler(t.Output(), nil))
+	if _, err := consumer.ProvisionWithRetry(testenv.Context(t, d), js, cfg, consumer.ApplyConfig, log); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func eachBroker(t *testing.T, f func(t *testing.T, url string)) {

@@ -111,9 +111,7 @@ func provisioned(t *testing.T, nc *nats.Conn, cfg consumer.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := consumer.Provision(testenv.Context(t, 20*time.Second), js, cfg, consumer.ApplyConfig); err != nil {
-		t.Fatal(err)
-	}
+	provision(t, js, cfg, 20*time.Second)
 }
 
 func runJob(t *testing.T, c *flowclient.Client, j *flowjob.Job) *flowjob.Result {
