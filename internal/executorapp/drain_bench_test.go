@@ -102,40 +102,15 @@ type drainers struct {
 // over the same span (when the drainers tell it). It stops the consumers
 // and deletes the streams before it returns.
 func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(env map[string]string, cfg consumer.Config) drainers) (float64, map[string]time.Duration) {
-	env, cfg := drainNames(b, url, streamReplicas)
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
+	bb, done := newBenchBroker(b, url, streamReplicas)
+	defer done()
+	env, cfg, js := bb.env, bb.cfg, bb.js
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	provision(b, js, cfg, time.Minute)
-	defer func() {
-		for _, s := range cfg.Streams() {
-			_ = js.DeleteStream(context.Background(), s)
-		}
-	}()
 	job := cpfExample(b)
 	for i := range jobs {
 		job.ID = fmt.Sprintf("drain-%05d", i)
-		data, _ := json.Marshal(job)
-		msg := nats.NewMsg(cfg.Subjects().Jobs())
-		msg.Data = data
-		msg.Header.Set(flowjob.HeaderMsgID, job.ID)
-		for {
-			_, err := js.PublishMsgAsync(msg)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-				b.Fatal(err)
-			}
-		}
+		bb.publish(b, job, nil)
 	}
 	select {
 	case <-js.PublishAsyncComplete():
@@ -181,6 +156,60 @@ func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(en
 		perJob[k] = (v - cpu10[k]) / time.Duration(jobs*8/10)
 	}
 	return float64(jobs*8/10) / t90.Sub(t10).Seconds(), perJob
+}
+
+// benchBroker is a benchmark's connection to a broker with fresh streams,
+// provisioned as the executor provisions them, and the environment of an
+// executor that uses them.
+type benchBroker struct {
+	env map[string]string
+	cfg consumer.Config
+	js  jetstream.JetStream
+	nc  *nats.Conn
+}
+
+// newBenchBroker connects to url and provisions fresh streams; done
+// deletes them and closes the connection.
+func newBenchBroker(b *testing.B, url string, streamReplicas int, opts ...jetstream.JetStreamOpt) (*benchBroker, func()) {
+	env, cfg := drainNames(b, url, streamReplicas)
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	js, err := jetstream.New(nc, opts...)
+	if err != nil {
+		nc.Close()
+		b.Fatal(err)
+	}
+	done := func() {
+		for _, s := range cfg.Streams() {
+			_ = js.DeleteStream(context.Background(), s)
+		}
+		nc.Close()
+	}
+	provision(b, js, cfg, time.Minute)
+	return &benchBroker{env: env, cfg: cfg, js: js, nc: nc}, done
+}
+
+// publish sends job without waiting for the broker's answer, with the
+// given headers, retrying while too many answers are outstanding.
+func (bb *benchBroker) publish(b *testing.B, job flowjob.Job, header map[string]string) {
+	data, _ := json.Marshal(job)
+	msg := nats.NewMsg(bb.cfg.Subjects().Jobs())
+	msg.Data = data
+	msg.Header.Set(flowjob.HeaderMsgID, job.ID)
+	for k, v := range header {
+		msg.Header.Set(k, v)
+	}
+	for {
+		_, err := bb.js.PublishMsgAsync(msg)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
+			b.Fatalf("publishing: %v", err)
+		}
+	}
 }
 
 // drainNames are fresh names on the broker, for the executors' environment

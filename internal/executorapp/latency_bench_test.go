@@ -5,7 +5,6 @@ package executorapp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -44,27 +43,18 @@ func BenchmarkBinaryLatency(b *testing.B) {
 	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
 		b.Run(string(kind), func(b *testing.B) {
 			url := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
-			env, cfg := drainNames(b, url, 1)
-			nc, err := nats.Connect(url, nats.MaxReconnects(-1))
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer nc.Close()
-			js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(1024))
-			if err != nil {
-				b.Fatal(err)
-			}
-			provision(b, js, cfg, time.Minute)
-			defer func() {
-				for _, s := range cfg.Streams() {
-					_ = js.DeleteStream(context.Background(), s)
-				}
+			bb, done := newBenchBroker(b, url, 1, jetstream.WithPublishAsyncMaxPending(1024))
+			defer done()
+			cfg, js := bb.cfg, bb.js
+			p := startBinary(b, bb.env)
+			defer func() { // before done deletes its streams
+				_ = p.cmd.Process.Kill()
+				<-p.done
 			}()
-			startBinary(b, env)
 
-			l := &latencyLoad{b: b, js: js, subject: cfg.Subjects().Jobs(), job: cpfExample(b),
+			l := &latencyLoad{b: b, bb: bb, job: cpfExample(b),
 				replies: "bench.reply." + cfg.Consumer, sent: map[string]time.Time{}}
-			sub, err := nc.Subscribe(l.replies+".>", l.receive)
+			sub, err := bb.nc.Subscribe(l.replies+".>", l.receive)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,14 +81,14 @@ func BenchmarkBinaryLatency(b *testing.B) {
 			}
 
 			for range latencyJobs / 10 {
-				l.publish("", false)
+				l.publish(false)
 			}
 			waitStored(uint64(l.n))
 			var maxRates, p50s, p99s, busies []float64
 			for b.Loop() {
 				start := time.Now()
 				for range latencyJobs {
-					l.publish("", false)
+					l.publish(false)
 				}
 				waitStored(uint64(l.n))
 				maxRate := latencyJobs / time.Since(start).Seconds()
@@ -111,7 +101,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 					<-tick.C
 					due := min(int(time.Since(t0).Seconds()*maxRate/2), latencyJobs)
 					for ; n < due; n++ {
-						l.publish(l.replies, true)
+						l.publish(true)
 					}
 				}
 				tick.Stop()
@@ -142,8 +132,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // latencyLoad publishes cpf jobs and times the replies of the paced ones.
 type latencyLoad struct {
 	b       *testing.B
-	js      jetstream.JetStream
-	subject string
+	bb      *benchBroker
 	job     flowjob.Job
 	replies string
 	n       int // jobs published so far
@@ -154,29 +143,18 @@ type latencyLoad struct {
 }
 
 // publish sends the next job; a timed one carries a Reply-To under
-// replyPrefix.
-func (l *latencyLoad) publish(replyPrefix string, timed bool) {
+// l.replies.
+func (l *latencyLoad) publish(timed bool) {
 	l.job.ID = fmt.Sprintf("lat-%06d", l.n)
 	l.n++
-	data, _ := json.Marshal(l.job)
-	msg := nats.NewMsg(l.subject)
-	msg.Data = data
-	msg.Header.Set(flowjob.HeaderMsgID, l.job.ID)
+	var header map[string]string
 	if timed {
-		msg.Header.Set(flowjob.HeaderReplyTo, replyPrefix+"."+l.job.ID)
+		header = map[string]string{flowjob.HeaderReplyTo: l.replies + "." + l.job.ID}
 		l.mu.Lock()
 		l.sent[l.job.ID] = time.Now()
 		l.mu.Unlock()
 	}
-	for {
-		_, err := l.js.PublishMsgAsync(msg)
-		if err == nil {
-			return
-		}
-		if !errors.Is(err, jetstream.ErrTooManyStalledMsgs) {
-			l.b.Fatalf("publishing: %v", err)
-		}
-	}
+	l.bb.publish(l.b, l.job, header)
 }
 
 func (l *latencyLoad) receive(m *nats.Msg) {
