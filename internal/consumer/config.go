@@ -69,6 +69,11 @@ type Config struct {
 	FailuresMaxAge   time.Duration
 	FailuresMaxBytes int64
 	FailuresMaxMsgs  int64
+	// NoFailureRecords turns the failure records off (FAILURE_RECORDS=off),
+	// for deployments that may not keep session variables past the job:
+	// no failures stream is provisioned and nothing is published to one
+	// that exists (it is left as it is, for its records to age out).
+	NoFailureRecords bool
 	// ContinuationTTL is how long a suspended job can be resumed
 	// (CONTINUATION_TTL): its token's lifetime and its journal's, in the
 	// journals bucket.

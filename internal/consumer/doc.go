@@ -59,7 +59,8 @@
 //     (failure_records.go): after its result, published asynchronously,
 //     best effort (a record that cannot be kept is logged and counted,
 //     never retried, never a reason to redeliver). The record keeps no
-//     continuation token and only the variables the action reads.
+//     continuation token and only the variables the action reads. With
+//     Config.NoFailureRecords there are none, and no failures stream.
 //   - The executor owns the delivery budget: the consumer redelivers
 //     without limit, and a job past MaxDeliver attempts — or whose last
 //     attempt failed for a transient reason — is failed with

@@ -69,10 +69,10 @@ func (f *failureRecorder) publisher(nc *nats.Conn, metrics *telemetry.Metrics, l
 // recordFailure keeps the failure record of the job of d when v, whose
 // result this delivery has just stored (repeat false), is a failure of the
 // script itself (failrecord.ScriptFailure): not bad input, not a crash
-// (both dead-lettered), not a passed deadline.
+// (both dead-lettered), not a passed deadline; never with NoFailureRecords.
 func (h *jobHandler) recordFailure(ctx context.Context, d *delivery, v actions.Verdict, repeat bool) {
 	r := v.Result
-	if repeat || !v.Answer || v.DeadLetter || r.Status != flowjob.StatusFailed || r.Error == nil || !failrecord.ScriptFailure(r.Error.Code) {
+	if h.cfg.NoFailureRecords || repeat || !v.Answer || v.DeadLetter || r.Status != flowjob.StatusFailed || r.Error == nil || !failrecord.ScriptFailure(r.Error.Code) {
 		return
 	}
 	job, err := flowjob.Decode(d.msg.Data())

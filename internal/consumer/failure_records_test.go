@@ -2,14 +2,18 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/failrecord"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 // TestScriptFailuresAreRecorded: a job whose script fails gets its result
@@ -77,6 +81,44 @@ func TestScriptFailuresAreRecorded(t *testing.T) {
 		for _, id := range []string{"ok-1", "past-deadline", "bad-version"} {
 			if _, err := failrecord.Load(ctx, js, cfg.FailuresStream(), cfg.Subjects(), id); err == nil {
 				t.Errorf("%s: has a failure record; only script failures get one", id)
+			}
+		}
+	})
+}
+
+// TestFailureRecordsOff: with NoFailureRecords (FAILURE_RECORDS=off) a
+// failed script still gets its result, and no record is kept: no failures
+// stream is created, and one that exists receives nothing.
+func TestFailureRecordsOff(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		for _, existing := range []bool{false, true} {
+			cfg := testConfig(t, url)
+			cfg.NoFailureRecords = true
+			nc := connect(t, url)
+			js := jetStream(t, nc)
+			ctx := testenv.Context(t, 30*time.Second)
+			if existing {
+				if _, err := js.CreateStream(ctx, FailuresStreamConfig(cfg)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e := startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+			publish(t, js, cfg, newJob("off-throw", "throw new Error('kept nowhere')"))
+			publish(t, js, cfg, newJob("off-syntax", "return (1 +"))
+			got := results(t, js, cfg, 2, 20*time.Second)
+			if r := got["off-throw"]; r.Error == nil || r.Error.Code != flowjob.CodeScriptError {
+				t.Fatalf("existing stream %v: off-throw: %+v, want SCRIPT_ERROR", existing, r)
+			}
+			settled(t, js, cfg, 10*time.Second)
+			e.stop(t) // a record would have been published before its job settled
+			_, err := js.Stream(ctx, cfg.FailuresStream())
+			switch {
+			case !existing && !errors.Is(err, jetstream.ErrStreamNotFound):
+				t.Errorf("looking the failures stream up gave %v, want ErrStreamNotFound: with the records off it must not be created", err)
+			case existing && err != nil:
+				t.Errorf("the existing failures stream: %v", err)
+			case existing && streamMsgs(t, js, cfg.FailuresStream()) != 0:
+				t.Errorf("the existing failures stream holds %d records; with the records off it must get none", streamMsgs(t, js, cfg.FailuresStream()))
 			}
 		}
 	})

@@ -18,7 +18,7 @@ type Streams struct {
 	Jobs          jetstream.Stream
 	Results       jetstream.Stream
 	DLQ           jetstream.Stream
-	Failures      jetstream.Stream
+	Failures      jetstream.Stream // nil with NoFailureRecords
 	Consumer      jetstream.Consumer
 	Interruptions jetstream.KeyValue
 	Journals      jetstream.KeyValue
@@ -45,7 +45,8 @@ const (
 // retried.
 const provisionCallTimeout = 5 * time.Second
 
-// Provision creates the JOBS, RESULTS, DLQ and failures streams, the interruptions
+// Provision creates the JOBS, RESULTS, DLQ and failures streams (not the
+// last with NoFailureRecords), the interruptions
 // and journals buckets and the shared durable pull consumer, and, with ApplyConfig,
 // updates those that exist to cfg. It is idempotent and safe to run from
 // many replicas at once: a stream or consumer another replica created
@@ -54,15 +55,19 @@ const provisionCallTimeout = 5 * time.Second
 func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode ProvisionMode) (*Streams, error) {
 	var s Streams
 	var err error
-	for _, st := range []struct {
+	type stream struct {
 		dst  *jetstream.Stream
 		conf jetstream.StreamConfig
-	}{
+	}
+	streams := []stream{
 		{&s.Jobs, JobsStreamConfig(cfg)},
 		{&s.Results, ResultsStreamConfig(cfg)},
 		{&s.DLQ, DLQStreamConfig(cfg)},
-		{&s.Failures, FailuresStreamConfig(cfg)},
-	} {
+	}
+	if !cfg.NoFailureRecords {
+		streams = append(streams, stream{&s.Failures, FailuresStreamConfig(cfg)})
+	}
+	for _, st := range streams {
 		if *st.dst, err = provisionStream(ctx, js, st.conf, mode); err != nil {
 			return nil, fmt.Errorf("provisioning stream %s: %w", st.conf.Name, err)
 		}

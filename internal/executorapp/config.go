@@ -44,6 +44,7 @@ type Config struct {
 	FailuresMaxAge   time.Duration `env:"FAILURES_MAX_AGE"`
 	FailuresMaxBytes int64         `env:"FAILURES_MAX_BYTES"`
 	FailuresMaxMsgs  int64         `env:"FAILURES_MAX_MSGS"`
+	FailureRecords   string        `env:"FAILURE_RECORDS"`
 	StreamReplicas   int           `env:"STREAM_REPLICAS"`
 	MaxJobBytes      int           `env:"MAX_JOB_BYTES"`
 	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
@@ -156,6 +157,9 @@ func (c Config) WithDefaults() Config {
 	if c.LogLevel == "" {
 		c.LogLevel = DefaultLogLevel
 	}
+	if c.FailureRecords == "" {
+		c.FailureRecords = "on"
+	}
 	c.Limits = c.Limits.WithDefaults()
 	return c
 }
@@ -178,6 +182,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
+	}
+	if c.FailureRecords != "on" && c.FailureRecords != "off" {
+		errs = append(errs, fmt.Errorf("FAILURE_RECORDS must be on (keep a record of each job whose script failed, for replay) or off, got %q", c.FailureRecords))
 	}
 	if err := c.Limits.Validate(); err != nil {
 		errs = append(errs, err)
@@ -251,6 +258,7 @@ func (c Config) Consumer() consumer.Config {
 		FailuresMaxAge:   c.FailuresMaxAge,
 		FailuresMaxBytes: c.FailuresMaxBytes,
 		FailuresMaxMsgs:  c.FailuresMaxMsgs,
+		NoFailureRecords: c.FailureRecords == "off",
 		Replicas:         c.StreamReplicas,
 		MaxJobBytes:      c.MaxJobBytes,
 		ShutdownGrace:    c.ShutdownGrace,
@@ -298,6 +306,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("dlq_max_age", cc.DLQMaxAge.String()),
 		slog.Int64("dlq_max_bytes", cc.DLQMaxBytes),
 		slog.Int64("dlq_max_msgs", cc.DLQMaxMsgs),
+		slog.String("failure_records", c.FailureRecords),
 		slog.String("failures_stream", cc.FailuresStream()),
 		slog.String("failures_max_age", cc.FailuresMaxAge.String()),
 		slog.Int64("failures_max_bytes", cc.FailuresMaxBytes),

@@ -26,7 +26,7 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	}
 	cc := cfg.Consumer()
 	if cc.JobsStream != "JOBS" || cc.ResultsStream != "RESULTS" || cc.DLQStream != "DLQ" || cc.Consumer != "executor" ||
-		cc.Parallel != 8 || cc.ScriptTimeout != 5*time.Second || cc.MaxDeliver != 5 {
+		cc.Parallel != 8 || cc.ScriptTimeout != 5*time.Second || cc.MaxDeliver != 5 || cc.NoFailureRecords {
 		t.Errorf("consumer defaults = %+v", cc)
 	}
 }
@@ -39,6 +39,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		"DUPLICATE_WINDOW": "10m", "JOBS_MAX_MSGS": "500", "JOBS_MAX_BYTES": "-1", "RESULTS_MAX_AGE": "48h",
 		"DLQ_MAX_AGE": "72h", "STREAM_REPLICAS": "3", "MAX_JOB_BYTES": "65536", "SHUTDOWN_GRACE": "45s",
 		"ADMIN_ADDR": "127.0.0.1:9999", "LOG_LEVEL": "debug", "SANDBOX_MAX_PARALLEL": "3", "SANDBOX_TIMEOUT_MS": "1500",
+		"FAILURE_RECORDS": "off",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -59,6 +60,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		{"MAX_JOB_BYTES", cc.MaxJobBytes, 65536}, {"SHUTDOWN_GRACE", cc.ShutdownGrace, 45 * time.Second},
 		{"ADMIN_ADDR", cfg.AdminAddr, "127.0.0.1:9999"}, {"LOG_LEVEL", cfg.LogLevel, "debug"},
 		{"SANDBOX_MAX_PARALLEL", cc.Parallel, 3}, {"SANDBOX_TIMEOUT_MS", cc.ScriptTimeout, 1500 * time.Millisecond},
+		{"FAILURE_RECORDS", cc.NoFailureRecords, true},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -85,6 +87,7 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"JOBS_STREAM": "jobs.v2"}, "JOBS_STREAM"},
 		{map[string]string{"SUBJECT_PREFIX": "a.>"}, "SUBJECT_PREFIX"},
 		{map[string]string{"MAX_JOB_BYTES": "10"}, "MAX_JOB_BYTES"},
+		{map[string]string{"FAILURE_RECORDS": "no"}, `FAILURE_RECORDS must be on (keep a record of each job whose script failed, for replay) or off, got "no"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -67,6 +67,8 @@
 //	FAILURES_MAX_BYTES  bytes the failures stream keeps, oldest dropped first
 //	                    (default 256 MiB; -1 no limit).
 //	FAILURES_MAX_MSGS   failure records kept (default 50000; -1 no limit).
+//	FAILURE_RECORDS     on (default) or off: off keeps no failure records (no
+//	                    failures stream is created or written to).
 //	STREAM_REPLICAS     replicas of the streams and the bucket in a clustered
 //	                    broker (default 1; 3 on a 3-node cluster). Above 1,
 //	                    every delivery looks its result up before running.

@@ -30,13 +30,13 @@ func Load(ctx context.Context, js jetstream.JetStream, stream string, subjects f
 	}
 	s, err := js.Stream(ctx, stream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return Record{}, fmt.Errorf("%w %s on this NATS: start an executor of this version (it creates it), or check JOBS_STREAM", ErrNoStream, stream)
+		return Record{}, fmt.Errorf("%w %s on this NATS: start an executor of this version (it creates it), or check JOBS_STREAM; executors with FAILURE_RECORDS=off keep none", ErrNoStream, stream)
 	} else if err != nil {
 		return Record{}, fmt.Errorf("looking up stream %s: %w", stream, err)
 	}
 	msg, err := s.GetLastMsgForSubject(ctx, subjects.Failure(jobID))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return Record{}, fmt.Errorf("%w of job %s in %s: only jobs whose script failed are kept, within FAILURES_MAX_AGE, FAILURES_MAX_MSGS and FAILURES_MAX_BYTES",
+		return Record{}, fmt.Errorf("%w of job %s in %s: only jobs whose script failed are kept, within FAILURES_MAX_AGE, FAILURES_MAX_MSGS and FAILURES_MAX_BYTES, and none by executors with FAILURE_RECORDS=off",
 			ErrNoRecord, jobID, stream)
 	} else if err != nil {
 		return Record{}, fmt.Errorf("reading the failure record of job %s from %s: %w", jobID, stream, err)
