@@ -46,9 +46,9 @@ const (
 const provisionCallTimeout = 5 * time.Second
 
 // Provision creates the JOBS, RESULTS, DLQ and failures streams (not the
-// last with NoFailureRecords), the interruptions
-// and journals buckets and the shared durable pull consumer, and, with ApplyConfig,
-// updates those that exist to cfg. It is idempotent and safe to run from
+// last with NoFailureRecords), the interruptions and journals buckets and
+// the shared durable pull consumer, and, with ApplyConfig, updates those
+// that exist to cfg. It is idempotent and safe to run from
 // many replicas at once: a stream or consumer another replica created
 // meanwhile is used, not an error. It makes one pass; see
 // ProvisionWithRetry.
