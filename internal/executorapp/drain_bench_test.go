@@ -117,17 +117,6 @@ func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(en
 	case <-time.After(2 * time.Minute):
 		b.Fatal("publishing the backlog took over 2 minutes")
 	}
-	results, err := js.Stream(ctx, cfg.ResultsStream)
-	if err != nil {
-		b.Fatal(err)
-	}
-	stored := func() int {
-		info, err := results.Info(ctx)
-		if err != nil {
-			return 0
-		}
-		return int(info.State.Msgs)
-	}
 	d := start(env, cfg)
 	defer d.stop()
 	cpu := d.cpu
@@ -138,7 +127,7 @@ func drainWith(b *testing.B, url string, streamReplicas, jobs int, start func(en
 	var cpu10, cpu90 map[string]time.Duration
 	deadline := time.Now().Add(5 * time.Minute)
 	for t90.IsZero() {
-		n := stored()
+		n := int(bb.stored(ctx))
 		now := time.Now()
 		if t10.IsZero() && n >= jobs/10 {
 			t10, cpu10 = now, cpu()
@@ -189,6 +178,16 @@ func newBenchBroker(b *testing.B, url string, streamReplicas int, opts ...jetstr
 	}
 	provision(b, js, cfg, time.Minute)
 	return &benchBroker{env: env, cfg: cfg, js: js, nc: nc}, done
+}
+
+// stored is how many results the results stream holds (0 when the
+// broker does not answer).
+func (bb *benchBroker) stored(ctx context.Context) uint64 {
+	info, err := bb.js.Stream(ctx, bb.cfg.ResultsStream)
+	if err != nil {
+		return 0
+	}
+	return info.CachedInfo().State.Msgs
 }
 
 // publish sends job without waiting for the broker's answer, with the

@@ -45,7 +45,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 			url := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
 			bb, done := newBenchBroker(b, url, 1, jetstream.WithPublishAsyncMaxPending(1024))
 			defer done()
-			cfg, js := bb.cfg, bb.js
+			cfg := bb.cfg
 			p := startBinary(b, bb.env)
 			defer func() { // before done deletes its streams
 				_ = p.cmd.Process.Kill()
@@ -59,22 +59,12 @@ func BenchmarkBinaryLatency(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer sub.Unsubscribe() //nolint:errcheck
-			results, err := js.Stream(context.Background(), cfg.ResultsStream)
-			if err != nil {
-				b.Fatal(err)
-			}
-			stored := func() uint64 {
-				info, err := results.Info(context.Background())
-				if err != nil {
-					return 0
-				}
-				return info.State.Msgs
-			}
+			ctx := context.Background()
 			waitStored := func(want uint64) {
 				deadline := time.Now().Add(2 * time.Minute)
-				for stored() < want {
+				for bb.stored(ctx) < want {
 					if time.Now().After(deadline) {
-						b.Fatalf("only %d of %d results after 2 minutes", stored(), want)
+						b.Fatalf("only %d of %d results after 2 minutes", bb.stored(ctx), want)
 					}
 					time.Sleep(5 * time.Millisecond)
 				}
