@@ -17,7 +17,10 @@
 //   - In flight per replica never exceeds Config.Parallel: the dispatcher
 //     asks for as many jobs as sandbox slots are idle and not yet covered by
 //     an open pull request, in one request on one of its long-lived reply
-//     subscriptions (puller.go), and hands each job to an idle slot. A job
+//     subscriptions (puller.go), and hands each job to an idle slot. From 8
+//     slots it waits until a quarter of them are uncovered before it asks,
+//     or pullBatchWait (2 ms) at most: under a backlog that halves the pull
+//     requests at the default 8 (dispatcher.batched). A job
 //     gives its slot back once its script has run: its result is stored and
 //     its ack confirmed while the slot's worker runs the next job, so a
 //     replica holds at most Parallel jobs in its slots and as many again

@@ -272,3 +272,91 @@ func TestLateJobWithNoFreeSlotIsHandedBack(t *testing.T) {
 		t.Fatalf("the runner ran %d jobs, want 2 (each once)", n)
 	}
 }
+
+// TestDispatcherBatchesUncoveredSlots: slots freed one by one are asked
+// for together once batch of them are uncovered, a lone uncovered slot
+// after pullBatchWait at the latest, and a covered replica waits for
+// nothing.
+func TestDispatcherBatchesUncoveredSlots(t *testing.T) {
+	if got := pullBatch(8); got != 2 {
+		t.Errorf("pullBatch(8) = %d, want 2", got)
+	}
+	for _, parallel := range []int{1, 4, 7} {
+		if got := pullBatch(parallel); got != 1 {
+			t.Errorf("pullBatch(%d) = %d, want 1 (no batching below 8 slots)", parallel, got)
+		}
+	}
+	t0 := time.Now()
+	d := dispatcher{batch: 2}
+	if ask, later := d.batched(t0, 0); ask || !later.IsZero() {
+		t.Fatalf("every slot covered: ask %v, look again at %v; want neither", ask, later)
+	}
+	ask, later := d.batched(t0, 1)
+	if ask || !later.Equal(t0.Add(pullBatchWait)) {
+		t.Fatalf("one slot uncovered: ask %v, look again at %v; want to wait until %v", ask, later, t0.Add(pullBatchWait))
+	}
+	if ask, later := d.batched(t0.Add(pullBatchWait/2), 1); ask || !later.Equal(t0.Add(pullBatchWait)) {
+		t.Fatalf("the same slot, later: ask %v, look again at %v; the wait must count from when it was left uncovered", ask, later)
+	}
+	if ask, _ := d.batched(t0.Add(pullBatchWait/2), 2); !ask {
+		t.Fatal("two slots uncovered: no request; want one for both")
+	}
+	if ask, _ := d.batched(t0.Add(pullBatchWait), 1); !ask {
+		t.Fatalf("a slot uncovered for %s: no request; want one", pullBatchWait)
+	}
+	d.batched(t0.Add(pullBatchWait), 0) // the request covered it
+	t1 := t0.Add(time.Second)
+	if ask, later := d.batched(t1, 1); ask || !later.Equal(t1.Add(pullBatchWait)) {
+		t.Fatalf("a slot uncovered anew: ask %v, look again at %v; want to wait until %v", ask, later, t1.Add(pullBatchWait))
+	}
+	if ask, _ := (&dispatcher{batch: 1}).batched(t0, 1); !ask {
+		t.Fatal("batch 1, one slot uncovered: no request; want one at once")
+	}
+}
+
+// TestLoneFreeSlotGetsJobsBehindLongOnes: with 7 of 8 slots held by long
+// jobs and no request open, the one free slot still asks for the next job
+// (the dispatcher batches uncovered slots, but never waits for a second
+// one that may not come).
+func TestLoneFreeSlotGetsJobsBehindLongOnes(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg, _, js := provisioned(t, url)
+		cfg.Parallel = 8
+		release := make(chan struct{})
+		var once sync.Once
+		free := func() { once.Do(func() { close(release) }) }
+		t.Cleanup(free)
+		r := newRunner(cfg.Parallel)
+		r.before = func(ctx context.Context, req sandbox.Request, _ int64) (sandbox.Result, bool) {
+			if strings.Contains(req.Source, "'long'") {
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return sandbox.Result{}, false
+		}
+		startExecutor(t, connect(t, url), cfg, r)
+		for i := range cfg.Parallel - 1 {
+			publish(t, js, cfg, newJob(fmt.Sprintf("long-%d", i), "return 'long'"))
+		}
+		publish(t, js, cfg, cpfJob("quick-1"))
+		results(t, js, cfg, 1, 20*time.Second)
+		waitFor(t, 10*time.Second, "the long jobs to hold their slots", func() bool {
+			return r.running.Load() == int64(cfg.Parallel-1)
+		})
+		// Every open request ends within its pull wait: the free slot is
+		// then covered by none.
+		time.Sleep(3 * cfg.PullWait)
+		publish(t, js, cfg, cpfJob("quick-2"))
+		got := results(t, js, cfg, 2, 20*time.Second)
+		if res, ok := got["quick-2"]; !ok || res.Status != flowjob.StatusSucceeded {
+			t.Fatalf("the job for the lone free slot: %+v; want it succeeded while the long jobs run", res)
+		}
+		if n := r.running.Load(); n != int64(cfg.Parallel-1) {
+			t.Fatalf("%d jobs running when quick-2's result came, want the %d long ones", n, cfg.Parallel-1)
+		}
+		free()
+		results(t, js, cfg, cfg.Parallel+1, 20*time.Second)
+	})
+}
