@@ -2,6 +2,7 @@ package consumer
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -358,5 +359,60 @@ func TestLoneFreeSlotGetsJobsBehindLongOnes(t *testing.T) {
 		}
 		free()
 		results(t, js, cfg, cfg.Parallel+1, 20*time.Second)
+	})
+}
+
+// TestBacklogIsPulledInBatches: under a backlog, 8 slots ask for their
+// jobs in requests of more than one (dispatcher.batched), and never for
+// more than their free slots.
+func TestBacklogIsPulledInBatches(t *testing.T) {
+	const jobs = 400
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg, nc, js := provisioned(t, url)
+		cfg.Parallel = 8
+		var mu sync.Mutex
+		batches := map[int]int{} // batch size → requests
+		sub, err := nc.Subscribe("$JS.API.CONSUMER.MSG.NEXT."+cfg.JobsStream+"."+cfg.Consumer, func(m *nats.Msg) {
+			var req struct {
+				Batch int `json:"batch"`
+			}
+			if err := json.Unmarshal(m.Data, &req); err != nil {
+				t.Errorf("a pull request the test cannot read: %q: %v", m.Data, err)
+				return
+			}
+			mu.Lock()
+			batches[req.Batch]++
+			mu.Unlock()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range jobs {
+			publish(t, js, cfg, cpfJob(fmt.Sprintf("backlog-%03d", i)))
+		}
+		if err := nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		startExecutor(t, connect(t, url), cfg, newRunner(cfg.Parallel))
+		results(t, js, cfg, jobs, 60*time.Second)
+		_ = sub.Unsubscribe()
+		mu.Lock()
+		defer mu.Unlock()
+		requests, batched := 0, 0
+		for size, n := range batches {
+			if size < 1 || size > cfg.Parallel {
+				t.Errorf("%d requests for %d jobs: want 1 to %d (Parallel)", n, size, cfg.Parallel)
+			}
+			requests += n
+			if size > 1 {
+				batched += n
+			}
+		}
+		// Two at a time would give jobs/2 requests; a slow machine leaves
+		// more slots alone past pullBatchWait, so the bound has slack.
+		if batched < requests/10 {
+			t.Fatalf("%d of %d pull requests asked for more than one job (%v): the backlog was pulled a job at a time", batched, requests, batches)
+		}
+		t.Logf("%d pull requests for %d jobs: %v", requests, jobs, batches)
 	})
 }
