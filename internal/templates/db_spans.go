@@ -25,10 +25,11 @@ func startDB(ctx context.Context, operation string) trace.Span {
 }
 
 // endDB ends span, recording err unless it is an answer rather than a
-// failure: a missing template or a draft the rules refuse.
+// failure: a missing template, one at another version than a conditional
+// write named, or a draft the rules refuse.
 func endDB(span trace.Span, err error) {
 	var invalid *ValidationError
-	if errors.Is(err, ErrNotFound) || errors.As(err, &invalid) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrVersionConflict) || errors.As(err, &invalid) {
 		err = nil
 	}
 	telemetry.EndSpan(span, err)

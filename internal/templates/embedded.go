@@ -308,7 +308,7 @@ func (e *Embedded) Create(ctx context.Context, d Draft) (_ Template, err error) 
 }
 
 // Update implements Store.
-func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft) (_ Template, err error) {
+func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft, ifVersion int) (_ Template, err error) {
 	span := startDB(ctx, "update")
 	defer func() { endDB(span, err) }()
 	d, err = prepare(d, e.opts)
@@ -323,6 +323,9 @@ func (e *Embedded) Update(ctx context.Context, id uuid.UUID, d Draft) (_ Templat
 		prev, err := getTemplate(tx, id)
 		if err != nil {
 			return err
+		}
+		if ifVersion > 0 && prev.Version != ifVersion {
+			return ErrVersionConflict
 		}
 		if sameContent(prev, d) {
 			t = prev
@@ -411,7 +414,7 @@ func (e *Embedded) Version(ctx context.Context, id uuid.UUID, n int) (_ Version,
 }
 
 // Delete implements Store.
-func (e *Embedded) Delete(ctx context.Context, id uuid.UUID) (err error) {
+func (e *Embedded) Delete(ctx context.Context, id uuid.UUID, ifVersion int) (err error) {
 	span := startDB(ctx, "delete")
 	defer func() { endDB(span, err) }()
 	if err := ctx.Err(); err != nil {
@@ -421,6 +424,9 @@ func (e *Embedded) Delete(ctx context.Context, id uuid.UUID) (err error) {
 		t, err := getTemplate(tx, id)
 		if err != nil {
 			return err
+		}
+		if ifVersion > 0 && t.Version != ifVersion {
+			return ErrVersionConflict
 		}
 		if err := tx.Bucket(bucketTemplates).Delete(id[:]); err != nil {
 			return err

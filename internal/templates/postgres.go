@@ -147,21 +147,35 @@ func (p *Postgres) Create(ctx context.Context, d Draft) (Template, error) {
 
 // Update implements Store. The triggers decide the version: the next one
 // when the content changes, the same one (and updated_at kept) when not.
-func (p *Postgres) Update(ctx context.Context, id uuid.UUID, d Draft) (Template, error) {
+func (p *Postgres) Update(ctx context.Context, id uuid.UUID, d Draft, ifVersion int) (Template, error) {
 	d, err := prepare(d, p.opts)
 	if err != nil {
 		return Template{}, err
 	}
 	// GREATEST keeps updated_at >= created_at even if this replica's clock
-	// is behind the one that created the template.
+	// is behind the one that created the template. The version in WHERE
+	// is the row's before the write.
 	t, err := scanTemplate(p.pool.QueryRow(ctx,
 		`UPDATE script_templates SET name = $2, description = $3, source = $4, updated_at = GREATEST($5, created_at)
-		 WHERE id = $1 RETURNING `+templateColumns,
-		id, d.Name, d.Description, d.Source, now()))
+		 WHERE id = $1 AND ($6::integer = 0 OR version = $6) RETURNING `+templateColumns,
+		id, d.Name, d.Description, d.Source, now(), ifVersion))
 	if err != nil {
-		return Template{}, fmt.Errorf("updating template %s: %w", id, classify(err))
+		return Template{}, fmt.Errorf("updating template %s: %w", id, p.missOrConflict(ctx, id, ifVersion, classify(err)))
 	}
 	return t, nil
+}
+
+// missOrConflict tells, after a conditional write matched no row, a
+// missing template (ErrNotFound) from one at another version
+// (ErrVersionConflict); any other error stays as it is.
+func (p *Postgres) missOrConflict(ctx context.Context, id uuid.UUID, ifVersion int, err error) error {
+	if ifVersion <= 0 || !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	if err := p.exists(ctx, id); err != nil {
+		return err
+	}
+	return ErrVersionConflict
 }
 
 const versionInfoColumns = "template_id, version, name, description, source_sha256, created_at"
@@ -229,13 +243,13 @@ func (p *Postgres) exists(ctx context.Context, id uuid.UUID) error {
 }
 
 // Delete implements Store.
-func (p *Postgres) Delete(ctx context.Context, id uuid.UUID) error {
-	tag, err := p.pool.Exec(ctx, "DELETE FROM script_templates WHERE id = $1", id)
+func (p *Postgres) Delete(ctx context.Context, id uuid.UUID, ifVersion int) error {
+	tag, err := p.pool.Exec(ctx, "DELETE FROM script_templates WHERE id = $1 AND ($2::integer = 0 OR version = $2)", id, ifVersion)
 	if err != nil {
 		return fmt.Errorf("deleting template %s: %w", id, classify(err))
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("deleting template %s: %w", id, ErrNotFound)
+		return fmt.Errorf("deleting template %s: %w", id, p.missOrConflict(ctx, id, ifVersion, ErrNotFound))
 	}
 	return nil
 }

@@ -24,8 +24,10 @@ type Store interface {
 	// and returns the template; the ID, CreatedAt and the earlier versions
 	// never change. A draft equal to the current content (after Normalize)
 	// stores nothing and returns the template as it is. ErrNotFound when
-	// it does not exist.
-	Update(ctx context.Context, id uuid.UUID, d Draft) (Template, error)
+	// it does not exist. With ifVersion above 0 it writes only while the
+	// template is at that version, in the same step as the write, and
+	// returns ErrVersionConflict otherwise (an author's If-Match).
+	Update(ctx context.Context, id uuid.UUID, d Draft, ifVersion int) (Template, error)
 	// Versions returns one page of a template's versions, newest first.
 	// ErrNotFound when the template does not exist.
 	Versions(ctx context.Context, id uuid.UUID, q VersionQuery) (VersionPage, error)
@@ -34,7 +36,9 @@ type Store interface {
 	// version.
 	Version(ctx context.Context, id uuid.UUID, n int) (Version, error)
 	// Delete removes a template and its versions, or returns ErrNotFound.
-	Delete(ctx context.Context, id uuid.UUID) error
+	// With ifVersion above 0 it removes it only while it is at that
+	// version, and returns ErrVersionConflict otherwise.
+	Delete(ctx context.Context, id uuid.UUID, ifVersion int) error
 	// Ping reports whether the store can serve requests now.
 	Ping(ctx context.Context) error
 	// Close releases the store's resources.
@@ -47,6 +51,9 @@ var (
 	// ErrUnavailable: the store cannot be reached now; the same request may
 	// succeed later without any change.
 	ErrUnavailable = errors.New("template store unavailable")
+	// ErrVersionConflict: the template is no longer at the version a
+	// conditional Update or Delete named; nothing was written.
+	ErrVersionConflict = errors.New("the template is no longer at the version named")
 )
 
 // Options configure a store.

@@ -79,7 +79,7 @@ func TestEmbeddedUpgradesAFileFromBeforeVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = s.Close() }()
-	updated, err := s.Update(context.Background(), old[0], templates.Draft{Name: "new", Source: "return 9"})
+	updated, err := s.Update(context.Background(), old[0], templates.Draft{Name: "new", Source: "return 9"}, 0)
 	if err != nil || updated.Version != 2 {
 		t.Fatalf("Update after the upgrade = %+v, %v; want version 2", updated, err)
 	}

@@ -120,7 +120,10 @@
 //     (a hash of the body and the next link) and answer If-None-Match with
 //     304; they are Cache-Control private, no-cache, everything else
 //     no-store. PUT stores the next version (templates.Store.Update); a
-//     version never changes.
+//     version never changes. PUT and DELETE with If-Match write only while
+//     the template is as the ETag it names was read (precondition in
+//     etag.go; the store checks the version in the write itself), else 412
+//     PRECONDITION_FAILED; a PUT answers the template's new ETag.
 //   - POST {base}/failures/{jobId}/replay is a test run of a recorded
 //     failed job (replay_handler.go): the record is read from the
 //     executor's failures stream over a connection opened for the request

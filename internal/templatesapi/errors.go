@@ -22,6 +22,7 @@ const (
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeValidationFailed     = "VALIDATION_FAILED"
+	CodePreconditionFailed   = "PRECONDITION_FAILED"
 	CodeSandboxBusy          = "SANDBOX_BUSY"
 	CodeStoreUnavailable     = "STORE_UNAVAILABLE"
 	CodeInternal             = "INTERNAL"

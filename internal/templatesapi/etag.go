@@ -1,10 +1,16 @@
 package templatesapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/flowscript/flowscript/internal/templates"
 )
 
 // writeCachedJSON answers a read with v and an ETag: the hash of the body
@@ -23,11 +29,7 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string)
 		w.Write(body) //nolint:errcheck // the client is gone; nothing to do
 		return
 	}
-	h := sha256.New()
-	h.Write(body)
-	h.Write([]byte{0})
-	h.Write([]byte(vary))
-	tag := `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18]) + `"`
+	tag := entityTag(body, vary)
 	hdr := w.Header()
 	hdr.Set("ETag", tag)
 	hdr.Set("Cache-Control", "private, no-cache")
@@ -53,4 +55,81 @@ func noneMatch(values []string, tag string) bool {
 		}
 	}
 	return false
+}
+
+// entityTag is the strong ETag of a read's body and vary.
+func entityTag(body []byte, vary string) string {
+	h := sha256.New()
+	h.Write(body)
+	h.Write([]byte{0})
+	h.Write([]byte(vary))
+	return `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18]) + `"`
+}
+
+// templateTag is the ETag GET /templates/{id} answers for t.
+func templateTag(t templates.Template) (string, error) {
+	body, err := encodeJSON(templateResponse{Template: t})
+	if err != nil {
+		return "", err
+	}
+	return entityTag(body, ""), nil
+}
+
+// ifMatch reads If-Match (RFC 9110 §13.1.1) against the current tag:
+// whether it is "*" (any current template), and whether tag is among its
+// entity tags, compared strongly (a weak W/ tag never matches).
+func ifMatch(values []string, tag string) (star, match bool) {
+	for _, v := range values {
+		for _, t := range strings.Split(v, ",") {
+			switch strings.TrimSpace(t) {
+			case "*":
+				star = true
+			case tag:
+				match = true
+			}
+		}
+	}
+	return star, match
+}
+
+// precondition evaluates a write's If-Match against the template as it
+// is: with none it returns 0 (write whatever the version); otherwise the
+// version the write must still find (0 for "*"), 404 when the template
+// does not exist, or 412 PRECONDITION_FAILED when no tag matches. The
+// store checks the version again in the write itself, so a change made
+// between the two is refused too.
+func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
+	values := r.Header.Values("If-Match")
+	if len(values) == 0 {
+		return 0, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
+	defer cancel()
+	cur, err := s.store.Get(ctx, id)
+	if err != nil {
+		return 0, s.storeError(r, err)
+	}
+	tag, err := templateTag(cur)
+	if err != nil {
+		return 0, newError(http.StatusInternalServerError, CodeInternal, "internal error; report request id "+requestID(r))
+	}
+	switch star, match := ifMatch(values, tag); {
+	case star:
+		return 0, nil
+	case match:
+		return cur.Version, nil
+	}
+	return 0, errChanged(cur.Version)
+}
+
+// errChanged is the answer to a write whose If-Match no longer holds:
+// version is the template's now, 0 when not known.
+func errChanged(version int) *httpError {
+	now := ""
+	if version > 0 {
+		now = fmt.Sprintf(" (it is at version %d now)", version)
+	}
+	return newError(http.StatusPreconditionFailed, CodePreconditionFailed,
+		"the template changed since the read your If-Match names"+now+
+			": nothing was written; GET it again, reapply your change and send the new ETag")
 }

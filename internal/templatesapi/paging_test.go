@@ -383,3 +383,57 @@ func TestWalkTenThousandWhileInserting(t *testing.T) {
 		t.Errorf("only %d templates were created during the walk: it did not run under inserts", count)
 	}
 }
+
+// TestConditionalWrites: PUT and DELETE with If-Match write only while the
+// template is as the client read it (the ETag of its GET, which a PUT's
+// answer carries for the next save); otherwise 412 PRECONDITION_FAILED
+// and nothing changes. "*" asks only that it exists; weak tags never
+// match; without If-Match the last writer wins, as before.
+func TestConditionalWrites(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(t testing.TB, cfg Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		tpl := a.create("conditional", "return 1")
+		one := "/api/script-templates/" + tpl.ID.String()
+		read := a.authed("GET", one, nil)
+		wantStatus(t, read, http.StatusOK)
+		tag := read.header.Get("ETag")
+
+		saved := a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 2"}, "If-Match", tag)
+		wantStatus(t, saved, http.StatusOK)
+		next := saved.header.Get("ETag")
+		if got := a.authed("GET", one, nil).header.Get("ETag"); next == "" || next != got {
+			t.Fatalf("PUT answered ETag %q, a GET then %q: want the same, for the next If-Match", next, got)
+		}
+
+		// The author's stale copy: refused, whatever its content.
+		for _, source := range []string{"return 3", "return 2"} {
+			r := a.authed("PUT", one, map[string]string{"name": "conditional", "source": source}, "If-Match", tag)
+			wantStatus(t, r, http.StatusPreconditionFailed)
+			if e := r.apiErr(t); e.Code != CodePreconditionFailed || !strings.Contains(e.Message, "version 2") {
+				t.Errorf("stale If-Match: %+v, want %s naming version 2", e, CodePreconditionFailed)
+			}
+		}
+		for _, im := range []string{"W/" + next, `"other"`, "garbage"} {
+			wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 4"}, "If-Match", im), http.StatusPreconditionFailed)
+		}
+		wantStatus(t, a.authed("DELETE", one, nil, "If-Match", tag), http.StatusPreconditionFailed)
+		var got templates.Template
+		a.authed("GET", one, nil).json(t, &got)
+		if got.Version != 2 || got.Source != "return 2" {
+			t.Fatalf("after refused writes: version %d, source %q; want version 2, \"return 2\"", got.Version, got.Source)
+		}
+
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 5"}, "If-Match", `"other", `+next), http.StatusOK)
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 6"}, "If-Match", "*"), http.StatusOK)
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 7"}), http.StatusOK)
+		last := a.authed("GET", one, nil).header.Get("ETag")
+		wantStatus(t, a.authed("DELETE", one, nil, "If-Match", last), http.StatusNoContent)
+
+		missing := "/api/script-templates/" + uuid.NewString()
+		for _, im := range []string{"*", last} {
+			wantStatus(t, a.authed("PUT", missing, map[string]string{"name": "x", "source": "return 1"}, "If-Match", im), http.StatusNotFound)
+			wantStatus(t, a.authed("DELETE", missing, nil, "If-Match", im), http.StatusNotFound)
+		}
+	})
+}

@@ -122,6 +122,11 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
+	ifVersion, herr := s.precondition(r, id)
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
 	d, notes, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
@@ -129,10 +134,15 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
-	t, err := s.store.Update(ctx, id, d)
+	t, err := s.store.Update(ctx, id, d, ifVersion)
 	if err != nil {
 		writeError(w, s.storeError(r, err))
 		return
+	}
+	// The tag a GET of the template now answers: the If-Match of the
+	// author's next save.
+	if tag, err := templateTag(t); err == nil {
+		w.Header().Set("ETag", tag)
 	}
 	writeJSON(w, http.StatusOK, templateResponse{Template: t, Warnings: notes.warnings, Uses: notes.uses})
 }
@@ -143,9 +153,14 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
+	ifVersion, herr := s.precondition(r, id)
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
-	if err := s.store.Delete(ctx, id); err != nil {
+	if err := s.store.Delete(ctx, id, ifVersion); err != nil {
 		writeError(w, s.storeError(r, err))
 		return
 	}
@@ -301,6 +316,8 @@ func (s *Server) storeError(r *http.Request, err error) *httpError {
 	switch {
 	case errors.Is(err, templates.ErrNotFound):
 		return newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no template has id %s", r.PathValue("id")))
+	case errors.Is(err, templates.ErrVersionConflict):
+		return errChanged(0)
 	case errors.As(err, &ve):
 		fields := make([]fieldError, len(ve.Fields))
 		for i, f := range ve.Fields {

@@ -154,7 +154,7 @@ func testWalkStable(t *testing.T, s templates.Store) {
 		mustCreate(t, s, draft(100+i))
 	}
 	// The template the cursor points at goes away.
-	if err := s.Delete(ctx(t), first.Templates[3].ID); err != nil {
+	if err := s.Delete(ctx(t), first.Templates[3].ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	rest := listAll(t, s, templates.ListQuery{Limit: 4, After: first.Next})

@@ -58,6 +58,8 @@ func Run(t *testing.T, newStore NewStore) {
 		{"VersionOfMissingTemplateOrNumber", testVersionMissing},
 		{"DeleteRemovesVersions", testDeleteVersions},
 		{"ConcurrentUpdatesNumberEveryVersion", testConcurrentUpdates},
+		{"ConditionalWritesHoldOnlyAtTheirVersion", testConditionalWrites},
+		{"ConcurrentConditionalUpdatesOneWins", testConcurrentConditionalUpdates},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -150,7 +152,7 @@ func testListOrder(t *testing.T, s templates.Store) {
 		sameTemplate(t, got, created[len(created)-1-i])
 	}
 	// Updating does not move a template: the order is by creation.
-	if _, err := s.Update(ctx(t), created[0].ID, draft(99)); err != nil {
+	if _, err := s.Update(ctx(t), created[0].ID, draft(99), 0); err != nil {
 		t.Fatal(err)
 	}
 	list = listAll(t, s, templates.ListQuery{})
@@ -162,7 +164,7 @@ func testListOrder(t *testing.T, s templates.Store) {
 func testUpdate(t *testing.T, s templates.Store) {
 	created := mustCreate(t, s, draft(1))
 	d := templates.Draft{Name: "renamed", Description: "", Source: "return 2"}
-	updated, err := s.Update(ctx(t), created.ID, d)
+	updated, err := s.Update(ctx(t), created.ID, d, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +188,7 @@ func testUpdate(t *testing.T, s templates.Store) {
 }
 
 func testUpdateMissing(t *testing.T, s templates.Store) {
-	_, err := s.Update(ctx(t), uuid.New(), draft(1))
+	_, err := s.Update(ctx(t), uuid.New(), draft(1), 0)
 	if !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("Update of a missing id: %v, want ErrNotFound", err)
 	}
@@ -198,13 +200,13 @@ func testUpdateMissing(t *testing.T, s templates.Store) {
 func testDelete(t *testing.T, s templates.Store) {
 	keep := mustCreate(t, s, draft(1))
 	gone := mustCreate(t, s, draft(2))
-	if err := s.Delete(ctx(t), gone.ID); err != nil {
+	if err := s.Delete(ctx(t), gone.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Get(ctx(t), gone.ID); !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("Get after Delete: %v, want ErrNotFound", err)
 	}
-	if err := s.Delete(ctx(t), gone.ID); !errors.Is(err, templates.ErrNotFound) {
+	if err := s.Delete(ctx(t), gone.ID, 0); !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("second Delete: %v, want ErrNotFound", err)
 	}
 	list := listAll(t, s, templates.ListQuery{})
@@ -214,7 +216,7 @@ func testDelete(t *testing.T, s templates.Store) {
 }
 
 func testDeleteMissing(t *testing.T, s templates.Store) {
-	if err := s.Delete(ctx(t), uuid.New()); !errors.Is(err, templates.ErrNotFound) {
+	if err := s.Delete(ctx(t), uuid.New(), 0); !errors.Is(err, templates.ErrNotFound) {
 		t.Errorf("Delete of a missing id: %v, want ErrNotFound", err)
 	}
 }
@@ -280,7 +282,7 @@ func testInvalidDraft(t *testing.T, s templates.Store) {
 func testInvalidUpdate(t *testing.T, s templates.Store) {
 	created := mustCreate(t, s, draft(1))
 	for _, tt := range invalidDrafts() {
-		_, err := s.Update(ctx(t), created.ID, tt.draft)
+		_, err := s.Update(ctx(t), created.ID, tt.draft, 0)
 		checkFields(t, err, tt.fields)
 	}
 	got, err := s.Get(ctx(t), created.ID)

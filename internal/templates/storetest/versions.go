@@ -21,7 +21,7 @@ func versionNumbers(list []templates.VersionInfo) []int {
 
 func mustUpdate(t *testing.T, s templates.Store, id uuid.UUID, d templates.Draft) templates.Template {
 	t.Helper()
-	tpl, err := s.Update(ctx(t), id, d)
+	tpl, err := s.Update(ctx(t), id, d, 0)
 	if err != nil {
 		t.Fatalf("Update(%s): %v", id, err)
 	}
@@ -140,7 +140,7 @@ func testDeleteVersions(t *testing.T, s templates.Store) {
 	gone := mustCreate(t, s, draft(1))
 	mustUpdate(t, s, gone.ID, draft(2))
 	kept := mustCreate(t, s, draft(3))
-	if err := s.Delete(ctx(t), gone.ID); err != nil {
+	if err := s.Delete(ctx(t), gone.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Versions(ctx(t), gone.ID, templates.VersionQuery{}); !errors.Is(err, templates.ErrNotFound) {
@@ -161,7 +161,7 @@ func testConcurrentUpdates(t *testing.T, s templates.Store) {
 	errs := make(chan error, n)
 	for i := 1; i <= n; i++ {
 		wg.Go(func() {
-			if _, err := s.Update(ctx(t), created.ID, draft(i)); err != nil {
+			if _, err := s.Update(ctx(t), created.ID, draft(i), 0); err != nil {
 				errs <- err
 			}
 		})
@@ -194,5 +194,77 @@ func testConcurrentUpdates(t *testing.T, s templates.Store) {
 	}
 	if latest := mustVersion(t, s, created.ID, n+1); latest.Source != got.Source {
 		t.Errorf("the latest version's source is not the template's")
+	}
+}
+
+// testConditionalWrites: an Update or Delete that names a version writes
+// only while the template is at it; otherwise ErrVersionConflict and
+// nothing changes. A missing template is still ErrNotFound.
+func testConditionalWrites(t *testing.T, s templates.Store) {
+	created := mustCreate(t, s, draft(1))
+	v2, err := s.Update(ctx(t), created.ID, draft(2), 1)
+	if err != nil || v2.Version != 2 {
+		t.Fatalf("Update at the current version 1: version %d, %v; want version 2", v2.Version, err)
+	}
+	if _, err := s.Update(ctx(t), created.ID, draft(3), 1); !errors.Is(err, templates.ErrVersionConflict) {
+		t.Fatalf("Update at a stale version 1: %v, want ErrVersionConflict", err)
+	}
+	if _, err := s.Update(ctx(t), created.ID, draft(2), 1); !errors.Is(err, templates.ErrVersionConflict) {
+		t.Fatalf("Update with the current content at a stale version 1: %v, want ErrVersionConflict", err)
+	}
+	got, err := s.Get(ctx(t), created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameTemplate(t, got, v2)
+	if err := s.Delete(ctx(t), created.ID, 1); !errors.Is(err, templates.ErrVersionConflict) {
+		t.Fatalf("Delete at a stale version 1: %v, want ErrVersionConflict", err)
+	}
+	if _, err := s.Get(ctx(t), created.ID); err != nil {
+		t.Fatalf("after a refused Delete: %v, want the template still there", err)
+	}
+	if _, err := s.Update(ctx(t), uuid.New(), draft(1), 1); !errors.Is(err, templates.ErrNotFound) {
+		t.Fatalf("conditional Update of a missing id: %v, want ErrNotFound", err)
+	}
+	if err := s.Delete(ctx(t), uuid.New(), 1); !errors.Is(err, templates.ErrNotFound) {
+		t.Fatalf("conditional Delete of a missing id: %v, want ErrNotFound", err)
+	}
+	if err := s.Delete(ctx(t), created.ID, 2); err != nil {
+		t.Fatalf("Delete at the current version 2: %v", err)
+	}
+	if _, err := s.Get(ctx(t), created.ID); !errors.Is(err, templates.ErrNotFound) {
+		t.Fatalf("after Delete at the current version: %v, want ErrNotFound", err)
+	}
+}
+
+// testConcurrentConditionalUpdates: writers that all read version 1 and
+// update at it: exactly one stores version 2, the others get
+// ErrVersionConflict (no lost update).
+func testConcurrentConditionalUpdates(t *testing.T, s templates.Store) {
+	const writers = 8
+	created := mustCreate(t, s, draft(1))
+	var wg sync.WaitGroup
+	errs := make([]error, writers)
+	for i := range writers {
+		wg.Go(func() {
+			_, errs[i] = s.Update(ctx(t), created.ID, draft(10+i), 1)
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, templates.ErrVersionConflict):
+			t.Errorf("writer %d: %v, want nil or ErrVersionConflict", i, err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d writers updated version 1, want exactly 1", won)
+	}
+	got, err := s.Get(ctx(t), created.ID)
+	if err != nil || got.Version != 2 {
+		t.Fatalf("after the race: version %d, %v; want 2", got.Version, err)
 	}
 }
