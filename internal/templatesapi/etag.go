@@ -111,6 +111,7 @@ func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
 	}
 	tag, err := templateTag(cur)
 	if err != nil {
+		s.log.Error("encoding a template to check If-Match", "request_id", requestID(r), "error", err)
 		return 0, newError(http.StatusInternalServerError, CodeInternal, "internal error; report request id "+requestID(r))
 	}
 	switch star, match := ifMatch(values, tag); {
@@ -130,6 +131,6 @@ func errChanged(version int) *httpError {
 		now = fmt.Sprintf(" (it is at version %d now)", version)
 	}
 	return newError(http.StatusPreconditionFailed, CodePreconditionFailed,
-		"the template changed since the read your If-Match names"+now+
-			": nothing was written; GET it again, reapply your change and send the new ETag")
+		"the template changed after the read your If-Match tag comes from"+now+
+			": nothing was written; GET it again, reapply your change and send its new ETag in If-Match")
 }
