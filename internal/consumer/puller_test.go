@@ -41,6 +41,15 @@ func next(t *testing.T, p *puller, d time.Duration) *nats.Msg {
 	}
 }
 
+// gate is a channel that open closes, once; the test's cleanup opens it
+// at the latest, so nothing waiting on it outlives the test.
+func gate(t *testing.T) (release <-chan struct{}, open func()) {
+	c := make(chan struct{})
+	open = sync.OnceFunc(func() { close(c) })
+	t.Cleanup(open)
+	return c, open
+}
+
 // TestPullerBringsOneRequestsJobsOnItsSubscription: one request for
 // several idle slots brings that many jobs, all on the request's
 // subscription, and the request ends with the last of them; the
@@ -235,10 +244,7 @@ func TestLateJobWithNoFreeSlotIsHandedBack(t *testing.T) {
 	cfg, nc, js := provisioned(t, url)
 	cfg.Parallel = 1
 	r := newRunner(4) // the runner allows more than Parallel: the executor must hold back
-	release := make(chan struct{})
-	var once sync.Once
-	free := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(free)
+	release, free := gate(t)
 	r.before = func(ctx context.Context, req sandbox.Request, call int64) (sandbox.Result, bool) {
 		if call == 1 {
 			<-release // the first job holds the only slot
@@ -323,10 +329,7 @@ func TestLoneFreeSlotGetsJobsBehindLongOnes(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		cfg, _, js := provisioned(t, url)
 		cfg.Parallel = 8
-		release := make(chan struct{})
-		var once sync.Once
-		free := func() { once.Do(func() { close(release) }) }
-		t.Cleanup(free)
+		release, free := gate(t)
 		r := newRunner(cfg.Parallel)
 		r.before = func(ctx context.Context, req sandbox.Request, _ int64) (sandbox.Result, bool) {
 			if strings.Contains(req.Source, "'long'") {
