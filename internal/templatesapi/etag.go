@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 
@@ -46,15 +47,26 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string)
 // noneMatch reports whether If-None-Match (RFC 9110 §13.1.2) holds tag:
 // "*", or tag among its entity tags, compared weakly (W/ ignored).
 func noneMatch(values []string, tag string) bool {
-	for _, v := range values {
-		for _, t := range strings.Split(v, ",") {
-			t = strings.TrimSpace(t)
-			if t == "*" || strings.TrimPrefix(t, "W/") == tag {
-				return true
-			}
+	for t := range entityTags(values) {
+		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
 		}
 	}
 	return false
+}
+
+// entityTags yields the members of If-Match or If-None-Match values: the
+// comma-separated entity tags (or "*") of every line of the header.
+func entityTags(values []string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, v := range values {
+			for _, t := range strings.Split(v, ",") {
+				if !yield(strings.TrimSpace(t)) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // entityTag is the strong ETag of a read's body and vary.
@@ -79,14 +91,12 @@ func templateTag(t templates.Template) (string, error) {
 // whether it is "*" (any current template), and whether tag is among its
 // entity tags, compared strongly (a weak W/ tag never matches).
 func ifMatch(values []string, tag string) (star, match bool) {
-	for _, v := range values {
-		for _, t := range strings.Split(v, ",") {
-			switch strings.TrimSpace(t) {
-			case "*":
-				star = true
-			case tag:
-				match = true
-			}
+	for t := range entityTags(values) {
+		switch t {
+		case "*":
+			star = true
+		case tag:
+			match = true
 		}
 	}
 	return star, match
