@@ -190,6 +190,9 @@ type readyInfo struct {
 	// BaseHeapBytes is the live heap after the warm-up script: the share of
 	// the runtime itself, not counted against a script's memory limit.
 	BaseHeapBytes uint64 `json:"baseHeapBytes"`
+	// PreparedHeapBytes is the heap the worker mapped for huge pages at
+	// start (prepareHeap), 0 when none (race builds, other systems).
+	PreparedHeapBytes uint64 `json:"preparedHeapBytes"`
 	// Error is set when the worker could not start; it exits after saying so.
 	Error string `json:"error,omitempty"`
 }

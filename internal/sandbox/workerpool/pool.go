@@ -299,7 +299,8 @@ func (p *Pool) spawn(ctx context.Context, s *slot) (*process, error) {
 		return nil, errors.New("the sandbox pool is closed")
 	}
 	p.log.Debug("sandbox worker started", "slot", s.index, "pid", proc.pid,
-		"rlimit_as_bytes", proc.info.RlimitASBytes, "base_heap_bytes", proc.info.BaseHeapBytes)
+		"rlimit_as_bytes", proc.info.RlimitASBytes, "base_heap_bytes", proc.info.BaseHeapBytes,
+		"prepared_heap_bytes", proc.info.PreparedHeapBytes)
 	return proc, nil
 }
 

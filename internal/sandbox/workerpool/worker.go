@@ -60,15 +60,7 @@ func MaybeRunWorker() {
 // ready, then run jobs until stdin closes. It returns the exit code.
 func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 	runtime.GOMAXPROCS(1)
-	// Eight times the default GC target: with one P, the GC's marking
-	// competes with the script itself. Measured (alternating A/B runs):
-	// 100 → 200 cut the pool's overhead per job (BenchmarkPerJob) from
-	// 38-50 µs to 30-38 µs; 200 → 800 raised PoolThroughput/cpf by 9 %
-	// (median of 5 pairs, 25,730 → 28,012 exec/s; 400 gained nothing). The
-	// GC's memory limit set up below (setMemoryLimit: the baseline plus
-	// 1.25 SANDBOX_MEMORY_MB) still bounds a worker's garbage, whatever the
-	// target, and idleRelease returns it once the load stops.
-	debug.SetGCPercent(800)
+	debug.SetGCPercent(workerGCPercent)
 	runtime.MemProfileRate = 0 // nobody reads a worker's heap profile; sampling cost ~2% of a job
 	envVars := len(os.Environ())
 	environBytes := -1
@@ -106,6 +98,22 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	return w.serve()
 }
+
+// workerGCPercent is a worker's GC target, eight times the default: with
+// one P, the GC's marking competes with the script itself. Measured
+// (alternating A/B runs): 100 → 200 cut the pool's overhead per job
+// (BenchmarkPerJob) from 38-50 µs to 30-38 µs; 200 → 800 raised
+// PoolThroughput/cpf by 9 % (median of 5 pairs, 25,730 → 28,012 exec/s;
+// 400 gained nothing). The GC's memory limit (setMemoryLimit: the baseline
+// plus 1.25 SANDBOX_MEMORY_MB) still bounds a worker's garbage, whatever
+// the target, and idleRelease returns it once the load stops.
+const workerGCPercent = 800
+
+// gcHeapMinimum is the heap the Go runtime lets grow before its first
+// collection at the worker's target: 4 MB at the default target of 100,
+// scaled by the target. With the default SANDBOX_MEMORY_MB, a worker's
+// heap reaches about this much under load (its live heap is a few MB).
+const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 
 // worker is the child side: the limits it runs requests under and the
 // memory it measured.
@@ -239,6 +247,14 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	w.setMemoryLimit(m.liveHeap)
 
 	if !raceEnabled {
+		// The heap the worker's garbage will reach anyway, prepared for
+		// huge pages (prepareHeap): the GC's first target, or its memory
+		// limit when that is lower, less what the heap already spans. Not
+		// under the race detector, which writes its shadow of a fresh
+		// allocation at once.
+		reach := min(uint64(gcHeapMinimum), w.memoryLimit)
+		info.PreparedHeapBytes = prepareHeap(reach - min(reach, readMemory().heapSpace))
+
 		vmSize, err := addressSpaceBytes()
 		if err == nil {
 			info.RlimitASBytes = vmSize + w.budget + w.retireGrowth + addressSpaceSlack

@@ -1,0 +1,148 @@
+package workerpool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
+)
+
+// TestWorkerHeapPreparedForHugePages checks prepareHeap in a real worker:
+// without the race detector it maps the heap its garbage will reach
+// (gcHeapMinimum, less the start-up heap), advises it for huge pages and
+// leaves it untouched; once jobs have filled it with garbage, the kernel
+// has backed it with huge pages, or tried to (a fallback is counted when
+// no 2 MB page was free), unless transparent huge pages are off. Under the
+// race detector nothing is prepared.
+func TestWorkerHeapPreparedForHugePages(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{MaxParallel: 1}})
+	proc := liveProcs(p)[0]
+	prepared := proc.info.PreparedHeapBytes
+	if raceEnabled {
+		if prepared != 0 {
+			t.Fatalf("a race build prepared %d bytes of heap; want none", prepared)
+		}
+		return
+	}
+	if prepared < 4<<20 || prepared > gcHeapMinimum {
+		t.Fatalf("the worker prepared %d bytes of heap; want between 4 MB and %d", prepared, gcHeapMinimum)
+	}
+	advised := func() []smapsEntry {
+		var hg []smapsEntry
+		for _, e := range readSmaps(t, proc.pid) {
+			if e.flags["hg"] {
+				hg = append(hg, e)
+			}
+		}
+		return hg
+	}
+	var size, rss uint64
+	for _, e := range advised() {
+		size, rss = size+e.kb["Size"]<<10, rss+e.kb["Rss"]<<10
+	}
+	if size < prepared {
+		t.Fatalf("%d bytes of the worker's memory are advised for huge pages; want at least the %d prepared", size, prepared)
+	}
+	if rss > prepared/4 {
+		t.Errorf("%d bytes of the prepared heap are resident before any job; want it untouched", rss)
+	}
+
+	attempts := thpFaults(t)
+	// About 40 MB of garbage in 100 KB strings: past the first collection.
+	for i := range 400 {
+		res := p.Run(context.Background(), sandbox.Request{Source: `return "x".repeat(100000).length`})
+		if res.Output != "100000" {
+			t.Fatalf("job %d: %q, %v", i, res.Output, res.Err)
+		}
+	}
+	var huge uint64
+	for _, e := range advised() {
+		huge += e.kb["AnonHugePages"] << 10
+	}
+	thp, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	t.Logf("prepared %d bytes; advised %d, resident %d before the jobs; %d in huge pages after them", prepared, size, rss, huge)
+	switch {
+	case err == nil && bytes.Contains(thp, []byte("[never]")):
+		if huge != 0 {
+			t.Errorf("transparent huge pages are off, yet %d bytes of the heap are in huge pages", huge)
+		}
+	case huge == 0 && thpFaults(t) == attempts:
+		t.Errorf("after 40 MB of garbage, no huge page backs the prepared heap and the kernel tried none (transparent_hugepage/enabled: %q)", thp)
+	}
+}
+
+// TestSmallMemoryLimitPreparesWithinIt runs a pool whose scripts may use
+// 1 MB: what a worker prepares stays within its GC memory limit, and its
+// jobs run (the heap's address space is part of a job's memory check).
+func TestSmallMemoryLimitPreparesWithinIt(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{MaxParallel: 1, MemoryMB: 1}})
+	proc := liveProcs(p)[0]
+	if limit := proc.info.BaseHeapBytes + 1<<20 + 1<<18; proc.info.PreparedHeapBytes > limit {
+		t.Errorf("the worker prepared %d bytes of heap; its GC memory limit is %d", proc.info.PreparedHeapBytes, limit)
+	}
+	for i := range 200 {
+		res := p.Run(context.Background(), sandbox.Request{Source: `return "x".repeat(10000).length`})
+		if res.Output != "10000" {
+			t.Fatalf("job %d: %q, %v", i, res.Output, res.Err)
+		}
+	}
+}
+
+// smapsEntry is one mapping of /proc/<pid>/smaps: its kB fields and the
+// two-letter flags of VmFlags.
+type smapsEntry struct {
+	kb    map[string]uint64
+	flags map[string]bool
+}
+
+func readSmaps(t *testing.T, pid int) []smapsEntry {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatalf("reading the worker's mappings: %v", err)
+	}
+	var entries []smapsEntry
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		key, value, ok := strings.Cut(sc.Text(), ":")
+		switch {
+		case !ok || strings.Contains(key, " "): // a mapping's header line
+			entries = append(entries, smapsEntry{kb: map[string]uint64{}, flags: map[string]bool{}})
+		case len(entries) == 0:
+		case key == "VmFlags":
+			for _, f := range strings.Fields(value) {
+				entries[len(entries)-1].flags[f] = true
+			}
+		default:
+			if n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64); err == nil {
+				entries[len(entries)-1].kb[key] = n
+			}
+		}
+	}
+	return entries
+}
+
+// thpFaults is how many page faults the kernel has tried to serve with a
+// huge page since boot, served or fallen back.
+func thpFaults(t *testing.T) uint64 {
+	t.Helper()
+	data, err := os.ReadFile("/proc/vmstat")
+	if err != nil {
+		t.Fatalf("reading /proc/vmstat: %v", err)
+	}
+	var n uint64
+	for line := range strings.Lines(string(data)) {
+		name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if name == "thp_fault_alloc" || name == "thp_fault_fallback" {
+			v, _ := strconv.ParseUint(value, 10, 64)
+			n += v
+		}
+	}
+	return n
+}
