@@ -62,7 +62,7 @@
 // huge pages and returns it to the OS (prepareHeap): its resident memory is
 // unchanged, and each 2 MB of the heap is later faulted in once instead of
 // 512 times. On a virtual machine where a fault goes through the hypervisor
-// that took the workers' CPU per drained job from 256–291 µs to 150–203 µs
+// that took the workers' CPU per drained job from 256–292 µs to 150–203 µs
 // (README, Performance). It needs transparent huge pages at "madvise" or
 // "always" (/sys/kernel/mm/transparent_hugepage/enabled); at "never" it
 // changes nothing. Race builds skip it.
