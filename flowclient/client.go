@@ -158,6 +158,11 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 	if done != nil {
 		done(err)
 	}
+	if errors.Is(err, jetstream.ErrNoStreamResponse) {
+		return Published{}, fmt.Errorf("publishing job %s on %s: no JetStream stream takes this subject "+
+			"(an executor creates the JOBS stream when it starts: start one, or check that this client's "+
+			"subject prefix is the executors' SUBJECT_PREFIX): %w", job.ID, subject, err)
+	}
 	if err != nil {
 		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, subject, err)
 	}

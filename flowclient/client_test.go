@@ -228,6 +228,11 @@ func TestClientErrors(t *testing.T) {
 		if _, err := flowclient.NewClient(nil); err == nil {
 			t.Error("NewClient(nil) succeeded")
 		}
+		nowhere := e.client(t, flowclient.WithSubjectPrefix("fstest.nostream"))
+		if _, err := nowhere.Publish(context.Background(), cpfJob("client-nowhere", "1"), ""); !errors.Is(err, jetstream.ErrNoStreamResponse) ||
+			!strings.Contains(err.Error(), "SUBJECT_PREFIX") {
+			t.Errorf("publishing where no stream listens: %v, want ErrNoStreamResponse naming SUBJECT_PREFIX", err)
+		}
 	})
 }
 

@@ -112,6 +112,7 @@ func TestHostFunctionsThroughTheExecutor(t *testing.T) {
 		}
 		defer nc.Close()
 		client := newClient(t, nc, cfg)
+		provisioned(t, nc, cfg) // the first job may come before the executor made its streams
 		run := func(j *flowjob.Job) *flowjob.Result {
 			t.Helper()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -223,6 +224,7 @@ func TestKVSurvivesARestart(t *testing.T) {
 	}
 	defer nc.Close()
 	client := newClient(t, nc, cfg)
+	provisioned(t, nc, cfg) // the first job may come before the executor made its streams
 	first := startBinary(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
