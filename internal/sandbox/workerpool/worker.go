@@ -249,11 +249,11 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	if !raceEnabled {
 		// The heap the worker's garbage will reach anyway, prepared for
 		// huge pages (prepareHeap): the GC's first target, or its memory
-		// limit when that is lower, less what the heap already spans. Not
-		// under the race detector, which writes its shadow of a fresh
-		// allocation at once.
+		// limit when that is lower, less what the heap already spans (m,
+		// read after the warm-up). Not under the race detector, which
+		// writes its shadow of a fresh allocation at once.
 		reach := min(uint64(gcHeapMinimum), w.memoryLimit)
-		info.PreparedHeapBytes = prepareHeap(reach - min(reach, readMemory().heapSpace))
+		info.PreparedHeapBytes = prepareHeap(reach - min(reach, m.heapSpace))
 
 		vmSize, err := addressSpaceBytes()
 		if err == nil {
