@@ -107,18 +107,20 @@ func perJobValue(k string, v time.Duration) float64 {
 // switches and system calls.
 func perJobText(m map[string]time.Duration) string {
 	keys := slices.Sorted(maps.Keys(m))
-	var cpu, switches, syscalls []string
+	var cpu, switches, syscalls, faults []string
 	for _, k := range keys {
 		if name, ok := strings.CutPrefix(k, switchesPrefix); ok {
 			switches = append(switches, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
 		} else if name, ok := strings.CutPrefix(k, syscallsPrefix); ok {
 			syscalls = append(syscalls, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
+		} else if name, ok := strings.CutPrefix(k, faultsPrefix); ok {
+			faults = append(faults, fmt.Sprintf("%s %.2f", name, perJobValue(k, m[k])))
 		} else {
 			cpu = append(cpu, fmt.Sprintf("%s %v", k, m[k]))
 		}
 	}
 	return "CPU " + strings.Join(cpu, ", ") + ", context switches " + strings.Join(switches, ", ") +
-		", reads and writes " + strings.Join(syscalls, ", ")
+		", reads and writes " + strings.Join(syscalls, ", ") + ", page faults " + strings.Join(faults, ", ")
 }
 
 // executorDrain is one executor binary (defaults: the worker pool, 8
@@ -141,6 +143,8 @@ func executorDrain(b *testing.B, url string, broker int) (float64, map[string]ti
 					switchesPrefix + "broker":   procSwitches(broker),
 					syscallsPrefix + "executor": procSyscalls(pid), syscallsPrefix + "workers": procSyscalls(workers...),
 					syscallsPrefix + "broker": procSyscalls(broker),
+					faultsPrefix + "executor": procFaults(pid), faultsPrefix + "workers": procFaults(workers...),
+					faultsPrefix + "broker": procFaults(broker),
 				}
 			},
 		}
@@ -314,6 +318,7 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 					"raw": procCPU(self), "broker": procCPU(broker),
 					switchesPrefix + "raw": procSwitches(self), switchesPrefix + "broker": procSwitches(broker),
 					syscallsPrefix + "raw": procSyscalls(self), syscallsPrefix + "broker": procSyscalls(broker),
+					faultsPrefix + "raw": procFaults(self), faultsPrefix + "broker": procFaults(broker),
 				}
 			},
 		}

@@ -16,22 +16,44 @@ const clockTick = 10 * time.Millisecond
 // procCPU is the user + system CPU time pid has used, 0 when it cannot be
 // read (the process is gone).
 func procCPU(pid int) time.Duration {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0
-	}
-	// The command name (field 2) may hold spaces: fields count from its ")".
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(data[i+1:]))
+	f := procStat(pid)
 	if len(f) < 13 {
 		return 0
 	}
 	utime, _ := strconv.ParseInt(f[11], 10, 64)
 	stime, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(utime+stime) * clockTick
+}
+
+// procFaults is the page faults, minor and major, of the processes so far,
+// in the unit of faultsPrefix entries; a process that is gone counts 0.
+func procFaults(pids ...int) time.Duration {
+	var n int64
+	for _, pid := range pids {
+		f := procStat(pid)
+		if len(f) < 10 {
+			continue
+		}
+		minor, _ := strconv.ParseInt(f[7], 10, 64)
+		major, _ := strconv.ParseInt(f[9], 10, 64)
+		n += minor + major
+	}
+	return time.Duration(n * 1000)
+}
+
+// procStat is the fields of /proc/<pid>/stat after the command name, so
+// that f[0] is field 3 (the state); nil when it cannot be read.
+func procStat(pid int) []string {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil
+	}
+	// The command name (field 2) may hold spaces: fields count from its ")".
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(data[i+1:]))
 }
 
 // childPIDs are the processes pid started (its sandbox workers), not
@@ -97,10 +119,15 @@ func procSwitches(pids ...int) time.Duration {
 // as switchesPrefix entries.
 const syscallsPrefix = "syscalls_"
 
+// faultsPrefix marks the entries that count page faults (minor and major,
+// from /proc/<pid>/stat), in the same unit as switchesPrefix entries.
+const faultsPrefix = "faults_"
+
 // isCount says whether a drain's entry k counts events (switchesPrefix,
-// syscallsPrefix) instead of CPU time.
+// syscallsPrefix, faultsPrefix) instead of CPU time.
 func isCount(k string) bool {
-	return strings.Contains(k, switchesPrefix) || strings.Contains(k, syscallsPrefix)
+	return strings.Contains(k, switchesPrefix) || strings.Contains(k, syscallsPrefix) ||
+		strings.Contains(k, faultsPrefix)
 }
 
 // procSyscalls is the read and write system calls of the processes so far
