@@ -65,7 +65,12 @@
 // that took the workers' CPU per drained job from 256–292 µs to 150–203 µs
 // (README, Performance). It needs transparent huge pages at "madvise" or
 // "always" (/sys/kernel/mm/transparent_hugepage/enabled); at "never" it
-// changes nothing. Race builds skip it.
+// changes nothing. Race builds skip it. The heap's free pages are returned
+// to the OS before the allocation that maps it, so that the Go runtime does
+// not clear it (it clears an allocation that overlaps pages it used before):
+// without that, one worker in five wrote the whole 25 MB at start-up, and a
+// pool of 8 took 239–261 ms to start instead of 146–164
+// (BenchmarkPoolStart).
 //
 // The protocol is request and reply under one id, read through one loop on
 // the parent's side (Pool.await): frames a worker will send in the middle of
