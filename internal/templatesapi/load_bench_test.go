@@ -135,6 +135,7 @@ func BenchmarkListTemplatePages(b *testing.B) {
 		{"default-limit", "/api/script-templates"},
 		{"limit-200", "/api/script-templates?limit=200"},
 		{"name-filter-all-match", "/api/script-templates?name=cpf"},
+		{"name-filter-no-match", "/api/script-templates?name=no-such-template"},
 	} {
 		var paths []string
 		for path := c.first; path != ""; {

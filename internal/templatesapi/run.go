@@ -130,5 +130,10 @@ func OpenStore(ctx context.Context, cfg Config, log *slog.Logger) (templates.Sto
 	if err != nil {
 		return nil, "", fmt.Errorf("opening the PostgreSQL store (DATABASE_URL): %w", err)
 	}
+	if problem := s.NameIndexProblem(); problem != nil {
+		log.Warn("the template list's name filter has no index and reads every template; "+
+			"to index it, create the extension as a privileged role (CREATE EXTENSION pg_trgm;) and restart",
+			"reason", problem)
+	}
 	return s, "postgres", nil
 }

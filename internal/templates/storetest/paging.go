@@ -168,7 +168,7 @@ func testWalkStable(t *testing.T, s templates.Store) {
 }
 
 func testNameFilter(t *testing.T, s templates.Store) {
-	names := []string{"Validação de CPF", "cpf: formatar", "CNPJ", "Enviar e-mail", "VALIDAÇÃO DE CNPJ", "100% off_line"}
+	names := []string{"Validação de CPF", "cpf: formatar", "CNPJ", "Enviar e-mail", "VALIDAÇÃO DE CNPJ", "100% off_line", `dir\sub`}
 	byName := map[string]templates.Template{}
 	for _, name := range names {
 		byName[name] = mustCreate(t, s, templates.Draft{Name: name, Source: "return 1"})
@@ -183,6 +183,8 @@ func testNameFilter(t *testing.T, s templates.Store) {
 		{"cnpj", []string{"VALIDAÇÃO DE CNPJ", "CNPJ"}},
 		{"%", []string{"100% off_line"}},
 		{"_", []string{"100% off_line"}},
+		{`\`, []string{`dir\sub`}},
+		{`r\s`, []string{`dir\sub`}},
 		{"e-mail", []string{"Enviar e-mail"}},
 		{"nothing like it", nil},
 	} {
