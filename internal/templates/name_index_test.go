@@ -22,7 +22,7 @@ func TestPostgresNameFilterHasAnIndex(t *testing.T) {
 	u := storetest.PostgresSchemaURL(t)
 	s := openPostgres(t, u)
 	if err := s.NameIndexProblem(); err != nil {
-		t.Fatalf("the name filter has no index: %v (this machine's PostgreSQL has pg_trgm)", err)
+		t.Fatalf("the name filter has no index: %v; this test needs PostgreSQL's pg_trgm extension (in Debian's postgresql package)", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
