@@ -14,6 +14,7 @@ import (
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/executorapp"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+	"github.com/flowscript/flowscript/internal/sysmonhold"
 )
 
 func main() {
@@ -23,12 +24,17 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := executorapp.Main(ctx, executorapp.Deps{
-		Args:      os.Args[1:],
-		Getenv:    os.Getenv,
-		Stdout:    os.Stdout,
-		Stderr:    os.Stderr,
-		NewRunner: executorapp.WorkerPool,
+		Args:          os.Args[1:],
+		Getenv:        os.Getenv,
+		Stdout:        os.Stdout,
+		Stderr:        os.Stderr,
+		NewRunner:     executorapp.WorkerPool,
+		HoldProcessor: holdProcessor,
 	})
 	stop()
 	os.Exit(code)
 }
+
+// holdProcessor keeps the Go runtime's monitor thread calm while the
+// executor is busy (package sysmonhold).
+func holdProcessor(ctx context.Context) interface{ Wait() } { return sysmonhold.Hold(ctx) }

@@ -35,6 +35,12 @@ type Deps struct {
 	// variables say (telemetry.Config.SpanProcessor): tests pass an
 	// in-memory exporter.
 	SpanProcessor sdktrace.SpanProcessor
+	// HoldProcessor, when set and EXECUTOR_HOLD_PROCESSOR is on, holds a
+	// processor for the process while it is busy, until its context ends,
+	// and returns a wait for the hold to end: sysmonhold.Hold in
+	// cmd/executor. It changes GOMAXPROCS, so tests that run Main in their
+	// own process leave it nil.
+	HoldProcessor func(context.Context) interface{ Wait() }
 }
 
 // ServiceName is the executor's OpenTelemetry service.name
@@ -86,6 +92,12 @@ func Main(ctx context.Context, d Deps) int {
 	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
 
 	log.Info("starting executor", "config", cfg, "demo", runDemo)
+	if d.HoldProcessor != nil && cfg.HoldProcessor == "on" {
+		holdCtx, stopHold := context.WithCancel(ctx)
+		hold := d.HoldProcessor(holdCtx)
+		defer hold.Wait()
+		defer stopHold()
+	}
 	if err := run(ctx, cfg, d, runDemo, *demoOnly, log); err != nil {
 		log.Error("executor failed", "error", err.Error())
 		return ExitFailed

@@ -112,3 +112,49 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// recordedHold is a Deps.HoldProcessor that records how it was used.
+type recordedHold struct {
+	started, waited int
+	ctx             context.Context
+}
+
+func (h *recordedHold) hold(ctx context.Context) interface{ Wait() } {
+	h.started++
+	h.ctx = ctx
+	return h
+}
+
+func (h *recordedHold) Wait() { h.waited++ }
+
+// TestMainHoldsAProcessorUnlessTurnedOff: Main starts the hold when
+// EXECUTOR_HOLD_PROCESSOR is on (the default), ends its context and waits
+// for it before returning, and leaves it alone when the variable is off.
+func TestMainHoldsAProcessorUnlessTurnedOff(t *testing.T) {
+	for _, setting := range []string{"", "on", "off"} {
+		t.Run("EXECUTOR_HOLD_PROCESSOR="+setting, func(t *testing.T) {
+			env := map[string]string{
+				"EXECUTOR_DATA_DIR": t.TempDir(), "ADMIN_ADDR": "127.0.0.1:0", "SANDBOX_MAX_PARALLEL": "2",
+				"LOG_LEVEL": "warn", "EXECUTOR_HOLD_PROCESSOR": setting,
+			}
+			var h recordedHold
+			code := Main(context.Background(), Deps{
+				Args: []string{"-demo-only"}, Getenv: envOf(env), Stdout: io.Discard, Stderr: t.Output(),
+				HoldProcessor: h.hold,
+			})
+			if code != ExitOK {
+				t.Fatalf("exit code %d, want 0", code)
+			}
+			want := 1
+			if setting == "off" {
+				want = 0
+			}
+			if h.started != want || h.waited != want {
+				t.Fatalf("hold started %d and waited for %d times, want %d", h.started, h.waited, want)
+			}
+			if want == 1 && h.ctx.Err() == nil {
+				t.Error("the hold's context had not ended when Main returned")
+			}
+		})
+	}
+}

@@ -45,6 +45,7 @@ type Config struct {
 	FailuresMaxBytes int64         `env:"FAILURES_MAX_BYTES"`
 	FailuresMaxMsgs  int64         `env:"FAILURES_MAX_MSGS"`
 	FailureRecords   string        `env:"FAILURE_RECORDS"`
+	HoldProcessor    string        `env:"EXECUTOR_HOLD_PROCESSOR"`
 	StreamReplicas   int           `env:"STREAM_REPLICAS"`
 	MaxJobBytes      int           `env:"MAX_JOB_BYTES"`
 	ShutdownGrace    time.Duration `env:"SHUTDOWN_GRACE"`
@@ -160,6 +161,9 @@ func (c Config) WithDefaults() Config {
 	if c.FailureRecords == "" {
 		c.FailureRecords = "on"
 	}
+	if c.HoldProcessor == "" {
+		c.HoldProcessor = "on"
+	}
 	c.Limits = c.Limits.WithDefaults()
 	return c
 }
@@ -185,6 +189,9 @@ func (c Config) Validate() error {
 	}
 	if c.FailureRecords != "on" && c.FailureRecords != "off" {
 		errs = append(errs, fmt.Errorf("FAILURE_RECORDS must be on (keep a record of each job whose script failed, for replay) or off, got %q", c.FailureRecords))
+	}
+	if c.HoldProcessor != "on" && c.HoldProcessor != "off" {
+		errs = append(errs, fmt.Errorf("EXECUTOR_HOLD_PROCESSOR must be on (hold one more Go processor while busy, so the Go runtime's monitor thread stays calm) or off, got %q", c.HoldProcessor))
 	}
 	if err := c.Limits.Validate(); err != nil {
 		errs = append(errs, err)
@@ -307,6 +314,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("dlq_max_bytes", cc.DLQMaxBytes),
 		slog.Int64("dlq_max_msgs", cc.DLQMaxMsgs),
 		slog.String("failure_records", c.FailureRecords),
+		slog.String("hold_processor", c.HoldProcessor),
 		slog.String("failures_stream", cc.FailuresStream()),
 		slog.String("failures_max_age", cc.FailuresMaxAge.String()),
 		slog.Int64("failures_max_bytes", cc.FailuresMaxBytes),

@@ -39,7 +39,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		"DUPLICATE_WINDOW": "10m", "JOBS_MAX_MSGS": "500", "JOBS_MAX_BYTES": "-1", "RESULTS_MAX_AGE": "48h",
 		"DLQ_MAX_AGE": "72h", "STREAM_REPLICAS": "3", "MAX_JOB_BYTES": "65536", "SHUTDOWN_GRACE": "45s",
 		"ADMIN_ADDR": "127.0.0.1:9999", "LOG_LEVEL": "debug", "SANDBOX_MAX_PARALLEL": "3", "SANDBOX_TIMEOUT_MS": "1500",
-		"FAILURE_RECORDS": "off",
+		"FAILURE_RECORDS": "off", "EXECUTOR_HOLD_PROCESSOR": "off",
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		{"MAX_JOB_BYTES", cc.MaxJobBytes, 65536}, {"SHUTDOWN_GRACE", cc.ShutdownGrace, 45 * time.Second},
 		{"ADMIN_ADDR", cfg.AdminAddr, "127.0.0.1:9999"}, {"LOG_LEVEL", cfg.LogLevel, "debug"},
 		{"SANDBOX_MAX_PARALLEL", cc.Parallel, 3}, {"SANDBOX_TIMEOUT_MS", cc.ScriptTimeout, 1500 * time.Millisecond},
-		{"FAILURE_RECORDS", cc.NoFailureRecords, true},
+		{"FAILURE_RECORDS", cc.NoFailureRecords, true}, {"EXECUTOR_HOLD_PROCESSOR", cfg.HoldProcessor, "off"},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -88,6 +88,7 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"SUBJECT_PREFIX": "a.>"}, "SUBJECT_PREFIX"},
 		{map[string]string{"MAX_JOB_BYTES": "10"}, "MAX_JOB_BYTES"},
 		{map[string]string{"FAILURE_RECORDS": "no"}, `FAILURE_RECORDS must be on (keep a record of each job whose script failed, for replay) or off, got "no"`},
+		{map[string]string{"EXECUTOR_HOLD_PROCESSOR": "false"}, `EXECUTOR_HOLD_PROCESSOR must be on (hold one more Go processor while busy, so the Go runtime's monitor thread stays calm) or off, got "false"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

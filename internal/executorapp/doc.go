@@ -75,6 +75,9 @@
 //	MAX_JOB_BYTES       largest job message run; larger ones are dead-lettered
 //	                    (default and maximum 1048576).
 //	SHUTDOWN_GRACE      how long in-flight jobs may finish after SIGTERM (default 30s).
+//	EXECUTOR_HOLD_PROCESSOR  on (default) or off: while busy, cmd/executor holds
+//	                    one more Go processor so the Go runtime's monitor thread
+//	                    stays at its slow pace (package sysmonhold).
 //	ADMIN_ADDR          address of the admin HTTP server with /healthz, /readyz
 //	                    and /metrics (Prometheus text; default :9090).
 //	LOG_LEVEL           debug, info, warn or error (default info). Logs are JSON

@@ -119,8 +119,16 @@ func perJobText(m map[string]time.Duration) string {
 			cpu = append(cpu, fmt.Sprintf("%s %v", k, m[k]))
 		}
 	}
-	return "CPU " + strings.Join(cpu, ", ") + ", context switches " + strings.Join(switches, ", ") +
-		", reads and writes " + strings.Join(syscalls, ", ") + ", page faults " + strings.Join(faults, ", ")
+	text := "CPU " + strings.Join(cpu, ", ")
+	for _, g := range []struct {
+		name  string
+		parts []string
+	}{{"context switches", switches}, {"reads and writes", syscalls}, {"page faults", faults}} {
+		if len(g.parts) > 0 {
+			text += ", " + g.name + " " + strings.Join(g.parts, ", ")
+		}
+	}
+	return text
 }
 
 // executorDrain is one executor binary (defaults: the worker pool, 8

@@ -42,7 +42,8 @@ import (
 func BenchmarkBinaryLatency(b *testing.B) {
 	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
 		b.Run(string(kind), func(b *testing.B) {
-			url := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{}).URL()
+			np := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{})
+			url := np.URL()
 			bb, done := newBenchBroker(b, url, 1, jetstream.WithPublishAsyncMaxPending(1024))
 			defer done()
 			cfg := bb.cfg
@@ -84,6 +85,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 				maxRate := latencyJobs / time.Since(start).Seconds()
 
 				l.reset()
+				cpu0 := pacedCPU(p.cmd.Process.Pid, natsPID(np.Port))
 				busy0, all0 := machineCPU()
 				tick := time.NewTicker(time.Millisecond)
 				t0 := time.Now()
@@ -98,10 +100,11 @@ func BenchmarkBinaryLatency(b *testing.B) {
 				busy1, all1 := machineCPU()
 				busy := float64(busy1-busy0) / float64(max(all1-all0, 1))
 				waitStored(uint64(l.n))
+				cpu1 := pacedCPU(p.cmd.Process.Pid, natsPID(np.Port))
 				lat := l.wait(latencyJobs)
 				p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
-				b.Logf("max %.0f jobs/s; at %.0f jobs/s: p50 %.2f ms, p99 %.2f ms (%d replies), the machine's CPUs %.0f %% busy",
-					maxRate, maxRate/2, ms(p50), ms(p99), len(lat), 100*busy)
+				b.Logf("max %.0f jobs/s; at %.0f jobs/s: p50 %.2f ms, p99 %.2f ms (%d replies), the machine's CPUs %.0f %% busy; per paced job %s",
+					maxRate, maxRate/2, ms(p50), ms(p99), len(lat), 100*busy, perJobText(perJob(cpu0, cpu1, latencyJobs)))
 				maxRates, p50s, p99s = append(maxRates, maxRate), append(p50s, ms(p50)), append(p99s, ms(p99))
 				busies = append(busies, busy)
 			}
@@ -112,6 +115,26 @@ func BenchmarkBinaryLatency(b *testing.B) {
 			b.ReportMetric(testenv.Quantile(busies, 0.5), "busy-paced")
 		})
 	}
+}
+
+// pacedCPU is the CPU time and context switches so far of the executor,
+// its workers, the broker and the load (this process).
+func pacedCPU(executor, broker int) map[string]time.Duration {
+	workers, self := childPIDs(executor), os.Getpid()
+	return map[string]time.Duration{
+		"executor": procCPU(executor), "workers": cpuOf(workers...), "broker": procCPU(broker), "load": procCPU(self),
+		switchesPrefix + "executor": procSwitches(executor), switchesPrefix + "workers": procSwitches(workers...),
+		switchesPrefix + "broker": procSwitches(broker), switchesPrefix + "load": procSwitches(self),
+	}
+}
+
+// perJob is the growth from a to b of each entry, divided by jobs.
+func perJob(a, b map[string]time.Duration, jobs int) map[string]time.Duration {
+	m := make(map[string]time.Duration, len(b))
+	for k, v := range b {
+		m[k] = (v - a[k]) / time.Duration(jobs)
+	}
+	return m
 }
 
 // latencyJobs is the size of a probe and of a paced run.
