@@ -74,11 +74,6 @@ func (h *Holder) Holding() bool { return h.holding.Load() }
 func (h *Holder) Wait() { <-h.done }
 
 func (h *Holder) run(ctx context.Context) {
-	// On its own thread, the goroutine answers the garbage collector's
-	// requests to stop at once: unlocked, it moved between threads at each
-	// yield, and the collector, wanting to scan its stack, waited for
-	// whole slices (runtime.GC's worst case over 10 with 50 ms slices:
-	// 40 ms, against 1–3 ms locked or without a hold).
 	defer close(h.done)
 	defer h.set(false)
 	timer := time.NewTimer(h.checkIdleEvery)
