@@ -20,9 +20,10 @@
 // processor's timers then run, and the garbage collector stops it the same
 // way. The other processors are unchanged: the work has as many as before.
 //
-// The hold costs about 1.5 % of a core on such a guest, and a calm monitor
-// saves 50–70 µs of CPU per job, so it pays only from a few hundred jobs a
-// second: it is taken once the process uses a tenth of a core or more
+// The hold costs 1–2 % of a core on such a guest, and a calm monitor saved
+// 40–100 µs of the executor's CPU per job, so it pays only from a few
+// hundred jobs a second: it is taken once the process uses a tenth of a
+// core or more
 // (checked every 50 ms) and let go below a twentieth (checked every
 // 250 ms), so an idle replica costs one wake-up every 50 ms more than
 // before.
@@ -30,7 +31,7 @@
 // Measured with the executor binary (BenchmarkDrainRatio and
 // BenchmarkBinaryLatency in internal/executorapp; figures in the README):
 // the executor's context switches per job halved, and its CPU per job fell
-// by about a fifth.
+// by 15–25 %.
 //
 // Setting GOMAXPROCS in the program (as Hold does) turns off the runtime's
 // updates of it when the container's CPU limit changes; the limit at start
