@@ -144,16 +144,7 @@ func executorDrain(b *testing.B, url string, broker int) (float64, map[string]ti
 				<-p.done
 			},
 			cpu: func() map[string]time.Duration {
-				workers := childPIDs(pid)
-				return map[string]time.Duration{
-					"executor": procCPU(pid), "workers": cpuOf(workers...), "broker": procCPU(broker),
-					switchesPrefix + "executor": procSwitches(pid), switchesPrefix + "workers": procSwitches(workers...),
-					switchesPrefix + "broker":   procSwitches(broker),
-					syscallsPrefix + "executor": procSyscalls(pid), syscallsPrefix + "workers": procSyscalls(workers...),
-					syscallsPrefix + "broker": procSyscalls(broker),
-					faultsPrefix + "executor": procFaults(pid), faultsPrefix + "workers": procFaults(workers...),
-					faultsPrefix + "broker": procFaults(broker),
-				}
+				return procFigures(map[string][]int{"executor": {pid}, "workers": childPIDs(pid), "broker": {broker}})
 			},
 		}
 	})
@@ -322,12 +313,7 @@ func rawDrainWith(b *testing.B, url string, broker int, mode rawMode) (float64, 
 				nc.Close()
 			},
 			cpu: func() map[string]time.Duration {
-				return map[string]time.Duration{
-					"raw": procCPU(self), "broker": procCPU(broker),
-					switchesPrefix + "raw": procSwitches(self), switchesPrefix + "broker": procSwitches(broker),
-					syscallsPrefix + "raw": procSyscalls(self), syscallsPrefix + "broker": procSyscalls(broker),
-					faultsPrefix + "raw": procFaults(self), faultsPrefix + "broker": procFaults(broker),
-				}
+				return procFigures(map[string][]int{"raw": {self}, "broker": {broker}})
 			},
 		}
 	})

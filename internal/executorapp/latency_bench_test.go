@@ -117,15 +117,11 @@ func BenchmarkBinaryLatency(b *testing.B) {
 	}
 }
 
-// pacedCPU is the CPU time and context switches so far of the executor,
-// its workers, the broker and the load (this process).
+// pacedCPU is the figures so far (procFigures) of the executor, its
+// workers, the broker and the load (this process).
 func pacedCPU(executor, broker int) map[string]time.Duration {
-	workers, self := childPIDs(executor), os.Getpid()
-	return map[string]time.Duration{
-		"executor": procCPU(executor), "workers": cpuOf(workers...), "broker": procCPU(broker), "load": procCPU(self),
-		switchesPrefix + "executor": procSwitches(executor), switchesPrefix + "workers": procSwitches(workers...),
-		switchesPrefix + "broker": procSwitches(broker), switchesPrefix + "load": procSwitches(self),
-	}
+	return procFigures(map[string][]int{"executor": {executor}, "workers": childPIDs(executor),
+		"broker": {broker}, "load": {os.Getpid()}})
 }
 
 // perJob is the growth from a to b of each entry, divided by jobs.

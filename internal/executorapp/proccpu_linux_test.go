@@ -72,6 +72,20 @@ func childPIDs(pid int) []int {
 	return pids
 }
 
+// procFigures is, for each named group of processes, its CPU time, and its
+// context switches, reads and writes and page faults (under their
+// prefixes), so far: a drain's or a paced run's per-process figures.
+func procFigures(groups map[string][]int) map[string]time.Duration {
+	m := make(map[string]time.Duration, 4*len(groups))
+	for name, pids := range groups {
+		m[name] = cpuOf(pids...)
+		m[switchesPrefix+name] = procSwitches(pids...)
+		m[syscallsPrefix+name] = procSyscalls(pids...)
+		m[faultsPrefix+name] = procFaults(pids...)
+	}
+	return m
+}
+
 // cpuOf is the CPU time the processes have used in total.
 func cpuOf(pids ...int) time.Duration {
 	var d time.Duration
