@@ -43,7 +43,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 	for _, kind := range []testenv.NATSKind{testenv.NATSModule, testenv.NATSMachine} {
 		b.Run(string(kind), func(b *testing.B) {
 			np := testenv.StartNATSProcess(b, kind, testenv.NATSProcessOptions{})
-			url := np.URL()
+			url, broker := np.URL(), natsPID(np.Port)
 			bb, done := newBenchBroker(b, url, 1, jetstream.WithPublishAsyncMaxPending(1024))
 			defer done()
 			cfg := bb.cfg
@@ -85,7 +85,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 				maxRate := latencyJobs / time.Since(start).Seconds()
 
 				l.reset()
-				cpu0 := pacedCPU(p.cmd.Process.Pid, natsPID(np.Port))
+				cpu0 := pacedCPU(p.cmd.Process.Pid, broker)
 				busy0, all0 := machineCPU()
 				tick := time.NewTicker(time.Millisecond)
 				t0 := time.Now()
@@ -100,7 +100,7 @@ func BenchmarkBinaryLatency(b *testing.B) {
 				busy1, all1 := machineCPU()
 				busy := float64(busy1-busy0) / float64(max(all1-all0, 1))
 				waitStored(uint64(l.n))
-				cpu1 := pacedCPU(p.cmd.Process.Pid, natsPID(np.Port))
+				cpu1 := pacedCPU(p.cmd.Process.Pid, broker)
 				lat := l.wait(latencyJobs)
 				p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
 				b.Logf("max %.0f jobs/s; at %.0f jobs/s: p50 %.2f ms, p99 %.2f ms (%d replies), the machine's CPUs %.0f %% busy; per paced job %s",
