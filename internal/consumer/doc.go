@@ -55,10 +55,8 @@
 //     dead-lettered (original payload, reason, delivery count, original
 //     headers) before it is terminated. Acks and terms after a stored result
 //     or dead letter are confirmed by the broker and retried across leader
-//     changes; the acks of stored results are confirmed a group at a time,
-//     one confirmation for the acks that queued while the last one was
-//     awaited (ack_groups.go); the DLQ deduplicates a dead letter written
-//     twice on the job's stream sequence for longer than AckWait.
+//     changes; the DLQ deduplicates a dead letter written twice on the
+//     job's stream sequence for longer than AckWait.
 //   - A job whose script failed (failrecord.ScriptFailure) also leaves a
 //     failure record in Config.FailuresStream, for replay
 //     (failure_records.go): after its result, published asynchronously,

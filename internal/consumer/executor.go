@@ -79,8 +79,6 @@ type Executor struct {
 	stopping    atomic.Bool
 	// settling counts acks and terms still being confirmed.
 	settling sync.WaitGroup
-	// acks groups the acks of stored results while Run runs.
-	acks atomic.Pointer[ackGroups]
 	// sweptTo is the highest leftover sequence already reported (watch's
 	// goroutine only).
 	sweptTo uint64
@@ -219,8 +217,6 @@ func (e *Executor) Run(ctx context.Context) error {
 	// dispatcher has returned.
 	ran := make(chan struct{}, e.handlers())
 	done := make(chan struct{}, e.handlers())
-	acks := newAckGroups(2 * e.handlers())
-	e.acks.Store(acks)
 	var wg sync.WaitGroup
 	wg.Go(func() { e.watch(ctx) })
 	wg.Go(func() { e.dispatch(ctx, p, jobs, ran, done) })
@@ -234,8 +230,6 @@ func (e *Executor) Run(ctx context.Context) error {
 		grace.Stop()
 	}
 	graceMu.Unlock()
-	e.acks.Store(nil)
-	acks.close()
 	e.settling.Wait()
 	e.running.Store(false)
 	e.log.Info("executor stopped")
@@ -555,17 +549,13 @@ func (e *Executor) handle(ctx context.Context, msg jetstream.Msg, freeSlot func(
 // settle applies the one ack action of out. An ack or a term after a
 // stored result or dead letter is confirmed by the broker, and retried
 // across a leader change or a reconnection, in the background so the slot
-// pulls its next job at once (an ack through Run's ack groups); a nak
-// needs no confirmation (a lost one only delays the redelivery until
-// AckWait).
+// pulls its next job at once; a nak needs no confirmation (a lost one only
+// delays the redelivery until AckWait).
 func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
 	action := out.ack()
 	e.logSettled(ctx, d, out, action, nil)
 	switch action {
 	case actionAck, actionTerm:
-		if m, ok := d.msg.(*jobMsg); ok && action == actionAck && e.addAck(ctx, d, out, m) {
-			return
-		}
 		e.settling.Go(func() {
 			if err := e.confirm(context.WithoutCancel(ctx), d, action); err != nil {
 				// The broker redelivers after AckWait; the stored result
@@ -578,34 +568,6 @@ func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
 			e.logSettled(ctx, d, out, action, err)
 		}
 	}
-}
-
-// addAck hands m's ack to the ack groups of Run (see ackGroups); a failed
-// group confirmation is retried for this ack alone. It reports false when
-// the groups cannot take it (none running, or their queue is full): the
-// caller confirms it on its own.
-func (e *Executor) addAck(ctx context.Context, d *delivery, out outcome, m *jobMsg) bool {
-	acks := e.acks.Load()
-	if acks == nil {
-		return false
-	}
-	e.settling.Add(1)
-	added := acks.add(m, func(err error) {
-		if err == nil {
-			e.settling.Done()
-			return
-		}
-		go func() {
-			defer e.settling.Done()
-			if err := e.confirm(context.WithoutCancel(ctx), d, actionAck); err != nil {
-				e.logSettled(ctx, d, out, actionAck, err)
-			}
-		}()
-	})
-	if !added {
-		e.settling.Done()
-	}
-	return added
 }
 
 // GCPercent is the GC target of the executor process (cmd/executor sets it
@@ -628,9 +590,6 @@ func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) e
 	try := func() error {
 		cctx, cancel := context.WithTimeout(ctx, confirmTimeout)
 		defer cancel()
-		if m, ok := d.msg.(*jobMsg); ok && action == actionAck {
-			return m.confirmAck(cctx) // sent again if a group's confirmation failed
-		}
 		if action == actionAck {
 			err := d.msg.DoubleAck(cctx)
 			if errors.Is(err, jetstream.ErrMsgAlreadyAckd) {

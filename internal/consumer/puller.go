@@ -241,29 +241,10 @@ func (m *jobMsg) Ack() error { return m.publish("+ACK", true) }
 
 // DoubleAck sends an ack and waits for the broker to confirm it.
 func (m *jobMsg) DoubleAck(ctx context.Context) error {
-	return m.settle(true, func() error { return m.requestAck(ctx) })
-}
-
-// confirmAck is DoubleAck for an ack that may have been sent already
-// without a confirmation (one of an ack group whose confirmation failed:
-// see ackGroups): it sends the ack again and waits for the broker's
-// answer.
-func (m *jobMsg) confirmAck(ctx context.Context) error {
-	if m.msg.Reply == "" {
-		return jetstream.ErrMsgNoReply
-	}
-	if err := m.requestAck(ctx); err != nil {
+	return m.settle(true, func() error {
+		_, err := m.nc.RequestWithContext(ctx, m.msg.Reply, []byte("+ACK"))
 		return err
-	}
-	m.mu.Lock()
-	m.acked = true
-	m.mu.Unlock()
-	return nil
-}
-
-func (m *jobMsg) requestAck(ctx context.Context) error {
-	_, err := m.nc.RequestWithContext(ctx, m.msg.Reply, []byte("+ACK"))
-	return err
+	})
 }
 
 func (m *jobMsg) Nak() error { return m.publish("-NAK", true) }
