@@ -23,10 +23,9 @@
 // The hold costs 1–2 % of a core on such a guest, and a calm monitor saved
 // 40–100 µs of the executor's CPU per job, so it pays only from a few
 // hundred jobs a second: it is taken once the process uses a tenth of a
-// core or more
-// (checked every 50 ms) and let go below a twentieth (checked every
-// 250 ms), so an idle replica costs one wake-up every 50 ms more than
-// before.
+// core or more (checked every 50 ms) and let go below a twentieth (checked
+// every 250 ms), so an idle replica costs one wake-up every 50 ms more
+// than before.
 //
 // Measured with the executor binary (BenchmarkDrainRatio and
 // BenchmarkBinaryLatency in internal/executorapp; figures in the README):

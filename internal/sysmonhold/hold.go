@@ -28,9 +28,10 @@ const (
 	// process holds a processor and below which it lets go. A calm monitor
 	// saved 40–100 µs of the executor's CPU per job on such a guest and the
 	// hold costs 10–20 ms a second, so it pays from about 200 jobs a
-	// second, where an executor uses about a tenth of a core. The gap between the two keeps
-	// a process near the line from changing GOMAXPROCS (which stops the
-	// world) at every check, and letGoShare is above the hold's own cost.
+	// second, where an executor uses about a tenth of a core. The gap
+	// between the two keeps a process near the line from changing
+	// GOMAXPROCS (which stops the world) at every check, and letGoShare is
+	// above the hold's own cost.
 	holdShare  = 0.10
 	letGoShare = 0.05
 )
