@@ -47,7 +47,10 @@ type jsonParse struct {
 	// members is the same for objects: an object's members are
 	// members[start:] while it is parsed, so that it is made at its size.
 	members []jsonMember
-	units   []uint16 // scratch for strings that need decoding
+	// names and vals are scratch for newObject.
+	names []string
+	vals  []goja.Value
+	units []uint16 // scratch for strings that need decoding
 	// defineOdd defines a member whose name holds a lone surrogate, which
 	// goja's Go API cannot name (see vm.defineMember).
 	defineOdd func(obj *goja.Object, key goja.String, val goja.Value)
@@ -223,6 +226,33 @@ func (p *jsonParse) object() goja.Value {
 		p.space()
 	}
 	members := p.members[start:]
+	obj := p.newObject(members)
+	clear(members)
+	p.members = p.members[:start]
+	p.deep--
+	return obj
+}
+
+// newObject makes the object of members.
+func (p *jsonParse) newObject(members []jsonMember) *goja.Object {
+	names, vals := p.names[:0], p.vals[:0]
+	for _, m := range members {
+		if m.odd != nil {
+			return p.newOddObject(members)
+		}
+		names = append(names, m.name)
+		vals = append(vals, m.val)
+	}
+	obj := p.rt.NewDataObject(names, vals)
+	clear(names)
+	clear(vals)
+	p.names, p.vals = names[:0], vals[:0]
+	return obj
+}
+
+// newOddObject makes the object of members when a name holds a lone
+// surrogate.
+func (p *jsonParse) newOddObject(members []jsonMember) *goja.Object {
 	obj := p.rt.NewObjectSized(len(members))
 	for _, m := range members {
 		if m.odd == nil {
@@ -233,9 +263,6 @@ func (p *jsonParse) object() goja.Value {
 			p.defineOdd(obj, m.odd, m.val)
 		}
 	}
-	clear(members)
-	p.members = p.members[:start]
-	p.deep--
 	return obj
 }
 

@@ -19,14 +19,21 @@ type mapIterObject struct {
 }
 
 func (o *mapIterObject) next() Value {
+	v, done := o.step()
+	return o.val.runtime.createIterResultObject(v, done)
+}
+
+// step is next without its result object (FlowScript patch: see
+// resultlessIterator).
+func (o *mapIterObject) step() (Value, bool) {
 	if o.iter == nil {
-		return o.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 
 	entry := o.iter.next()
 	if entry == nil {
 		o.iter = nil
-		return o.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 
 	var result Value
@@ -39,7 +46,7 @@ func (o *mapIterObject) next() Value {
 		result = o.val.runtime.newArrayValues([]Value{entry.key, entry.value})
 	}
 
-	return o.val.runtime.createIterResultObject(result, false)
+	return result, false
 }
 
 func (mo *mapObject) init() {
@@ -326,7 +333,8 @@ func (r *Runtime) createMap(val *Object) objectImpl {
 func (r *Runtime) createMapIterProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.mapIterProto_next, "next", 0), true, false, true)
+	r.global.mapIterNext = r.newNativeFunc(r.mapIterProto_next, "next", 0)
+	o._putProp("next", r.global.mapIterNext, true, false, true)
 	o._putSym(SymToStringTag, valueProp(asciiString(classMapIterator), false, false, true))
 
 	return o

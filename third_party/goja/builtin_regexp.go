@@ -903,18 +903,25 @@ func regExpExec(r *Object, s String) Value {
 }
 
 func (ri *regExpStringIterObject) next() (v Value) {
+	v, done := ri.step()
+	return ri.val.runtime.createIterResultObject(v, done)
+}
+
+// step is next without its result object (FlowScript patch: see
+// resultlessIterator).
+func (ri *regExpStringIterObject) step() (Value, bool) {
 	if ri.done {
-		return ri.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 
 	match := regExpExec(ri.matcher, ri.s)
 	if IsNull(match) {
 		ri.done = true
-		return ri.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 	if !ri.global {
 		ri.done = true
-		return ri.val.runtime.createIterResultObject(match, false)
+		return match, false
 	}
 
 	matchStr := nilSafe(ri.val.runtime.toObject(match).self.getIdx(valueInt(0), nil)).toString()
@@ -922,7 +929,7 @@ func (ri *regExpStringIterObject) next() (v Value) {
 		thisIndex := toLength(ri.matcher.self.getStr("lastIndex", nil))
 		ri.matcher.self.setOwnStr("lastIndex", valueInt(advanceStringIndex64(ri.s, thisIndex, ri.fullUnicode)), true)
 	}
-	return ri.val.runtime.createIterResultObject(match, false)
+	return match, false
 }
 
 func (r *Runtime) regexpproto_stdSearch(call FunctionCall) Value {
@@ -1335,7 +1342,8 @@ func (r *Runtime) regExpStringIteratorProto_next(call FunctionCall) Value {
 func (r *Runtime) createRegExpStringIteratorPrototype(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.regExpStringIteratorProto_next, "next", 0), true, false, true)
+	r.global.regExpStringIterNext = r.newNativeFunc(r.regExpStringIteratorProto_next, "next", 0)
+	o._putProp("next", r.global.regExpStringIterNext, true, false, true)
 	o._putSym(SymToStringTag, valueProp(asciiString(classRegExpStringIterator), false, false, true))
 
 	return o

@@ -20,14 +20,21 @@ type setIterObject struct {
 }
 
 func (o *setIterObject) next() Value {
+	v, done := o.step()
+	return o.val.runtime.createIterResultObject(v, done)
+}
+
+// step is next without its result object (FlowScript patch: see
+// resultlessIterator).
+func (o *setIterObject) step() (Value, bool) {
 	if o.iter == nil {
-		return o.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 
 	entry := o.iter.next()
 	if entry == nil {
 		o.iter = nil
-		return o.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 
 	var result Value
@@ -38,7 +45,7 @@ func (o *setIterObject) next() Value {
 		result = o.val.runtime.newArrayValues([]Value{entry.key, entry.key})
 	}
 
-	return o.val.runtime.createIterResultObject(result, false)
+	return result, false
 }
 
 func (so *setObject) init() {
@@ -649,7 +656,8 @@ func (r *Runtime) createSet(val *Object) objectImpl {
 func (r *Runtime) createSetIterProto(val *Object) objectImpl {
 	o := newBaseObjectObj(val, r.getIteratorPrototype(), classObject)
 
-	o._putProp("next", r.newNativeFunc(r.setIterProto_next, "next", 0), true, false, true)
+	r.global.setIterNext = r.newNativeFunc(r.setIterProto_next, "next", 0)
+	o._putProp("next", r.global.setIterNext, true, false, true)
 	o._putSym(SymToStringTag, valueProp(asciiString(classSetIterator), false, false, true))
 
 	return o

@@ -7,16 +7,37 @@ import "github.com/dop251/goja/unistring"
 
 // NewObjectSized is NewObject with room made for n properties.
 func (r *Runtime) NewObjectSized(n int) *Object {
-	v := &Object{runtime: r}
-	o := &baseObject{
-		class:      classObject,
-		val:        v,
-		extensible: true,
-		prototype:  r.global.ObjectPrototype,
-		values:     make(map[unistring.String]Value, n),
-		propNames:  make([]unistring.String, 0, n),
+	p := &plainObject{
+		obj: Object{runtime: r},
+		base: baseObject{
+			class:      classObject,
+			extensible: true,
+			prototype:  r.global.ObjectPrototype,
+			values:     make(map[unistring.String]Value, n),
+			propNames:  make([]unistring.String, 0, n),
+		},
 	}
-	v.self = o
+	p.base.val = &p.obj
+	p.obj.self = &p.base
+	return &p.obj
+}
+
+// NewDataObject is an ordinary object whose own properties are names[i]
+// with values[i], in that order, writable, enumerable and configurable:
+// what JSON.parse's CreateDataProperty calls make of a fresh object. A name
+// given twice keeps its first place and takes its last value. Each member
+// costs one map assignment (PutDataProperty on a new object costs two).
+func (r *Runtime) NewDataObject(names []string, values []Value) *Object {
+	v := r.NewObjectSized(len(names))
+	o := v.self.(*baseObject)
+	for i, name := range names {
+		n := unistring.NewFromString(name)
+		before := len(o.values)
+		o.values[n] = values[i]
+		if len(o.values) != before {
+			o.propNames = append(o.propNames, n)
+		}
+	}
 	return v
 }
 
@@ -32,8 +53,14 @@ func (r *Runtime) NewObjectSized(n int) *Object {
 func (o *Object) PutDataProperty(name string, value Value) bool {
 	if b, ok := o.self.(*baseObject); ok && b.extensible {
 		n := unistring.NewFromString(name)
-		if existing, exists := b.values[n]; !exists || !isProperty(existing) {
-			b._put(n, value)
+		existing, exists := b.values[n]
+		if !exists {
+			b.values[n] = value
+			b.propNames = append(copyNamesIfNeeded(b.propNames, 1), n)
+			return true
+		}
+		if !isProperty(existing) {
+			b.values[n] = value
 			return true
 		}
 	}

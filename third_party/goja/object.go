@@ -785,12 +785,14 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 }
 
 func (o *baseObject) _put(name unistring.String, v Value) {
-	if _, exists := o.values[name]; !exists {
+	// One map operation, not a lookup then an assignment: the map grows
+	// only when name is new (FlowScript patch).
+	n := len(o.values)
+	o.values[name] = v
+	if len(o.values) != n {
 		names := copyNamesIfNeeded(o.propNames, 1)
 		o.propNames = append(names, name)
 	}
-
-	o.values[name] = v
 }
 
 func valueProp(value Value, writable, enumerable, configurable bool) Value {

@@ -147,6 +147,10 @@ type global struct {
 	setHas        *Object
 	setValues     *Object
 	arrayIterNext *Object // %ArrayIteratorPrototype%.next as made (FlowScript patch: iteratorRecord.array)
+	// The standard next of the other built-in iterators, as made
+	// (FlowScript patch: iteratorRecord.plain).
+	setIterNext, mapIterNext, regExpStringIterNext, stringIterNext *Object
+
 	arrayValues   *Object
 	arrayToString *Object
 
@@ -500,9 +504,26 @@ func newBaseObjectObj(obj, proto *Object, class string) *baseObject {
 	return o
 }
 
+// plainObject is an Object and its baseObject made in one allocation
+// (FlowScript patch).
+type plainObject struct {
+	obj  Object
+	base baseObject
+}
+
 func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
-	v := &Object{runtime: r}
-	return newBaseObjectObj(v, proto, class)
+	p := &plainObject{
+		obj: Object{runtime: r},
+		base: baseObject{
+			class:      class,
+			extensible: true,
+			prototype:  proto,
+		},
+	}
+	p.base.val = &p.obj
+	p.obj.self = &p.base
+	p.base.init()
+	return &p.base
 }
 
 func (r *Runtime) NewObject() (v *Object) {
@@ -2713,6 +2734,19 @@ type iteratorRecord struct {
 	// element itself instead of calling next and reading a result object
 	// (FlowScript patch).
 	array *arrayIterObject
+	// plain is the iterator when it is a Set, Map, RegExp String or String
+	// iterator and next is its standard next: a step then takes the value
+	// from it, without the result object next would make (FlowScript
+	// patch). Nothing observes that object: it is fresh, ordinary, and
+	// only its own data properties were read.
+	plain resultlessIterator
+}
+
+// resultlessIterator is a built-in iterator whose step does what its
+// standard next does, and returns the value and done of next's result
+// object instead of making it (FlowScript patch).
+type resultlessIterator interface {
+	step() (value Value, done bool)
 }
 
 func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *iteratorRecord {
@@ -2729,6 +2763,7 @@ func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *itera
 
 	var next func(FunctionCall) Value
 	var array *arrayIterObject
+	var plain resultlessIterator
 
 	if obj, ok := iter.self.getStr("next", nil).(*Object); ok {
 		if call, ok := obj.self.assertCallable(); ok {
@@ -2737,13 +2772,42 @@ func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *itera
 		if ai, ok := iter.self.(*arrayIterObject); ok && obj == r.global.arrayIterNext && ai.kind == iterationKindValue {
 			array = ai
 		}
+		if array == nil && next != nil {
+			plain = r.resultless(iter, obj)
+		}
 	}
 
 	return &iteratorRecord{
 		iterator: iter,
 		next:     next,
 		array:    array,
+		plain:    plain,
 	}
+}
+
+// resultless is iter as a resultlessIterator when next is its kind's
+// standard next, which would run the same step on it (each checks its
+// receiver's type as here), nil otherwise.
+func (r *Runtime) resultless(iter, next *Object) resultlessIterator {
+	switch it := iter.self.(type) {
+	case *setIterObject:
+		if next == r.global.setIterNext {
+			return it
+		}
+	case *mapIterObject:
+		if next == r.global.mapIterNext {
+			return it
+		}
+	case *regExpStringIterObject:
+		if next == r.global.regExpStringIterNext {
+			return it
+		}
+	case *stringIterObject:
+		if next == r.global.stringIterNext {
+			return it
+		}
+	}
+	return nil
 }
 
 // plainStep is what the standard next of ir.array would return, read
@@ -2786,17 +2850,36 @@ func iteratorValue(iterResult *Object) Value {
 	return nilSafe(iterResult.self.getStr("value", nil))
 }
 
+// stepPlain is ir's next step taken without a result object, when ir's
+// iterator allows it (see array and plain); ok false: call next.
+func (ir *iteratorRecord) stepPlain() (value Value, done, ok bool) {
+	if ir.array != nil {
+		return ir.plainStep()
+	}
+	if ir.plain != nil {
+		value, done = ir.plain.step()
+		return value, done, true
+	}
+	return nil, false, false
+}
+
 func (ir *iteratorRecord) iterate(step func(Value)) {
 	r := ir.iterator.runtime
 	for {
 		if ir.next == nil {
 			panic(r.NewTypeError("iterator.next is missing or not a function"))
 		}
-		res := r.toObject(ir.next(FunctionCall{This: ir.iterator}))
-		if iteratorComplete(res) {
+		value, done, ok := ir.stepPlain()
+		if !ok {
+			res := r.toObject(ir.next(FunctionCall{This: ir.iterator}))
+			done = iteratorComplete(res)
+			if !done {
+				value = iteratorValue(res)
+			}
+		}
+		if done {
 			break
 		}
-		value := iteratorValue(res)
 		ret := tryFunc(func() {
 			step(value)
 		})
@@ -2819,6 +2902,19 @@ func (ir *iteratorRecord) step() (value Value, ex *Exception) {
 		}
 	}
 	r := ir.iterator.runtime
+	if ir.plain != nil && ir.iterator != nil {
+		// The step may run script (a RegExp subclass's exec): catch what
+		// it throws as the call of next would be.
+		ex = r.vm.try(func() {
+			v, done := ir.plain.step()
+			if done {
+				ir.close()
+			} else {
+				value = v // nil when done, as below
+			}
+		})
+		return
+	}
 	ex = r.vm.try(func() {
 		res := r.toObject(ir.next(FunctionCall{This: ir.iterator}))
 		done := iteratorComplete(res)
@@ -2883,11 +2979,14 @@ func (r *Runtime) forOfMethod(iterable Value, method func(FunctionCall) Value, s
 	}
 }
 
+// createIterResultObject is CreateIterResultObject: value and done are own
+// data properties of a fresh object (CreateDataProperty), never set
+// through Object.prototype's accessors as upstream did (FlowScript patch).
 func (r *Runtime) createIterResultObject(value Value, done bool) Value {
-	o := r.NewObject()
-	o.self.setOwnStr("value", value, false)
-	o.self.setOwnStr("done", r.toBoolean(done), false)
-	return o
+	o := r.newBaseObject(r.global.ObjectPrototype, classObject)
+	o._put("value", value)
+	o._put("done", r.toBoolean(done))
+	return o.val
 }
 
 func (r *Runtime) getHash() *maphash.Hash {

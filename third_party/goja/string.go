@@ -86,15 +86,22 @@ func isUTF16SecondSurrogate(c uint16) bool {
 }
 
 func (si *stringIterObject) next() Value {
+	v, done := si.step()
+	return si.val.runtime.createIterResultObject(v, done)
+}
+
+// step is next without its result object (FlowScript patch: see
+// resultlessIterator).
+func (si *stringIterObject) step() (Value, bool) {
 	if si.reader == nil {
-		return si.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
 	r, _, err := si.reader.ReadRune()
 	if err == io.EOF {
 		si.reader = nil
-		return si.val.runtime.createIterResultObject(_undefined, true)
+		return _undefined, true
 	}
-	return si.val.runtime.createIterResultObject(stringFromRune(r), false)
+	return stringFromRune(r), false
 }
 
 func stringFromRune(r rune) String {
