@@ -6,10 +6,18 @@ import (
 	"sync"
 )
 
-func (r *Runtime) newArray(prototype *Object) (a *arrayObject) {
-	v := &Object{runtime: r}
+// arrayAlloc is an array's Object and arrayObject made in one allocation
+// (FlowScript patch 15).
+type arrayAlloc struct {
+	obj Object
+	arr arrayObject
+}
 
-	a = &arrayObject{}
+func (r *Runtime) newArray(prototype *Object) (a *arrayObject) {
+	p := &arrayAlloc{obj: Object{runtime: r}}
+	v := &p.obj
+
+	a = &p.arr
 	a.class = classArray
 	a.val = v
 	a.extensible = true

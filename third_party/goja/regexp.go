@@ -630,9 +630,13 @@ func (r *regexpObject) execResultToArray(target String, result regexpResult) Val
 			valueArray[index] = _undefined
 		}
 	}
-	match := r.val.runtime.newArrayValues(valueArray)
-	match.self.setOwnStr("input", target, false)
-	match.self.setOwnStr("index", intToValue(int64(matchIndex)), false)
+	// index, input and groups are own data properties, made in that order
+	// (RegExpBuiltinExec: CreateDataPropertyOrThrow). Upstream set input
+	// before index, through any setter the prototypes had (FlowScript patch
+	// 18).
+	match := setArrayValues(r.val.runtime.newArrayObject(), valueArray)
+	match._put("index", intToValue(int64(matchIndex)))
+	match._put("input", target)
 
 	groups := r.val.runtime.createRegexpGroupsObj(valueArray, result.groups)
 
@@ -642,14 +646,9 @@ func (r *regexpObject) execResultToArray(target String, result regexpResult) Val
 	} else {
 		groupsVal = _undefined
 	}
-	match.self.defineOwnPropertyStr("groups", PropertyDescriptor{
-		Value:        groupsVal,
-		Writable:     FLAG_TRUE,
-		Configurable: FLAG_TRUE,
-		Enumerable:   FLAG_TRUE,
-	}, false)
+	match._put("groups", groupsVal)
 
-	return match
+	return match.val
 }
 
 func (r *regexpObject) getLastIndex() int64 {
