@@ -31,12 +31,7 @@ func (r *Runtime) NewDataObject(names []string, values []Value) *Object {
 	v := r.NewObjectSized(len(names))
 	o := v.self.(*baseObject)
 	for i, name := range names {
-		n := unistring.NewFromString(name)
-		before := len(o.values)
-		o.values[n] = values[i]
-		if len(o.values) != before {
-			o.propNames = append(o.propNames, n)
-		}
+		o._put(unistring.NewFromString(name), values[i])
 	}
 	return v
 }
@@ -53,14 +48,8 @@ func (r *Runtime) NewDataObject(names []string, values []Value) *Object {
 func (o *Object) PutDataProperty(name string, value Value) bool {
 	if b, ok := o.self.(*baseObject); ok && b.extensible {
 		n := unistring.NewFromString(name)
-		existing, exists := b.values[n]
-		if !exists {
-			b.values[n] = value
-			b.propNames = append(copyNamesIfNeeded(b.propNames, 1), n)
-			return true
-		}
-		if !isProperty(existing) {
-			b.values[n] = value
+		if existing, exists := b.values[n]; !exists || !isProperty(existing) {
+			b._put(n, value)
 			return true
 		}
 	}
