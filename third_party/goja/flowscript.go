@@ -7,19 +7,10 @@ import "github.com/dop251/goja/unistring"
 
 // NewObjectSized is NewObject with room made for n properties.
 func (r *Runtime) NewObjectSized(n int) *Object {
-	p := &plainObject{
-		obj: Object{runtime: r},
-		base: baseObject{
-			class:      classObject,
-			extensible: true,
-			prototype:  r.global.ObjectPrototype,
-			values:     make(map[unistring.String]Value, n),
-			propNames:  make([]unistring.String, 0, n),
-		},
-	}
-	p.base.val = &p.obj
-	p.obj.self = &p.base
-	return &p.obj
+	o := r.newPlainObject(r.global.ObjectPrototype, classObject)
+	o.values = make(map[unistring.String]Value, n)
+	o.propNames = make([]unistring.String, 0, n)
+	return o.val
 }
 
 // NewDataObject is an ordinary object whose own properties are names[i]

@@ -511,7 +511,9 @@ type plainObject struct {
 	base baseObject
 }
 
-func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
+// newPlainObject makes an ordinary extensible object as one plainObject,
+// without its property map: the caller makes it (init, or at a size).
+func (r *Runtime) newPlainObject(proto *Object, class string) *baseObject {
 	p := &plainObject{
 		obj: Object{runtime: r},
 		base: baseObject{
@@ -522,8 +524,13 @@ func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
 	}
 	p.base.val = &p.obj
 	p.obj.self = &p.base
-	p.base.init()
 	return &p.base
+}
+
+func (r *Runtime) newBaseObject(proto *Object, class string) (o *baseObject) {
+	o = r.newPlainObject(proto, class)
+	o.init()
+	return o
 }
 
 func (r *Runtime) NewObject() (v *Object) {
