@@ -48,6 +48,18 @@ func TestBuiltinIterationMatchesUpstream(t *testing.T) {
 	matchesUpstream(t, "builtin_iteration")
 }
 
+// TestFunctionPropertiesMatchUpstream runs
+// testdata/flowscript/function_properties.js: the own properties of
+// built-in methods, constructors and script functions, grown past the two
+// a function starts with, deleted (also while a for-in runs), redefined
+// and frozen, and a built-in method's slot on its prototype overwritten,
+// redefined and deleted, against upstream goja's output. The patch keeps
+// a function's first two property names and a method's property in the
+// function's own allocation.
+func TestFunctionPropertiesMatchUpstream(t *testing.T) {
+	matchesUpstream(t, "function_properties")
+}
+
 // TestWhereUpstreamWasWrong runs the two probes where the patched engine
 // parts from upstream goja on purpose, and compares them with Node's output
 // (V8, <name>.node.json):

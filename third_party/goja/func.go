@@ -63,6 +63,9 @@ type baseFuncObject struct {
 	// nameProp is the "name" property, kept in the object as lenProp is
 	// (FlowScript patch: one allocation less per function).
 	nameProp valueProperty
+	// names backs propNames for the two properties every function starts
+	// with (FlowScript patch: one allocation less per function).
+	names [2]unistring.String
 }
 
 type baseJsFuncObject struct {
@@ -516,7 +519,7 @@ func (f *arrowFuncObject) export(*objectExportCtx) interface{} {
 func (f *baseFuncObject) init(name unistring.String, length Value) {
 	f.baseObject.init()
 
-	f.propNames = make([]unistring.String, 0, 2)
+	f.propNames = f.names[:0]
 	f.lenProp.configurable = true
 	f.lenProp.value = length
 	f._put("length", &f.lenProp)

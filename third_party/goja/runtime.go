@@ -774,24 +774,29 @@ type nativeFuncAlloc struct {
 }
 
 func (r *Runtime) newNativeFunc(call func(FunctionCall) Value, name unistring.String, length int) *Object {
-	a := &nativeFuncAlloc{
-		v: Object{runtime: r},
-		f: nativeFuncObject{
-			baseFuncObject: baseFuncObject{
-				baseObject: baseObject{
-					class:      classFunction,
-					extensible: true,
-					prototype:  r.getFunctionPrototype(),
-				},
-			},
-			f: call,
-		},
-	}
-	v, f := &a.v, &a.f
-	f.val = v
-	v.self = f
+	a := &nativeFuncAlloc{}
+	r.initNativeFunc(a, call, name, length)
+	return &a.v
+}
+
+func (r *Runtime) initNativeFunc(a *nativeFuncAlloc, call func(FunctionCall) Value, name unistring.String, length int) {
+	a.v.runtime = r
+	f := &a.f
+	f.class = classFunction
+	f.extensible = true
+	f.prototype = r.getFunctionPrototype()
+	f.f = call
+	f.val = &a.v
+	a.v.self = f
 	f.init(name, intToValue(int64(length)))
-	return v
+}
+
+// nativeMethodAlloc is a built-in method and the property that holds it
+// (writable, not enumerable, configurable) in one allocation (FlowScript
+// patch).
+type nativeMethodAlloc struct {
+	nativeFuncAlloc
+	prop valueProperty
 }
 
 func (r *Runtime) newWrappedFunc(value reflect.Value) *Object {
@@ -3374,7 +3379,10 @@ func (r *Runtime) InstanceOf(left Value, right *Object) (res bool) {
 }
 
 func (r *Runtime) methodProp(f func(FunctionCall) Value, name unistring.String, nArgs int) Value {
-	return valueProp(r.newNativeFunc(f, name, nArgs), true, false, true)
+	a := &nativeMethodAlloc{}
+	r.initNativeFunc(&a.nativeFuncAlloc, f, name, nArgs)
+	a.prop = valueProperty{value: &a.v, writable: true, configurable: true}
+	return &a.prop
 }
 
 func (r *Runtime) getPrototypeFromCtor(newTarget, defCtor, defProto *Object) *Object {
