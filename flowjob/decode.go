@@ -56,7 +56,7 @@ func Decode(data []byte) (*Job, error) {
 			p.add(fe.Field, "%s", fe.Message)
 		}
 	}
-	p.more += checked.more
+	p.addUnlisted(&checked)
 	return job, p.err()
 }
 

@@ -65,6 +65,10 @@ func (e FieldError) String() string {
 // never retried.
 type ValidationError struct {
 	Errors []FieldError `json:"errors"`
+
+	// unlisted is set when the last of Errors is the "N more problems not
+	// listed" line: where those problems are, for Has.
+	unlisted *unlistedFields
 }
 
 func (e *ValidationError) Error() string {
@@ -76,15 +80,85 @@ func (e *ValidationError) Error() string {
 }
 
 // Has reports whether field, or a field inside it, broke a rule. A problem
-// of the whole document (empty Field, also used for "N more problems not
-// listed") makes Has true for every field.
+// of the whole document (empty Field) makes Has true for every field. The
+// problems past MaxFieldErrors count too: Has knows the top-level field
+// (or action's field) of each, so a job with many bad inputs still has a
+// usable id.
 func (e *ValidationError) Has(field string) bool {
-	for _, fe := range e.Errors {
+	listed := e.Errors
+	if u := e.unlisted; u != nil && len(listed) > 0 {
+		listed = listed[:len(listed)-1] // the "N more problems" line
+		if u.has(field) {
+			return true
+		}
+	}
+	for _, fe := range listed {
 		if fe.Field == "" || within(fe.Field, field) {
 			return true
 		}
 	}
 	return false
+}
+
+// unlistedFields is where the problems past MaxFieldErrors are: each one's
+// field cut to its top-level field, or to action's field ("action.
+// inputVariables[3].name" is "action.inputVariables"). all is set by a
+// problem of the whole document, or when there are too many distinct
+// fields to keep.
+type unlistedFields struct {
+	fields []string
+	all    bool
+}
+
+// maxUnlistedFields bounds unlistedFields: past it, every field counts as
+// having a problem (a job of thousands of unknown members).
+const maxUnlistedFields = 64
+
+func (u *unlistedFields) add(field string) {
+	if u.all {
+		return
+	}
+	if field == "" {
+		u.all = true
+		return
+	}
+	field = fieldHead(field)
+	if slices.Contains(u.fields, field) {
+		return
+	}
+	if len(u.fields) == maxUnlistedFields {
+		u.all, u.fields = true, nil
+		return
+	}
+	u.fields = append(u.fields, field)
+}
+
+func (u *unlistedFields) has(field string) bool {
+	if u.all {
+		return true
+	}
+	for _, f := range u.fields {
+		if within(f, field) || within(field, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldHead cuts a field path to its top-level field, or to action's
+// field for a path inside action.
+func fieldHead(path string) string {
+	end := strings.IndexAny(path, ".[")
+	if end < 0 {
+		return path
+	}
+	if path[:end] == "action" && path[end] == '.' {
+		if rest := strings.IndexAny(path[end+1:], ".["); rest >= 0 {
+			return path[:end+1+rest]
+		}
+		return path
+	}
+	return path[:end]
 }
 
 // within reports whether path is field itself or a path inside it.
@@ -96,29 +170,44 @@ func within(path, field string) bool {
 	return rest == "" || rest[0] == '.' || rest[0] == '['
 }
 
-// problems collects FieldErrors up to MaxFieldErrors.
+// problems collects FieldErrors up to MaxFieldErrors, and counts the rest
+// and where they are.
 type problems struct {
-	list []FieldError
-	more int
+	list     []FieldError
+	more     int
+	unlisted unlistedFields
 }
 
 func (p *problems) add(field, format string, args ...any) {
 	if len(p.list) >= MaxFieldErrors {
 		p.more++
+		p.unlisted.add(field)
 		return
 	}
 	p.list = append(p.list, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// addUnlisted counts the problems q did not list as p's.
+func (p *problems) addUnlisted(q *problems) {
+	p.more += q.more
+	if q.unlisted.all {
+		p.unlisted.add("")
+	}
+	for _, f := range q.unlisted.fields {
+		p.unlisted.add(f)
+	}
 }
 
 func (p *problems) err() error {
 	if len(p.list) == 0 {
 		return nil
 	}
-	list := p.list
+	e := &ValidationError{Errors: p.list}
 	if p.more > 0 {
-		list = append(list, FieldError{Message: fmt.Sprintf("%d more problems not listed", p.more)})
+		e.Errors = append(e.Errors, FieldError{Message: fmt.Sprintf("%d more problems not listed", p.more)})
+		e.unlisted = &p.unlisted
 	}
-	return &ValidationError{Errors: list}
+	return e
 }
 
 // Validate checks every rule of the contract (DESIGN.md §1) and returns nil

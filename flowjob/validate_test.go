@@ -1,6 +1,7 @@
 package flowjob
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -224,6 +225,67 @@ func TestValidationErrorHas(t *testing.T) {
 	whole := &ValidationError{Errors: []FieldError{{Message: "not valid JSON"}}}
 	if !whole.Has("id") {
 		t.Error("a whole-document problem must make Has true for every field")
+	}
+}
+
+// TestHasPastTheCap checks that the problems past MaxFieldErrors name
+// their fields for Has: 100 bad input names leave the ids usable, through
+// Validate and through Decode, and an unlisted problem of the whole
+// document still makes every field suspect.
+func TestHasPastTheCap(t *testing.T) {
+	j := validJob()
+	j.Action.InputVariables = make([]InputVariable, 100)
+	for i := range j.Action.InputVariables {
+		j.Action.InputVariables[i].Name = "1"
+	}
+	j.Action.OnError = "later" // a problem of another field, past the cap
+	data, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, decodeErr := Decode(data)
+	for name, err := range map[string]error{"Validate": j.Validate(), "Decode": decodeErr} {
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Fatalf("%s: %v, want a *ValidationError", name, err)
+		}
+		for field, want := range map[string]bool{
+			"id": false, "sessionId": false, "context": false, "action.source": false, "action": true,
+			"action.inputVariables": true, "action.inputVariables[80].name": true, "action.onError": true,
+		} {
+			if got := ve.Has(field); got != want {
+				t.Errorf("%s: Has(%q) = %v, want %v", name, field, got, want)
+			}
+		}
+	}
+
+	var p problems
+	for range MaxFieldErrors {
+		p.add("action.inputVariables[0].name", "x")
+	}
+	p.add("", "a problem of the whole document")
+	var ve *ValidationError
+	if !errors.As(p.err(), &ve) || !ve.Has("id") {
+		t.Error("an unlisted problem of the whole document must make Has true for every field")
+	}
+	var many problems
+	for i := range MaxFieldErrors + maxUnlistedFields + 1 {
+		many.add(fmt.Sprintf("unknown%d", i), "unknown field")
+	}
+	if !errors.As(many.err(), &ve) || !ve.Has("id") {
+		t.Error("past maxUnlistedFields fields, Has must be true for every field")
+	}
+}
+
+func TestFieldHead(t *testing.T) {
+	for path, want := range map[string]string{
+		"id": "id", "variables.a.b": "variables", "action": "action", "action.source": "action.source",
+		"action.inputVariables[3].name": "action.inputVariables", "action.capabilities[0]": "action.capabilities",
+		"inputs[2]": "inputs", "action[0]": "action",
+	} {
+		if got := fieldHead(path); got != want {
+			t.Errorf("fieldHead(%q) = %q, want %q", path, got, want)
+		}
 	}
 }
 

@@ -18,6 +18,8 @@ const wire = `{"id":"job-9","sessionId":"session-9","flowId":"flow-9","blockId":
 "variables":{"nome":"Ana"}}`
 
 func TestBadInput(t *testing.T) {
+	// More problems than a ValidationError lists (flowjob.MaxFieldErrors).
+	manyBadInputs := `[` + strings.Repeat(`{"name":"1nome","value":""},`, 60) + `{"name":"nome","value":""}]`
 	for _, tc := range []struct {
 		name      string
 		edits     []string // old, new, old, new...
@@ -48,6 +50,9 @@ func TestBadInput(t *testing.T) {
 			map[string]string{"erro": "*"}, flowjob.Directive{Type: flowjob.DirectiveFreezeHandoff, Message: "Falhou para Ana"}, "flow-9"},
 		{"tool: throw",
 			[]string{`"context":"flow"`, `"context":"tool"`, `"source":"return 1"`, `"source":5`},
+			map[string]string{}, flowjob.Directive{Type: flowjob.DirectiveThrow, Message: "*"}, "flow-9"},
+		{"tool with more problems than listed: throw, ids kept",
+			[]string{`"context":"flow"`, `"context":"tool"`, `[{"name":"nome","value":"{{nome}}"}]`, manyBadInputs},
 			map[string]string{}, flowjob.Directive{Type: flowjob.DirectiveThrow, Message: "*"}, "flow-9"},
 		{"unknown onError in a tool: throw",
 			[]string{`"context":"flow"`, `"context":"tool"`, `"onError":"blocking"`, `"onError":"never"`},
