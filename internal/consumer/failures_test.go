@@ -337,3 +337,34 @@ func TestDeadlinePassedIsNotRun(t *testing.T) {
 		}
 	})
 }
+
+// TestResultTooLargeForTheBrokerFails: a result under the output cap whose
+// JSON escaping takes it past the broker's max_payload (each < is \u003c)
+// is the script's OUTPUT_TOO_LARGE on its first run, not a store that
+// fails on every delivery until the job runs out of them. A result of the
+// same length that needs no escaping is stored.
+func TestResultTooLargeForTheBrokerFails(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		publish(t, js, cfg, newJob("escaped-1", `return "<>".repeat(100000)`))
+		publish(t, js, cfg, newJob("plain-1", `return "ab".repeat(100000)`))
+		got := results(t, js, cfg, 2, 20*time.Second)
+		settled(t, js, cfg, 10*time.Second)
+		escaped, plain := got["escaped-1"], got["plain-1"]
+		if escaped.Status != flowjob.StatusFailed || escaped.Error == nil || escaped.Error.Code != flowjob.CodeOutputTooLarge ||
+			escaped.Attempt != 1 || !strings.Contains(escaped.Error.Message, "max_payload") {
+			t.Errorf("escaped result: status %s, attempt %d, error %+v; want failed on attempt 1 with OUTPUT_TOO_LARGE naming max_payload",
+				escaped.Status, escaped.Attempt, escaped.Error)
+		}
+		if plain.Status != flowjob.StatusSucceeded || len(plain.Variables[newJob("x", "").Action.OutputVariable]) != 200000 {
+			t.Errorf("plain result: status %s, error %+v; want succeeded with its 200,000 characters", plain.Status, plain.Error)
+		}
+		if n := r.calls.Load(); n != 2 {
+			t.Errorf("%d runs, want 2: the too-large result must not be run again", n)
+		}
+	})
+}

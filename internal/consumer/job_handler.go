@@ -92,7 +92,73 @@ func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	case a.transient != nil:
 		a.report = h.exhausted(ctx, d, tries, a.transient)
 	}
-	return h.commit(ctx, d, h.policy.Decide(a.job, a.report, a.opts...))
+	v := h.policy.Decide(a.job, a.report, a.opts...)
+	if size, limit := h.resultSize(v); size > limit {
+		v = h.tooLargeForBroker(ctx, d, a, size, limit)
+	}
+	return h.commit(ctx, d, v)
+}
+
+// resultHeaderRoom is what a result message's headers may take of the
+// broker's max_payload (trace context, Reply-To, writer, version and the
+// store's expectations take well under 1 KB).
+const resultHeaderRoom = 4 << 10
+
+// resultSize returns the size of v's result event once encoded, when it
+// could be over limit, the most a result message's body may take: the
+// broker's max_payload less resultHeaderRoom. The output cap bounds the
+// script's serialized result, but JSON escaping can make it up to six
+// times larger (each < > & or control character is \u00XX). A result
+// that cannot be over limit, even escaped, is not encoded here.
+func (h *jobHandler) resultSize(v actions.Verdict) (size, limit int) {
+	if !v.Answer || h.nc == nil || h.nc.MaxPayload() <= 0 {
+		return 0, 0
+	}
+	limit = int(h.nc.MaxPayload()) - resultHeaderRoom
+	if 6*rawResultBytes(&v.Result) < limit {
+		return 0, limit
+	}
+	enc, err := Encode(v.Result)
+	if err != nil {
+		return 0, limit // storeResult reports it
+	}
+	return len(enc.Data), limit
+}
+
+// rawResultBytes bounds the bytes of r's text before JSON escaping: its
+// strings, plus 8 KB for the ids, names and numbers around them.
+func rawResultBytes(r *flowjob.Result) int {
+	n := 8<<10 + len(r.Directive.Message) + len(r.Directive.Request) + len(r.Continuation)
+	for k, v := range r.Variables {
+		n += len(k) + len(v)
+	}
+	if r.Error != nil {
+		n += len(r.Error.Message) + len(r.Error.Reason)
+	}
+	for _, l := range r.Logs {
+		n += len(l.Message) + 64
+	}
+	return n
+}
+
+// tooLargeForBroker is the verdict of a job whose result event would not
+// fit a broker message: the script's failure with OUTPUT_TOO_LARGE, under
+// the job's error policy like any output over the cap. Storing it would
+// fail the same way on every delivery until the job ran out of them.
+func (h *jobHandler) tooLargeForBroker(ctx context.Context, d *delivery, a attempt, size, limit int) actions.Verdict {
+	d.logger().WarnContext(ctx, "a result is too large for a broker message; failing the job with OUTPUT_TOO_LARGE",
+		"stream_seq", d.streamSeq, "result_bytes", size, "limit_bytes", limit)
+	r := a.report
+	r.Output, r.Suspend = "", nil
+	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: fmt.Sprintf(
+		"the result is %d bytes once encoded as a result event (JSON escapes < > & and control characters as 6 bytes each), "+
+			"over the %d bytes a broker message can carry (max_payload): return less data", size, limit)}
+	v := h.policy.Decide(a.job, r, a.opts...)
+	if size, _ := h.resultSize(v); size > limit {
+		r.Logs, r.LogsTruncated = nil, true // the console lines alone are too many
+		v = h.policy.Decide(a.job, r, a.opts...)
+	}
+	return v
 }
 
 // attempt reads the job and, unless it is bad input, already answered, out
@@ -135,8 +201,10 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 	}
 	switch {
 	case tries > h.cfg.MaxDeliver:
-		// The replica that ran the last attempt died or lost the ack.
-		return attempt{job: job, report: h.exhausted(ctx, d, tries, errors.New("the replica running it stopped before it finished"))}
+		// The last attempt left no result: its replica died, or it could
+		// not store its result (it logged why).
+		return attempt{job: job, report: h.exhausted(ctx, d, tries, errors.New(
+			"the last attempt ended without a stored result: its replica stopped, or the result could not be stored (see that replica's log)"))}
 	case job.Deadline != nil && !h.now().Before(*job.Deadline):
 		return attempt{job: job, report: actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
 			"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
