@@ -139,6 +139,9 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 	if err != nil {
 		return Published{}, fmt.Errorf("encoding job %s: %w", job.ID, err)
 	}
+	if err := flowjob.CheckSize(data); err != nil {
+		return Published{}, fmt.Errorf("validating job %s: %w", job.ID, err)
+	}
 	subject := c.subjects.Jobs()
 	msg := nats.NewMsg(subject)
 	msg.Data = data

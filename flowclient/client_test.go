@@ -225,6 +225,17 @@ func TestClientErrors(t *testing.T) {
 		if _, err := c.Publish(context.Background(), bad, ""); err == nil || !strings.Contains(err.Error(), "action.onError") {
 			t.Errorf("publishing an invalid job: %v, want an error naming action.onError", err)
 		}
+		// Valid field by field, but over MaxJobBytes once encoded: each <
+		// is six bytes of JSON (\u003c).
+		escaped := cpfJob("client-escaped", "1")
+		escaped.Variables = map[string]string{"html": strings.Repeat("<", 200_000)}
+		if err := escaped.Validate(); err != nil {
+			t.Fatalf("the escaped job must pass Validate: %v", err)
+		}
+		var ve *flowjob.ValidationError
+		if _, err := c.Publish(context.Background(), escaped, ""); !errors.As(err, &ve) || !strings.Contains(err.Error(), "-byte limit") {
+			t.Errorf("publishing a job over MaxJobBytes once encoded: %v, want a ValidationError naming the limit", err)
+		}
 		if _, err := flowclient.NewClient(nil); err == nil {
 			t.Error("NewClient(nil) succeeded")
 		}

@@ -32,11 +32,10 @@ import (
 // spelling out a field's path only when it reports a problem there. Only
 // data that is not JSON goes through encoding/json, which names the fault.
 func Decode(data []byte) (*Job, error) {
-	var p problems
-	if len(data) > MaxJobBytes {
-		p.add("", "job is %d bytes, over the %d-byte limit: move large data out of the job", len(data), MaxJobBytes)
-		return Salvage(data), p.err()
+	if err := CheckSize(data); err != nil {
+		return Salvage(data), err
 	}
+	var p problems
 	d := decoder{data: data, p: &p}
 	job, valid := d.document()
 	if !valid {
@@ -58,6 +57,20 @@ func Decode(data []byte) (*Job, error) {
 	}
 	p.addUnlisted(&checked)
 	return job, p.err()
+}
+
+// CheckSize returns the *ValidationError Decode gives a job encoded as
+// data when data is over MaxJobBytes, else nil. Validate cannot see the
+// encoded size (JSON escapes < > & and control characters as six bytes
+// each), so an engine checks its encoding too before publishing
+// (flowclient.Client.Publish does both).
+func CheckSize(data []byte) error {
+	if len(data) <= MaxJobBytes {
+		return nil
+	}
+	var p problems
+	p.add("", "job is %d bytes, over the %d-byte limit: move large data out of the job", len(data), MaxJobBytes)
+	return p.err()
 }
 
 // notJSON is Decode's answer to data that is not JSON: encoding/json names

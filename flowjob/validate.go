@@ -212,7 +212,8 @@ func (p *problems) err() error {
 
 // Validate checks every rule of the contract (DESIGN.md §1) and returns nil
 // or a *ValidationError listing every problem. Engines call it before
-// publishing; executors call it (through Decode) before running anything.
+// publishing, and CheckSize on the encoded job; executors call both
+// (through Decode) before running anything.
 // It never changes the job and never fills in a default.
 func (j *Job) Validate() error {
 	var p problems
