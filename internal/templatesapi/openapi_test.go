@@ -1,6 +1,7 @@
 package templatesapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -70,5 +71,52 @@ func checkOperation(t *testing.T, method, path string, op map[string]any) {
 	public := hasSecurity && len(security) == 0
 	if _, has401 := responses["401"]; has401 == public {
 		t.Errorf("%s %s: public=%v but 401 documented=%v", method, path, public, has401)
+	}
+}
+
+// TestOpenAPIListsEveryErrorCode: the Error schema's code enum holds every
+// code the service answers with, and the saves document their 429.
+func TestOpenAPIListsEveryErrorCode(t *testing.T) {
+	var doc struct {
+		Paths      map[string]map[string]json.RawMessage `json:"paths"`
+		Components struct {
+			Schemas struct {
+				Error struct {
+					Properties struct {
+						Error struct {
+							Properties struct {
+								Code struct {
+									Enum []string `json:"enum"`
+								} `json:"code"`
+							} `json:"properties"`
+						} `json:"error"`
+					} `json:"properties"`
+				} `json:"Error"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPISource, &doc); err != nil {
+		t.Fatal(err)
+	}
+	enum := doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum
+	for _, code := range []string{
+		CodeUnauthenticated, CodeForbidden, CodeNotFound, CodeMethodNotAllowed, CodeInvalidID, CodeInvalidJSON,
+		CodeDuplicateField, CodeFieldCase, CodeInvalidUTF8, CodeUnknownField, CodeBodyTooLarge,
+		CodeUnsupportedMediaType, CodeValidationFailed, CodePreconditionFailed, CodeSandboxBusy,
+		CodeStoreUnavailable, CodeInternal, CodeInvalidParameter, CodeUnknownParameter, CodeInvalidCursor,
+		CodeFailuresUnavailable,
+	} {
+		if !slices.Contains(enum, code) {
+			t.Errorf("the Error schema's code enum lacks %s", code)
+		}
+	}
+	for path, method := range map[string]string{"/script-templates": "post", "/script-templates/{id}": "put"} {
+		var op struct{ Responses map[string]any }
+		if err := json.Unmarshal(doc.Paths[path][method], &op); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		if _, ok := op.Responses["429"]; !ok {
+			t.Errorf("%s %s documents no 429: a save whose check finds no free worker answers SANDBOX_BUSY", method, path)
+		}
 	}
 }
