@@ -163,6 +163,31 @@ func TestCompiledProgramsAreCached(t *testing.T) {
 	}
 }
 
+// TestCacheKeysDoNotCollide: a source that ends with what the key put
+// between the source and an input name is another program than the shorter
+// source with that input (a job could otherwise run with another's program
+// and lose its inputs).
+func TestCacheKeysDoNotCollide(t *testing.T) {
+	victim := "return typeof a + ' ' + execute.length // " + t.Name()
+	attacker, err := Compile(victim+"\x00a", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(victim, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p == attacker {
+		t.Fatal("two jobs' programs share a cache entry")
+	}
+	if res := run(t, victim, Input{Name: "a", Value: "secret"}); res.Err != nil || res.Output != "string 1" {
+		t.Errorf("the victim's run: %q, %+v; want string 1", res.Output, res.Err)
+	}
+	if k1, k2 := cacheKey("ab", []string{"c"}), cacheKey("a", []string{"bc"}); k1 == k2 {
+		t.Error("cacheKey(ab, [c]) = cacheKey(a, [bc])")
+	}
+}
+
 func TestProgramCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	c := newProgramCache(2000)
 	a, b, d := cacheKey("a", nil), cacheKey("b", nil), cacheKey("d", nil)

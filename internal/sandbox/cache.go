@@ -3,6 +3,7 @@ package sandbox
 import (
 	"container/list"
 	"crypto/sha256"
+	"encoding/binary"
 	"runtime/metrics"
 	"sync"
 )
@@ -63,11 +64,18 @@ type cacheKeyT [sha256.Size]byte
 // cacheKey hashes the source and the ordered names; the names are part of
 // the key because they are the generated function's parameters.
 func cacheKey(source string, names []string) cacheKeyT {
+	// Each part goes in with its length first, so no two lists of parts
+	// hash the same bytes: a source ending in "\x00a" with no inputs is not
+	// that source's prefix with an input named a.
 	h := sha256.New()
-	h.Write([]byte(source))
-	for _, n := range names {
-		h.Write([]byte{0})
-		h.Write([]byte(n))
+	var n [binary.MaxVarintLen64]byte
+	write := func(s string) {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	write(source)
+	for _, name := range names {
+		write(name)
 	}
 	var k cacheKeyT
 	h.Sum(k[:0])
