@@ -131,33 +131,40 @@ func TooDeep(root ast.Node) ast.Node { return rebase(root, 0, MaxSyntaxDepth, ni
 // features are what a program may use of what a fresh runtime is given,
 // read from its tree. A runtime sets up only what the program can reach
 // (see newVM and installHost): every piece costs time on every run. Each
-// flag errs on the side of true: a false one must mean the program cannot
-// reach that piece by any path, not that it probably does not.
+// flag errs on the side of true: a false one must mean that leaving the
+// piece out changes nothing the program can do.
+//
+// Naming is not the only way to the global object: any undeclared name
+// is looked up on it, through its prototype, Object.prototype, so an
+// accessor defined there with a built-in that returns its receiver
+// (Object.prototype.valueOf) as getter hands the script the global
+// object. So what the lockdown takes away (eval, GoError) is taken from
+// every runtime, and the flags below only decide what a runtime need not
+// add or prepare.
 type features struct {
 	// host: the program names a host global (console, capabilities, api,
-	// kv, approval), or can reach the global object, where they live:
-	// globalThis, or this (a sloppy function called without a receiver
-	// gets the global object). Without eval, Function or with on the
-	// global object, a global is reached only by its name or through the
-	// global object.
+	// kv, approval), globalThis, or this (a sloppy function called without
+	// a receiver gets the global object). If not, the runtime has no host
+	// globals: a script that reaches the global object in another way
+	// finds none there, which grants it nothing.
 	host bool
 	// generators: the program has an async or generator function. The
 	// constructors of their kinds (AsyncFunction, GeneratorFunction,
 	// AsyncGeneratorFunction), which compile strings, are reachable only
-	// from such a function's prototype chain: no built-in is one.
+	// from such a function's prototype chain: no built-in is one, and
+	// without eval or Function no function is made from a string.
 	generators bool
-	// json: the program names JSON or can reach the global object. If not,
-	// the runtime's JSON is pristine whenever the host reads it, so the
-	// runtime takes it (and installs the sandbox's JSON.parse) only then.
+	// json: the program names JSON, globalThis or this. If so, the runtime
+	// takes JSON and installs the sandbox's JSON.parse before the script;
+	// if not, only when the host needs them before the script. Once the
+	// script ran, the sandbox serializes with the engine's own
+	// JSON.stringify (goja's Runtime.StringifyJSON), whatever the script
+	// did to JSON.
 	json bool
-	// globals: the program names eval or GoError, the globals the lockdown
-	// deletes, or can reach the global object. If not, deleting them (which
-	// first makes them, at a cost) changes nothing the program can see.
-	globals bool
 }
 
 // allFeatures is a program that may use everything.
-var allFeatures = features{host: true, generators: true, json: true, globals: true}
+var allFeatures = features{host: true, generators: true, json: true}
 
 func (f *features) see(node any) {
 	switch n := node.(type) {
@@ -167,13 +174,11 @@ func (f *features) see(node any) {
 			f.host = true
 		case "JSON":
 			f.json = true
-		case "eval", "GoError":
-			f.globals = true
 		case "globalThis":
-			f.host, f.json, f.globals = true, true, true
+			f.host, f.json = true, true
 		}
 	case *ast.ThisExpression:
-		f.host, f.json, f.globals = true, true, true
+		f.host, f.json = true, true
 	case *ast.FunctionLiteral:
 		f.generators = f.generators || n.Async || n.Generator
 	case *ast.ArrowFunctionLiteral:

@@ -16,11 +16,11 @@ func TestFeaturesAreReadFromTheTree(t *testing.T) {
 		{"return typeof api", features{host: true}},
 		{"return kv && capabilities && approval", features{host: true}},
 		{"return JSON.stringify({})", features{json: true}},
-		{"return typeof eval", features{globals: true}},
-		{"return typeof GoError", features{globals: true}},
-		{"return globalThis", features{host: true, json: true, globals: true}},
-		{"return (function () { return this })()", features{host: true, json: true, globals: true}},
-		{"class A { m() { return this } } return 1", features{host: true, json: true, globals: true}},
+		{"return typeof eval", features{}},
+		{"return typeof GoError", features{}},
+		{"return globalThis", features{host: true, json: true}},
+		{"return (function () { return this })()", features{host: true, json: true}},
+		{"class A { m() { return this } } return 1", features{host: true, json: true}},
 		{"function* g() {} return 1", features{generators: true}},
 		{"return ({ *g() {} })", features{generators: true}},
 		{"return ({ async f() {} })", features{generators: true}},
@@ -78,7 +78,15 @@ func TestPiecesLeftOutAreUnreachable(t *testing.T) {
 		"eval by name":                   {"return typeof eval + typeof GoError", "undefinedundefined"},
 		"an object without naming JSON":  {"return {a: [1, 'x'], b: null}", `{"a":[1,"x"],"b":null}`},
 		"the sandbox's JSON.parse":       {"try { JSON.parse('{') } catch (e) { return e.message }", "Expected property name or '}' in JSON at position 1"},
+		// An undeclared name is looked up through Object.prototype, so this
+		// getter hands the script the global object without naming it.
+		"the global object through an accessor": {globalByAccessor + "return [typeof G['ev' + 'al'], 'GoError' in G, typeof G.console].join()", "undefined,false,undefined"},
+		"JSON replaced through an accessor":     {globalByAccessor + "G['JS' + 'ON'] = {stringify() { return 'mine' }}; return {a: [1]}", `{"a":[1]}`},
+		"Object.defineProperty deleted":         {"delete Object.defineProperty; return [1, 2]", "[1,2]"},
 	} {
 		t.Run(name, func(t *testing.T) { wantOutput(t, run(t, c.src), c.want) })
 	}
 }
+
+// globalByAccessor makes every undeclared G the global object.
+const globalByAccessor = "Object.defineProperty(Object.prototype, 'G', {get: Object.prototype.valueOf}); "

@@ -64,9 +64,9 @@ func newVM(l Limits) (*vm, error) {
 // newVMFor returns a fresh runtime for a program with the features f: it
 // sets up only what the program can reach (see features). What it leaves
 // out the program cannot observe: the constructors of generator and async
-// functions are disabled when the program has such functions, JSON is
-// taken (and JSON.parse replaced) before the script when it can name JSON,
-// and eval and GoError are deleted when it can name them.
+// functions are disabled when the program has such functions, and JSON is
+// taken (and JSON.parse replaced) before the script when it can name JSON;
+// eval and GoError are removed from every runtime.
 func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
@@ -89,8 +89,8 @@ func newVMFor(l Limits, f features) (*vm, error) {
 }
 
 // takeJSON takes JSON and JSON.stringify, and installs the sandbox's
-// JSON.parse (jsonparse_vm.go). It runs before the script, or, when the
-// script cannot reach JSON (see features), when the host first needs it.
+// JSON.parse (jsonparse_vm.go). It runs before the script: at once when
+// the script can name JSON (see features), else when the host needs it.
 func (v *vm) takeJSON() error {
 	if v.json != nil {
 		return nil
@@ -115,7 +115,9 @@ func (v *vm) takeJSON() error {
 //     lockdown.js, and so do the constructors of the generator and async
 //     kinds when the program has such functions (nothing else reaches them);
 //   - eval and GoError (goja's wrapper for Go errors: a host type, not a
-//     language built-in) are deleted when the program can name them.
+//     language built-in) are removed from every runtime, without making
+//     them (goja's RemoveGlobals): a script can reach the global object
+//     without naming it (see features).
 //
 // The serializer and the error describer are Go code (serialize.go): they
 // hold their own references to the built-ins they use, taken before the
@@ -152,13 +154,10 @@ func (v *vm) lockDown(fnProto *goja.Object, f features) error {
 	if err := global.DefineDataProperty("Function", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 		return err
 	}
-	if f.globals {
-		for _, name := range []string{"eval", "GoError"} {
-			if err := global.Delete(name); err != nil {
-				return err
-			}
-		}
-	}
+	// Always: a script can reach the global object without naming it (an
+	// accessor on Object.prototype whose getter is Object.prototype.valueOf
+	// hands it the global object for any undeclared name).
+	rt.RemoveGlobals("eval", "GoError")
 	return nil
 }
 

@@ -35,12 +35,12 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	if _, callable := goja.AssertFunction(then); callable {
 		return nil, errAsync
 	}
-	if err := v.takeJSON(); err != nil {
-		return nil, err
-	}
+	// The engine's own JSON.stringify: when the script could not name JSON
+	// it was not taken before the script ran, and the script may still have
+	// replaced it through the global object.
 	var out goja.Value
 	err := v.try(func() {
-		out = v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{val}})
+		out = v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{val}})
 	})
 	if err != nil {
 		return nil, err

@@ -51,3 +51,36 @@ func isProperty(v Value) bool {
 	_, ok := v.(*valueProperty)
 	return ok
 }
+
+// RemoveGlobals deletes names from the global object, as the delete
+// operator would, without making their values first: a built-in global of
+// removableGlobals that no one has read yet is only marked deleted. A
+// sandbox that must take eval away from every script pays nothing for the
+// function, and for GoError its constructor and prototype, it never makes
+// (FlowScript patch).
+func (r *Runtime) RemoveGlobals(names ...string) {
+	o, templated := r.globalObject.self.(*templatedObject)
+	for _, n := range names {
+		name := unistring.NewFromString(n)
+		if templated && removableGlobals[n] && o.tmpl.props[name] != nil {
+			if _, made := o.values[name]; !made {
+				o.materialisePropNames()
+				o._delete(name)
+				o.values[name] = nil // the white hole deleteStr leaves
+				continue
+			}
+		}
+		r.globalObject.self.deleteStr(name, false)
+	}
+}
+
+// removableGlobals are the global template's properties RemoveGlobals may
+// mark deleted unread: each is configurable (valueProp(…, true, false,
+// true) in createGlobalObjectTemplate), so delete always removes it.
+var removableGlobals = map[string]bool{"eval": true, "GoError": true}
+
+// StringifyJSON is the runtime's built-in JSON.stringify, whatever a
+// script did to the global JSON object or its stringify (FlowScript patch).
+func (r *Runtime) StringifyJSON(call FunctionCall) Value {
+	return r.builtinJSON_stringify(call)
+}

@@ -460,3 +460,66 @@ func goMatchFrom(re *regexp.Regexp, text string, pos int) []int {
 	}
 	return m
 }
+
+// TestRemoveGlobals: RemoveGlobals leaves a runtime as the delete operator
+// does, for globals read before and not, and the globals it marks deleted
+// unread are configurable in a fresh runtime (so delete would remove them).
+func TestRemoveGlobals(t *testing.T) {
+	const probe = `(function () {
+		const g = globalThis, out = [typeof eval, typeof GoError, "eval" in g, g.hasOwnProperty("GoError"),
+			Object.getOwnPropertyNames(g).join(","), JSON.stringify(Object.keys(g))];
+		try { eval("1") } catch (e) { out.push(e.name) }
+		g.eval = 5;
+		Object.defineProperty(g, "GoError", {value: 6, enumerable: true, configurable: true});
+		out.push(g.eval, GoError, Object.getOwnPropertyNames(g).slice(-3).join(","), JSON.stringify(Object.keys(g)));
+		return out.join(" | ");
+	})()`
+	for _, readFirst := range []bool{false, true} {
+		byDelete, byRemove := New(), New()
+		if readFirst {
+			for _, r := range []*Runtime{byDelete, byRemove} {
+				if _, err := r.RunString("typeof eval + typeof GoError"); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := byDelete.RunString("delete globalThis.eval; delete globalThis.GoError"); err != nil {
+			t.Fatal(err)
+		}
+		byRemove.RemoveGlobals("eval", "GoError")
+		want, err := byDelete.RunString(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := byRemove.RunString(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("read first %v:\n got %s\nwant %s", readFirst, got, want)
+		}
+		if !strings.Contains(got.String(), "undefined | undefined | false | false") {
+			t.Errorf("read first %v: eval or GoError is still there: %s", readFirst, got)
+		}
+	}
+	r := New()
+	for name := range removableGlobals {
+		v, err := r.RunString(`Object.getOwnPropertyDescriptor(globalThis, "` + name + `").configurable`)
+		if err != nil || !v.ToBoolean() {
+			t.Errorf("%s is not configurable in a fresh runtime (%v): RemoveGlobals must not remove it unread", name, err)
+		}
+	}
+}
+
+// TestStringifyJSONIsTheBuiltIn: StringifyJSON does what JSON.stringify
+// did before a script replaced it.
+func TestStringifyJSONIsTheBuiltIn(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`const o = {a: [1, "x", {b: null}], toString() { return "no" }}; globalThis.JSON = {stringify() { return "mine" }}; o`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.StringifyJSON(FunctionCall{Arguments: []Value{v}}).String(); got != `{"a":[1,"x",{"b":null}]}` {
+		t.Errorf("StringifyJSON = %s", got)
+	}
+}
