@@ -180,7 +180,7 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 			return nil, err
 		}
 	}
-	if obj, ok := ret.(*goja.Object); ok && obj.ClassName() == "Promise" {
+	if obj, ok := ret.(*goja.Object); ok && className(obj) == "Promise" {
 		return nil, errAsync
 	}
 	if fail, err := v.structuredFailure(ret); err != nil || fail != nil {
@@ -197,14 +197,18 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 // this run's marker.
 func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, bool) {
 	arr, ok := ret.(*goja.Object)
-	if !ok || arr.ClassName() != "Array" {
+	if !ok {
 		return nil, false
 	}
 	// The tail's array literal holds plain data properties. Whatever else
-	// the author returns (a Proxy whose get throws, say) is theirs: it is
-	// serialized, and reports its own error there.
+	// the author returns (a Proxy whose get throws, a revoked one whose
+	// class cannot even be read) is theirs: it is serialized, and reports
+	// its own error there.
 	var own goja.Value
 	_ = v.try(func() {
+		if arr.ClassName() != "Array" {
+			return
+		}
 		if first := arr.Get("0"); first != nil && first.SameAs(marker) {
 			own = arr.Get("1")
 		}

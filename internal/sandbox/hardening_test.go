@@ -274,3 +274,28 @@ func wantErrorContaining(t *testing.T, res Result, code Code, msg string) Error 
 }
 
 func jsonUnquote(s string, out *string) error { return json.Unmarshal([]byte(s), out) }
+
+// TestProxiesNeverCrashTheHost: a thrown or returned Proxy, revoked or
+// with traps that throw or loop, ends as the script's error (or output),
+// never as a panic of the Go code around the script; console.log of what
+// cannot be shown names it instead of failing the script.
+func TestProxiesNeverCrashTheHost(t *testing.T) {
+	for _, c := range []struct{ src, code, output string }{
+		{"throw new Proxy({}, {getPrototypeOf() { throw 1 }})", string(CodeScriptError), ""},
+		{"throw Object.create(new Proxy({}, {getPrototypeOf() { throw 1 }}))", string(CodeScriptError), ""},
+		{"const {proxy, revoke} = Proxy.revocable({}, {}); revoke(); return proxy", string(CodeScriptError), ""},
+		{"const {proxy, revoke} = Proxy.revocable({}, {}); revoke(); throw proxy", string(CodeScriptError), ""},
+		{"throw new Proxy({}, {getPrototypeOf() { for (;;) {} }})", string(CodeScriptError), ""},
+		{"const {proxy, revoke} = Proxy.revocable({}, {}); revoke(); console.log(proxy); return 'logged'", "", "logged"},
+		{"const a = {}; a.self = a; console.log(a, 1n); return 'logged'", "", "logged"},
+	} {
+		res := run(t, c.src)
+		if c.code == "" {
+			wantOutput(t, res, c.output)
+			continue
+		}
+		if res.Err == nil || string(res.Err.Code) != c.code {
+			t.Errorf("%s: %q, %+v; want %s", c.src, res.Output, res.Err, c.code)
+		}
+	}
+}

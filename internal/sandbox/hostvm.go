@@ -277,13 +277,13 @@ func (v *vm) formatLogArg(a goja.Value) (text string) {
 	}
 	defer func() {
 		if x := recover(); x != nil {
-			if _, thrown := x.(*goja.Exception); !thrown {
+			if !isThrow(x) {
 				panic(x) // an interrupt or a stack overflow: the run ends
 			}
-			text = "[" + obj.ClassName() + " that cannot be shown]"
+			text = "[" + className(obj) + " that cannot be shown]"
 		}
 	}()
-	if obj.ClassName() == "Error" {
+	if className(obj) == "Error" {
 		return stringOf(obj.Get("name")) + ": " + stringOf(obj.Get("message"))
 	}
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
@@ -291,9 +291,34 @@ func (v *vm) formatLogArg(a goja.Value) (text string) {
 	}
 	out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
 	if out == nil || goja.IsUndefined(out) {
-		return "[" + obj.ClassName() + "]"
+		return "[" + className(obj) + "]"
 	}
 	return out.String()
+}
+
+// isThrow reports whether a panic out of goja is a JavaScript throw: an
+// *goja.Exception, or the value a built-in throws (a TypeError's object),
+// not an interrupt or a stack overflow.
+func isThrow(x any) bool {
+	switch x.(type) {
+	case *goja.Exception, goja.Value:
+		return true
+	}
+	return false
+}
+
+// className is obj's class, or "Proxy" for a revoked Proxy, whose class
+// goja panics to read.
+func className(obj *goja.Object) (class string) {
+	defer func() {
+		if x := recover(); x != nil {
+			if !isThrow(x) {
+				panic(x)
+			}
+			class = "Proxy"
+		}
+	}()
+	return obj.ClassName()
 }
 
 // logBook holds a run's console lines within its caps.

@@ -2,6 +2,7 @@ package goja
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -521,5 +522,38 @@ func TestStringifyJSONIsTheBuiltIn(t *testing.T) {
 	}
 	if got := r.StringifyJSON(FunctionCall{Arguments: []Value{v}}).String(); got != `{"a":[1,"x",{"b":null}]}` {
 		t.Errorf("StringifyJSON = %s", got)
+	}
+}
+
+// TestUnwrapRunsNoScript: errors.As on the Exception of a thrown Proxy
+// (or an object whose prototype is one) never runs its traps, revoked or
+// not, and a GoError still unwraps to its Go error.
+func TestUnwrapRunsNoScript(t *testing.T) {
+	r := New()
+	for _, src := range []string{
+		`throw new Proxy({}, {getPrototypeOf() { throw new Error("trap ran") }})`,
+		`throw Object.create(new Proxy({}, {getPrototypeOf() { throw new Error("trap ran") }}))`,
+		`const {proxy, revoke} = Proxy.revocable({}, {}); revoke(); throw proxy`,
+	} {
+		_, err := r.RunString(src)
+		var ex *Exception
+		if !errors.As(err, &ex) {
+			t.Fatalf("%s: %v, want an Exception", src, err)
+		}
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("%s: errors.As panicked: %v", src, p)
+				}
+			}()
+			var target *InterruptedError
+			_ = errors.As(err, &target)
+		}()
+	}
+	goErr := errors.New("from Go")
+	r.Set("fail", func() { panic(r.NewGoError(goErr)) })
+	_, err := r.RunString(`fail()`)
+	if !errors.Is(err, goErr) {
+		t.Errorf("a GoError: %v, want it to unwrap to the Go error", err)
 	}
 }

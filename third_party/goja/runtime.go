@@ -418,15 +418,37 @@ func (e *Exception) Value() Value {
 }
 
 func (e *Exception) Unwrap() error {
-	if obj, ok := e.val.(*Object); ok {
-		if obj.runtime.getGoError().self.hasInstance(obj) {
-			if val := obj.Get("value"); val != nil {
-				e1, _ := val.Export().(error)
-				return e1
-			}
+	if obj, ok := e.val.(*Object); ok && isGoErrorInstance(obj) {
+		if val := obj.Get("value"); val != nil {
+			e1, _ := val.Export().(error)
+			return e1
 		}
 	}
 	return nil
+}
+
+// isGoErrorInstance reports whether GoError.prototype is on obj's
+// prototype chain without running any script: a Proxy on the chain (whose
+// getPrototypeOf trap is the script's code, and may throw, loop or be
+// revoked) ends the walk, since GoError's errors are never proxies. Upstream
+// ran hasInstance, so errors.Is or errors.As on the Exception of a thrown
+// Proxy ran its trap outside any Try (FlowScript patch).
+func isGoErrorInstance(obj *Object) bool {
+	proto, _ := obj.runtime.getGoError().self.getStr("prototype", nil).(*Object)
+	if proto == nil {
+		return false
+	}
+	for o := obj; ; {
+		if _, isProxy := o.self.(*proxyObject); isProxy {
+			return false
+		}
+		if o = o.self.proto(); o == nil {
+			return false
+		}
+		if o == proto {
+			return true
+		}
+	}
 }
 
 func (e *Exception) Stack() []StackFrame {
