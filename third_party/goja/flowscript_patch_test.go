@@ -557,3 +557,44 @@ func TestUnwrapRunsNoScript(t *testing.T) {
 		t.Errorf("a GoError: %v, want it to unwrap to the Go error", err)
 	}
 }
+
+// TestIteratorWithoutNext: an iterator whose next is no function throws a
+// TypeError the script can catch when a loop steps it (upstream called a
+// nil func: an InternalError), in every form of iteration, as Node does.
+func TestIteratorWithoutNext(t *testing.T) {
+	v, err := New().RunString(probeIteratorWithoutNext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "forOf X: TypeError, spread X: TypeError, destructure X: TypeError, custom X: TypeError, forOf undefined: TypeError, spread undefined: TypeError, destructure undefined: TypeError, custom undefined: TypeError"
+	if v.String() != want {
+		t.Errorf("got  %s\nwant %s", v, want)
+	}
+}
+
+// probeIteratorWithoutNext runs each form of iteration over an iterator
+// whose next is no function; its own loops use indexes, since it breaks
+// the array iterators' next.
+const probeIteratorWithoutNext = `(function () {
+	const out = [];
+	const proto = Object.getPrototypeOf([][Symbol.iterator]());
+	const saved = proto.next;
+	const names = ["forOf", "spread", "destructure", "custom"];
+	const forms = [
+		function () { for (const x of [1, 2]); },
+		function () { return [...[1, 2]]; },
+		function () { const [a] = [1]; return a; },
+		function () { for (const x of {[Symbol.iterator]() { return {next: proto.next}; }}); },
+	];
+	const nexts = ["X", undefined];
+	for (let j = 0; j < nexts.length; j++) {
+		for (let i = 0; i < forms.length; i++) {
+			proto.next = nexts[j];
+			let r;
+			try { forms[i](); r = "no error"; } catch (e) { r = e.name; }
+			proto.next = saved;
+			out.push(names[i] + " " + nexts[j] + ": " + r);
+		}
+	}
+	return out.join(", ");
+})()`

@@ -2810,6 +2810,12 @@ func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *itera
 			plain = r.resultless(iter, obj)
 		}
 	}
+	if next == nil {
+		// The standard's IteratorNext calls next and throws a TypeError
+		// there when it is no function; upstream called a nil func
+		// (FlowScript patch).
+		next = func(FunctionCall) Value { panic(r.NewTypeError("iterator.next is not a function")) }
+	}
 
 	return &iteratorRecord{
 		iterator: iter,
