@@ -422,10 +422,27 @@ func overflowedCompiling(text string) bool {
 		}
 		for _, prefix := range compilingFrames {
 			if strings.HasPrefix(line, prefix) {
-				return true
+				// The parser also compiles a RegExp the script builds
+				// (new RegExp): below that, the engine runs the script.
+				return !runningScript(rest)
 			}
 		}
 		return false
+	}
+	return false
+}
+
+// runningScript reports whether the goroutine's frames (up to the blank
+// line that ends them; Go elides the middle of a deep stack but prints its
+// bottom) hold the engine's interpreter loop: the script was running.
+func runningScript(frames string) bool {
+	for line := range strings.Lines(frames) {
+		if strings.TrimSpace(line) == "" {
+			return false
+		}
+		if strings.HasPrefix(line, "github.com/dop251/goja.(*vm).run(") {
+			return true
+		}
 	}
 	return false
 }

@@ -20,6 +20,9 @@ func TestOverflowedCompiling(t *testing.T) {
 		{"running the script", "runtime.morestack()\n\t/go/asm.s:1\ngithub.com/dop251/goja.(*vm).run(0x1)\n\t/x/vm.go:1\ngithub.com/dop251/goja/parser.x()\n", false},
 		{"standard library only, then another goroutine", "strconv.ParseInt(0x1)\n\t/go/n.go:1\n\ngoroutine 2 [select]:\ngithub.com/dop251/goja/parser.x()\n", false},
 		{"the worker's main", "main.main()\n\t/x/main.go:1\n", false},
+		{"a RegExp the script builds", "github.com/dop251/goja/parser.(*_RegExp_parser).scan(0x1)\n\t/x/regexp.go:1\n...additional frames elided...\n" +
+			"github.com/dop251/goja.(*Runtime).builtin_newRegExp(0x1)\n\t/x/builtin_regexp.go:1\ngithub.com/dop251/goja.(*vm).run(0x1)\n\t/x/vm.go:1\n", false},
+		{"the parser, then another goroutine running", "github.com/dop251/goja/parser.x()\n\t/x/p.go:1\n\ngoroutine 2 [running]:\ngithub.com/dop251/goja.(*vm).run(0x1)\n", true},
 	}
 	for _, tt := range tests {
 		if got := overflowedCompiling(head + tt.frames); got != tt.want {

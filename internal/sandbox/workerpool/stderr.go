@@ -16,7 +16,10 @@ type stderrTail struct {
 }
 
 const (
-	stderrHeadMax = 8 << 10
+	// The head holds a fatal error's first goroutine whole: Go prints the
+	// innermost and the outermost 50 frames of a deep stack, 15–25 KB,
+	// and the outermost tell compiling from running (overflowedCompiling).
+	stderrHeadMax = 32 << 10
 	stderrTailMax = 4 << 10
 )
 
