@@ -2,6 +2,7 @@ package templatesapi
 
 import (
 	"encoding/json"
+	"github.com/flowscript/flowscript/flowjob"
 	"net/http"
 	"slices"
 	"strings"
@@ -118,5 +119,29 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 		if _, ok := op.Responses["429"]; !ok {
 			t.Errorf("%s %s documents no 429: a save whose check finds no free worker answers SANDBOX_BUSY", method, path)
 		}
+	}
+}
+
+// TestOpenAPITestInputsCap: the document's cap on a test run's inputs is
+// the service's, which is a job's.
+func TestOpenAPITestInputsCap(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas struct {
+				TestRequest struct {
+					Properties struct {
+						InputVariables struct {
+							MaxItems int `json:"maxItems"`
+						} `json:"inputVariables"`
+					} `json:"properties"`
+				} `json:"TestRequest"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPISource, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Components.Schemas.TestRequest.Properties.InputVariables.MaxItems; got != MaxTestInputs || MaxTestInputs != flowjob.MaxInputVariables {
+		t.Errorf("TestRequest.inputVariables.maxItems = %d, MaxTestInputs = %d, a job's cap %d: want all equal", got, MaxTestInputs, flowjob.MaxInputVariables)
 	}
 }

@@ -16,8 +16,9 @@ import (
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
-// MaxTestInputs caps the input variables of one test run.
-const MaxTestInputs = 100
+// MaxTestInputs caps the input variables of one test run: as many as a
+// job's action may take, so every script that runs can be tested.
+const MaxTestInputs = flowjob.MaxInputVariables
 
 // MaxTestResolutions caps the approvals one test run answers: each is one
 // more run of the script.
