@@ -7,8 +7,8 @@ import (
 )
 
 // serialize turns the script's result into its output, as DESIGN.md §3
-// says: a string as is; an object or array through JSON.stringify (the
-// original, taken before the script ran); any other primitive as its
+// says: a string as is; an object or array through the engine's own
+// JSON.stringify (whatever the script did to JSON); any other primitive as its
 // string; undefined and null as "". A thenable is an async result, refused
 // with errAsync (the caller refuses native Promises before).
 //
