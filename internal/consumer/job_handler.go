@@ -111,10 +111,14 @@ const resultHeaderRoom = 4 << 10
 // times larger (each < > & or control character is \u00XX). A result
 // that cannot be over limit, even escaped, is not encoded here.
 func (h *jobHandler) resultSize(v actions.Verdict) (size, limit int) {
-	if !v.Answer || h.nc == nil || h.nc.MaxPayload() <= 0 {
+	if !v.Answer || h.nc == nil {
 		return 0, 0
 	}
-	limit = int(h.nc.MaxPayload()) - resultHeaderRoom
+	maxPayload := h.nc.MaxPayload() // 0 before the first connection
+	if maxPayload <= 0 {
+		return 0, 0
+	}
+	limit = int(maxPayload) - resultHeaderRoom
 	if 6*rawResultBytes(&v.Result) < limit {
 		return 0, limit
 	}
