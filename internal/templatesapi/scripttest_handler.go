@@ -178,9 +178,19 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
 		fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
 	}
+	// The capabilities are checked as a job's are (flowjob refuses unknown
+	// and repeated names), so a list the test accepts is one a job may carry.
+	firstAt := map[string]int{}
 	for i, c := range body.Capabilities {
+		field := fmt.Sprintf("capabilities[%d]", i)
+		if j, dup := firstAt[c]; dup {
+			fields = append(fields, fieldError{Field: field, Code: "DUPLICATE_CAPABILITY",
+				Message: fmt.Sprintf("%s %q is already capabilities[%d]; name each capability once", field, c, j)})
+			continue
+		}
+		firstAt[c] = i
 		if !slices.Contains(flowjob.KnownCapabilities, c) {
-			fields = append(fields, fieldError{Field: fmt.Sprintf("capabilities[%d]", i), Code: "UNKNOWN_CAPABILITY",
+			fields = append(fields, fieldError{Field: field, Code: "UNKNOWN_CAPABILITY",
 				Message: fmt.Sprintf("unknown capability %q: known are %s (console needs none)", c, strings.Join(flowjob.KnownCapabilities, ", "))})
 		}
 	}

@@ -242,6 +242,13 @@ func TestScriptTestWithCapabilities(t *testing.T) {
 	if e := r.apiErr(t); !strings.Contains(e.Message, `unknown capability "fetch"`) {
 		t.Errorf("an unknown capability: %s", r.raw)
 	}
+	// A job refuses a repeated capability (flowjob), so the test run does.
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "tenantId": "acme", "capabilities": []string{"api", "kv", "api"}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); len(e.Fields) != 1 || e.Fields[0].Field != "capabilities[2]" || e.Fields[0].Code != "DUPLICATE_CAPABILITY" ||
+		!strings.Contains(e.Message, `"api" is already capabilities[0]`) {
+		t.Errorf("a repeated capability: %s", r.raw)
+	}
 }
 
 // A test run answers the script's approval requests with the request's
