@@ -228,22 +228,25 @@ func (d *clusterDrill) resultsStored() int {
 	return int(s.CachedInfo().State.Msgs)
 }
 
-// streamInfo reads a stream's state, retrying while the cluster elects.
+// streamState reads a stream's state, retrying for up to a minute while
+// the cluster elects or a resumed node catches up. The wait is a time, not
+// a count of tries: a node that answers "no leader" at once would use up
+// 30 tries in 6 s.
 func (d *clusterDrill) streamState(name string) jetstream.StreamState {
 	d.t.Helper()
-	var err error
-	for range 30 {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		var s jetstream.Stream
-		s, err = d.js.Stream(ctx, name)
+		s, err := d.js.Stream(ctx, name)
 		cancel()
 		if err == nil {
 			return s.CachedInfo().State
 		}
+		if time.Now().After(deadline) {
+			d.t.Fatalf("stream %s info: still failing after 60s: %v", name, err)
+		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	d.t.Fatalf("stream %s info: %v", name, err)
-	return jetstream.StreamState{}
 }
 
 // check waits for the drill's outcome and checks it: one result per job,
@@ -299,8 +302,11 @@ func (d *clusterDrill) checkEachResult() {
 	var stream jetstream.Stream
 	var err error
 	for stream == nil {
-		if stream, err = d.js.Stream(ctx, d.cfg.ResultsStream); err != nil && ctx.Err() != nil {
-			d.t.Fatalf("opening %s: %v", d.cfg.ResultsStream, err)
+		if stream, err = d.js.Stream(ctx, d.cfg.ResultsStream); err != nil {
+			if ctx.Err() != nil {
+				d.t.Fatalf("opening %s: %v", d.cfg.ResultsStream, err)
+			}
+			time.Sleep(100 * time.Millisecond) // an election: ask again
 		}
 	}
 	for _, id := range d.jobs {
