@@ -114,8 +114,13 @@ func (l Limits) Validate() error {
 		"SANDBOX_MEMORY_MB must be between 1 and 4096, got %d", l.MemoryMB)
 	check(l.MaxParallel >= 1 && l.MaxParallel <= 1024,
 		"SANDBOX_MAX_PARALLEL must be between 1 and 1024, got %d", l.MaxParallel)
-	check(l.MaxSourceBytes >= 1, "SANDBOX_MAX_SOURCE_BYTES must be positive, got %d", l.MaxSourceBytes)
-	check(l.MaxInputBytes >= 1, "SANDBOX_MAX_INPUT_BYTES must be positive, got %d", l.MaxInputBytes)
+	// The defaults are a job's own caps (flowjob.MaxSourceBytes and
+	// MaxInputBytes): a larger setting would let the templates API test and
+	// save scripts no job can carry.
+	check(l.MaxSourceBytes >= 1 && l.MaxSourceBytes <= DefaultMaxSourceBytes,
+		"SANDBOX_MAX_SOURCE_BYTES must be between 1 and %d (a job carries no larger source), got %d", DefaultMaxSourceBytes, l.MaxSourceBytes)
+	check(l.MaxInputBytes >= 1 && l.MaxInputBytes <= DefaultMaxInputBytes,
+		"SANDBOX_MAX_INPUT_BYTES must be between 1 and %d (a job carries no larger inputs), got %d", DefaultMaxInputBytes, l.MaxInputBytes)
 	check(l.MaxOutputBytes >= 1, "SANDBOX_MAX_OUTPUT_BYTES must be positive, got %d", l.MaxOutputBytes)
 	check(l.MaxCallStackSize >= 10 && l.MaxCallStackSize <= 100000,
 		"SANDBOX_MAX_CALL_STACK must be between 10 and 100000, got %d", l.MaxCallStackSize)

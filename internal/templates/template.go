@@ -112,10 +112,24 @@ func (d Draft) Validate(maxSourceBytes int) error {
 	return &ValidationError{Fields: fields}
 }
 
-// ValidateSource checks a script source against the rules every stored or
-// tested source follows (required, under maxSourceBytes, UTF-8, no NUL),
-// without compiling it.
+// ValidateSource checks a script source against the rules every stored
+// source follows (ValidateRunnableSource's, and no NUL: PostgreSQL text
+// cannot hold one), without compiling it.
 func ValidateSource(source string, maxSourceBytes int) []FieldError {
+	if fields := ValidateRunnableSource(source, maxSourceBytes); fields != nil {
+		return fields
+	}
+	if strings.IndexByte(source, 0) >= 0 {
+		return []FieldError{{Field: "source", Code: CodeInvalidText,
+			Message: "source contains a NUL character (U+0000), which a template cannot store: write it as \\0 inside a string literal"}}
+	}
+	return nil
+}
+
+// ValidateRunnableSource checks a source as a job's is checked before it
+// runs (required, under maxSourceBytes, UTF-8), without compiling it: the
+// rules of a test run, which may run what a job may carry.
+func ValidateRunnableSource(source string, maxSourceBytes int) []FieldError {
 	bad := func(code, format string, args ...any) []FieldError {
 		return []FieldError{{Field: "source", Code: code, Message: fmt.Sprintf(format, args...)}}
 	}
@@ -126,8 +140,6 @@ func ValidateSource(source string, maxSourceBytes int) []FieldError {
 		return bad(CodeTooLong, "source is %d bytes, over the limit of %d (SANDBOX_MAX_SOURCE_BYTES): move data out of the script into input variables", len(source), maxSourceBytes)
 	case !utf8.ValidString(source):
 		return bad(CodeInvalidText, "source is not valid UTF-8 text")
-	case strings.IndexByte(source, 0) >= 0:
-		return bad(CodeInvalidText, "source contains a NUL character (U+0000): write it as \\0 inside a string literal")
 	}
 	return nil
 }

@@ -48,6 +48,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 		return newError(http.StatusBadRequest, CodeInvalidUTF8,
 			fmt.Sprintf("the body escapes half of a UTF-16 surrogate pair at offset %d, which is no character: send UTF-8 text", at))
 	}
+	if bytes.Equal(bytes.TrimSpace(raw), []byte("null")) { // encoding/json would leave dst as it is
+		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got null")
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {

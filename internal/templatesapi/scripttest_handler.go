@@ -14,6 +14,7 @@ import (
 	"github.com/flowscript/flowscript/internal/jsident"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/templates"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // MaxTestInputs caps the input variables of one test run: as many as a
@@ -35,10 +36,28 @@ const MaxTestResolutions = 10
 // signed or stored.
 type testRequest struct {
 	Source         string            `json:"source"`
-	InputVariables []sandbox.Input   `json:"inputVariables"`
+	InputVariables []*testInput      `json:"inputVariables"`
 	TenantID       string            `json:"tenantId"`
 	Capabilities   []string          `json:"capabilities"`
 	Resolutions    []json.RawMessage `json:"resolutions"`
+}
+
+// testInput is one input of a test run: its value is required, as a
+// job's is (it may be ""), so an absent or null value is the caller's
+// mistake and not an empty input.
+type testInput struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+}
+
+// inputs are the request's inputs for the sandbox (validateTest has
+// refused null entries and values).
+func (b testRequest) inputs() []sandbox.Input {
+	in := make([]sandbox.Input, len(b.InputVariables))
+	for i, v := range b.InputVariables {
+		in[i] = sandbox.Input{Name: v.Name, Value: *v.Value}
+	}
+	return in
 }
 
 // approvalStep is one approval request of a test run and the resolution
@@ -92,8 +111,9 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	names := make([]string, len(body.InputVariables))
-	for i, in := range body.InputVariables {
+	inputs := body.inputs()
+	names := make([]string, len(inputs))
+	for i, in := range inputs {
 		names[i] = in.Name
 	}
 	// The builder and the guardrails look at the source in a worker first:
@@ -111,7 +131,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	if res.Err == nil {
 		res.Err = checked.Report.Compile
 	}
-	req := sandbox.Request{Source: body.Source, Inputs: body.InputVariables}
+	req := sandbox.Request{Source: body.Source, Inputs: inputs}
 	if len(body.Capabilities) > 0 {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
 		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: body.TenantID, SessionID: "test-run", Capabilities: body.Capabilities})
@@ -171,63 +191,94 @@ func busy(limit int) *httpError {
 	return newError(http.StatusTooManyRequests, CodeSandboxBusy, sandbox.BusyMessage(limit)).with("Retry-After", "1")
 }
 
-// validateTest checks what a run would refuse as the caller's mistake, so
-// it is a 422 naming the field and not a script result.
+// validateTest checks what a job carrying the same script would refuse
+// (flowjob's rules and the sandbox's limits), so it is a 422 naming the
+// field and not a script result. Like a job's, the list stops at
+// flowjob.MaxFieldErrors problems, and values the caller sent are quoted
+// cut to 40 bytes.
 func (s *Server) validateTest(body testRequest) *httpError {
 	var fields []fieldError
-	for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
-		fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
+	unlisted := 0
+	add := func(field, code, format string, args ...any) {
+		if len(fields) == flowjob.MaxFieldErrors {
+			unlisted++
+			return
+		}
+		fields = append(fields, fieldError{Field: field, Code: code, Message: fmt.Sprintf(format, args...)})
+	}
+	for _, f := range templates.ValidateRunnableSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
+		add(f.Field, f.Code, "%s", f.Message)
+	}
+	if len(body.TenantID) > flowjob.MaxRefBytes {
+		add("tenantId", templates.CodeTooLong, "tenantId is %d bytes, over the limit of %d", len(body.TenantID), flowjob.MaxRefBytes)
 	}
 	// The capabilities are checked as a job's are (flowjob refuses unknown
-	// and repeated names), so a list the test accepts is one a job may carry.
-	firstAt := map[string]int{}
-	for i, c := range body.Capabilities {
-		field := fmt.Sprintf("capabilities[%d]", i)
-		if j, dup := firstAt[c]; dup {
-			fields = append(fields, fieldError{Field: field, Code: "DUPLICATE_CAPABILITY",
-				Message: fmt.Sprintf("%s %q is already capabilities[%d]; name each capability once", field, c, j)})
-			continue
-		}
-		firstAt[c] = i
-		if !slices.Contains(flowjob.KnownCapabilities, c) {
-			fields = append(fields, fieldError{Field: field, Code: "UNKNOWN_CAPABILITY",
-				Message: fmt.Sprintf("unknown capability %q: known are %s (console needs none)", c, strings.Join(flowjob.KnownCapabilities, ", "))})
+	// and repeated names), so a list the test accepts is one a job may
+	// carry; a list longer than the known names must repeat one.
+	if len(body.Capabilities) > len(flowjob.KnownCapabilities) {
+		add("capabilities", templates.CodeTooLong, "capabilities has %d entries: a job asks for each of %s at most once",
+			len(body.Capabilities), strings.Join(flowjob.KnownCapabilities, ", "))
+	} else {
+		firstAt := map[string]int{}
+		for i, c := range body.Capabilities {
+			field := fmt.Sprintf("capabilities[%d]", i)
+			if j, dup := firstAt[c]; dup {
+				add(field, "DUPLICATE_CAPABILITY", "%s %s is already capabilities[%d]; name each capability once", field, quoted(c), j)
+				continue
+			}
+			firstAt[c] = i
+			if !slices.Contains(flowjob.KnownCapabilities, c) {
+				add(field, "UNKNOWN_CAPABILITY", "unknown capability %s: known are %s (console needs none)", quoted(c), strings.Join(flowjob.KnownCapabilities, ", "))
+			}
 		}
 	}
 	if len(body.Resolutions) > MaxTestResolutions {
-		fields = append(fields, fieldError{Field: "resolutions", Code: templates.CodeTooLong,
-			Message: fmt.Sprintf("resolutions has %d entries, over the limit of %d", len(body.Resolutions), MaxTestResolutions)})
+		add("resolutions", templates.CodeTooLong, "resolutions has %d entries, over the limit of %d", len(body.Resolutions), MaxTestResolutions)
 	}
 	if len(body.InputVariables) > MaxTestInputs {
-		fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,
-			Message: fmt.Sprintf("inputVariables has %d entries, over the limit of %d", len(body.InputVariables), MaxTestInputs)})
+		add("inputVariables", templates.CodeTooLong, "inputVariables has %d entries, over the limit of %d", len(body.InputVariables), MaxTestInputs)
 	} else {
 		seen := map[string]int{}
 		size := 0
 		for i, in := range body.InputVariables {
+			if in == nil {
+				add(fmt.Sprintf("inputVariables[%d]", i), "INVALID_INPUT", "inputVariables[%d] must be an object with a name and a value, got null", i)
+				continue
+			}
+			if in.Value == nil {
+				add(fmt.Sprintf("inputVariables[%d].value", i), templates.CodeRequired,
+					"inputVariables[%d].value is required: a string, which may be \"\"", i)
+			} else {
+				size += len(*in.Value)
+			}
+			size += len(in.Name)
 			field := fmt.Sprintf("inputVariables[%d].name", i)
-			size += len(in.Name) + len(in.Value)
 			if err := jsident.Check(in.Name); err != nil {
-				fields = append(fields, fieldError{Field: field, Code: "INVALID_NAME",
-					Message: fmt.Sprintf("%s %q is not a usable JavaScript parameter name: %v", field, in.Name, err)})
+				add(field, "INVALID_NAME", "%s %s is not a usable JavaScript parameter name: %v", field, quoted(in.Name), err)
 				continue
 			}
 			if j, dup := seen[in.Name]; dup {
-				fields = append(fields, fieldError{Field: field, Code: "DUPLICATE_NAME",
-					Message: fmt.Sprintf("%s %q is already used by inputVariables[%d]; each input needs its own name", field, in.Name, j)})
+				add(field, "DUPLICATE_NAME", "%s %s is already used by inputVariables[%d]; each input needs its own name", field, quoted(in.Name), j)
 				continue
 			}
 			seen[in.Name] = i
 		}
 		if size > s.cfg.Sandbox.MaxInputBytes {
-			fields = append(fields, fieldError{Field: "inputVariables", Code: templates.CodeTooLong,
-				Message: fmt.Sprintf("inputVariables are %d bytes in all, over the limit of %d (SANDBOX_MAX_INPUT_BYTES)", size, s.cfg.Sandbox.MaxInputBytes)})
+			add("inputVariables", templates.CodeTooLong, "inputVariables are %d bytes in all, over the limit of %d (SANDBOX_MAX_INPUT_BYTES)", size, s.cfg.Sandbox.MaxInputBytes)
 		}
 	}
 	if len(fields) == 0 {
 		return nil
 	}
 	msg := "the script was not run: " + fields[0].Message
-	msg += moreProblems(len(fields) - 1)
+	if unlisted > 0 {
+		msg += fmt.Sprintf(" (and %d more problems, the first %d listed in fields)", len(fields)-1+unlisted, len(fields)-1)
+	} else {
+		msg += moreProblems(len(fields) - 1)
+	}
 	return newError(http.StatusUnprocessableEntity, CodeValidationFailed, msg, fields...)
 }
+
+// quoted is a value the caller sent, quoted for a message and cut as a
+// job's messages cut it (40 bytes).
+func quoted(v string) string { return textcut.Quote(v, 40) }

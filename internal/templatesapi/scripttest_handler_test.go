@@ -128,16 +128,75 @@ func TestScriptTestRefusesBadInput(t *testing.T) {
 		{"value not a string", `{"source":"return 1","inputVariables":[{"name":"a","value":1}]}`, 400, "inputVariables.value"},
 		{"unknown field in an input", `{"source":"return 1","inputVariables":[{"name":"a","value":"1","type":"x"}]}`, 400, "type"},
 		{"unknown top-level field", `{"source":"return 1","timeout":99999}`, 400, "timeout"},
+		// A job's input needs a value (it may be ""): so does a test run's.
+		{"input without a value", `{"source":"return a","inputVariables":[{"name":"a"}]}`, 422, "inputVariables[0].value"},
+		{"input value null", `{"source":"return a","inputVariables":[{"name":"a","value":null}]}`, 422, "inputVariables[0].value"},
+		{"input null", `{"source":"return 1","inputVariables":[{"name":"a","value":""},null]}`, 422, "inputVariables[1]"},
+		{"tenant id over a job's cap", map[string]any{"source": "return 1", "tenantId": strings.Repeat("t", 257)}, 422, "tenantId"},
+		{"more capabilities than there are", map[string]any{"source": "return 1", "capabilities": []string{"api", "kv", "approval", "kv"}}, 422, "capabilities"},
+		{"body null", `null`, 400, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := a.authed("POST", "/api/scripts/test", tt.body)
 			wantStatus(t, r, tt.status)
 			e := r.apiErr(t)
-			if len(e.Fields) == 0 || e.Fields[0].Field != tt.field {
+			switch {
+			case tt.field == "" && len(e.Fields) != 0:
+				t.Errorf("error %+v, want no fields", e)
+			case tt.field != "" && (len(e.Fields) == 0 || e.Fields[0].Field != tt.field):
 				t.Errorf("error %+v, want the first field to be %s", e, tt.field)
 			}
 		})
+	}
+}
+
+// A request full of problems gets an answer of a bounded size: one problem
+// for an overlong capability list whatever its length (30,000 here, the
+// test config's body limit), at most
+// flowjob.MaxFieldErrors fields otherwise, and sent values quoted cut.
+func TestScriptTestAnswersBadInputBriefly(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	r := a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "capabilities": make([]string, 30_000)})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); len(e.Fields) != 1 || e.Fields[0].Field != "capabilities" || len(r.raw) > 1024 {
+		t.Errorf("30,000 capabilities: %d bytes: %.300s", len(r.raw), r.raw)
+	}
+
+	inputs := make([]any, 0, 128)
+	for i := range 128 {
+		inputs = append(inputs, input(fmt.Sprintf("%d%s", i, strings.Repeat("n", 20)), ""))
+	}
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "inputVariables": inputs})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	e := r.apiErr(t)
+	if len(e.Fields) != 50 || !strings.Contains(e.Message, "(and 127 more problems, the first 49 listed in fields)") {
+		t.Errorf("128 bad names: %d fields, message %q", len(e.Fields), e.Message)
+	}
+
+	long := strings.Repeat("x", 4000)
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "capabilities": []string{long}})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); !strings.Contains(e.Message, `unknown capability "`+strings.Repeat("x", 37)+`"…`) || len(r.raw) > 1024 {
+		t.Errorf("a 4,000-byte capability is not quoted cut: %.400s", r.raw)
+	}
+}
+
+// A NUL character runs in a job's source, so a test run runs it; only a
+// template cannot store it.
+func TestScriptTestRunsWhatOnlyStorageRefuses(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	source := "return 'a\x00b'.length" // a raw NUL inside a string literal
+	r, out := a.testRun(map[string]any{"source": source})
+	if r.status != http.StatusOK || !out.OK || out.Output == nil || *out.Output != "3" {
+		t.Errorf("a test run of a source with a NUL: %d %s", r.status, r.raw)
+	}
+	r = a.authed("POST", "/api/script-templates", map[string]string{"name": "nul", "source": source})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); len(e.Fields) != 1 || e.Fields[0].Field != "source" || !strings.Contains(e.Message, "cannot store") {
+		t.Errorf("saving a source with a NUL: %s", r.raw)
 	}
 }
 

@@ -4,7 +4,10 @@
 // asked.
 package textcut
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Ellipsis marks a cut text.
 const Ellipsis = "…"
@@ -24,4 +27,15 @@ func Cut(s string, limit int) (string, bool) {
 		return "", true
 	}
 	return s[:n] + Ellipsis, true
+}
+
+// Quote is s quoted as Go quotes a string (strconv.Quote), for a message
+// that names a value the caller sent: s is cut first to limit bytes, and a
+// cut text ends in Ellipsis outside the quotes.
+func Quote(s string, limit int) string {
+	c, cut := Cut(s, limit)
+	if !cut {
+		return strconv.Quote(c)
+	}
+	return strconv.Quote(c[:len(c)-len(Ellipsis)]) + Ellipsis
 }

@@ -27,6 +27,23 @@ func TestCut(t *testing.T) {
 	}
 }
 
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		limit int
+		want  string
+	}{
+		{"api", 40, `"api"`},
+		{"a\x00\"b", 40, `"a\x00\"b"`},
+		{"abcdef", 5, `"ab"…`},
+		{"ééé", 5, `"é"…`},
+	} {
+		if got := Quote(tc.in, tc.limit); got != tc.want {
+			t.Errorf("Quote(%q, %d) = %s, want %s", tc.in, tc.limit, got, tc.want)
+		}
+	}
+}
+
 func FuzzCut(f *testing.F) {
 	f.Add("héllo wörld", 5)
 	f.Add(strings.Repeat("😀", 10), 7)
