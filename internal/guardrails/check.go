@@ -53,7 +53,7 @@ func scan(source string, inputNames []string) ([]Finding, uses, error) {
 		findings, err := parseFailure(text, source, err)
 		return findings, uses{}, err
 	}
-	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}}
+	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}, inputsUnknown: inputNames == nil}
 	if deep := sandbox.TooDeep(prog); deep != nil {
 		pos := c.file.Position(int(deep.Idx0()) - c.file.Base())
 		line, col := clampToSource(source, pos.Line-c.lineShift, pos.Column)

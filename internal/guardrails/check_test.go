@@ -131,6 +131,28 @@ func TestCheckSeverities(t *testing.T) {
 	}
 }
 
+// Checked without its inputs (a template at save time), a body-form
+// source that reads a host global's name may be reading an input of that
+// name: the error stays, and says how to declare the input. With the
+// inputs known (a test run, a job), an input of that name is no finding.
+func TestCheckWithoutInputsSaysHowToDeclareOne(t *testing.T) {
+	const source = "return document.replace(/\\D/g, '')"
+	got, err := Check(source, nil)
+	if err != nil || len(got) != 1 || got[0].Severity != SeverityError ||
+		!strings.HasSuffix(got[0].Message, "; if a job gives the script an input named document, declare it as a parameter: function execute(document) { … }") {
+		t.Errorf("saved without inputs: %v, %v", got, err)
+	}
+	if got, _ := Check(source, []string{}); len(got) != 1 || strings.Contains(got[0].Message, "input named") {
+		t.Errorf("with no inputs: %v", got)
+	}
+	if got, _ := Check(source, []string{"document"}); len(got) != 0 {
+		t.Errorf("with an input named document: %v", got)
+	}
+	if got, _ := Check("function execute(document) { return document.trim() }", nil); len(got) != 0 {
+		t.Errorf("declared as execute's parameter: %v", got)
+	}
+}
+
 func TestCheckImportIsASyntaxErrorWithAFinding(t *testing.T) {
 	tests := []struct {
 		source    string

@@ -4,6 +4,8 @@ import (
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/token"
+
+	"github.com/flowscript/flowscript/internal/jsident"
 )
 
 // checker walks one parsed source and collects its findings.
@@ -14,8 +16,11 @@ type checker struct {
 	// asyncExecute holds the functions the author's top-level execute is
 	// bound to: async there is an error, elsewhere a warning.
 	asyncExecute map[ast.Node]bool
-	findings     []Finding
-	uses         uses
+	// inputsUnknown: the source is checked without its inputs (a template
+	// at save time), so a free name may yet be an input's.
+	inputsUnknown bool
+	findings      []Finding
+	uses          uses
 }
 
 func (c *checker) report(idx file.Idx, code Code, sev Severity, name, msg string) {
@@ -342,7 +347,13 @@ func (c *checker) ref(s *scope, id *ast.Identifier) {
 		return
 	}
 	if r, ok := hostGlobals[name]; ok {
-		c.report(id.Idx, r.code, SeverityError, name, r.message)
+		msg := r.message
+		if c.inputsUnknown && jsident.Check(name) == nil {
+			// A job may pass an input of that name, which a body-form
+			// template cannot declare: the function form can.
+			msg += "; if a job gives the script an input named " + name + ", declare it as a parameter: function execute(" + name + ") { … }"
+		}
+		c.report(id.Idx, r.code, SeverityError, name, msg)
 	}
 	if capability, ok := capabilityGlobals[name]; ok {
 		c.capabilityRef(capability, id.Idx)
