@@ -79,7 +79,8 @@ const (
 )
 
 // Error is why a job failed. Line and Column are 1-based positions in the
-// author's source; 0 when unknown.
+// author's source, the column in UTF-16 code units as JavaScript editors
+// count it (an accented letter is one, most emoji two); 0 when unknown.
 type Error struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

@@ -53,7 +53,7 @@ func scan(source string, inputNames []string) ([]Finding, uses, error) {
 		findings, err := parseFailure(text, source, err)
 		return findings, uses{}, err
 	}
-	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}, inputsUnknown: inputNames == nil}
+	c := &checker{file: prog.File, lineShift: 1, asyncExecute: map[ast.Node]bool{}, source: source, inputsUnknown: inputNames == nil}
 	if deep := sandbox.TooDeep(prog); deep != nil {
 		pos := c.file.Position(int(deep.Idx0()) - c.file.Base())
 		line, col := clampToSource(source, pos.Line-c.lineShift, pos.Column)
@@ -175,7 +175,7 @@ func parseFailure(text, source string, err error) ([]Finding, error) {
 	}
 	return []Finding{{
 		Code: CodeImport, Severity: SeverityError, Name: "import", Message: msgImport,
-		Line: first.Position.Line - 1, Column: first.Position.Column,
+		Line: first.Position.Line - 1, Column: sandbox.Column(source, first.Position.Line-1, first.Position.Column),
 	}}, serr
 }
 
@@ -227,7 +227,7 @@ func startsWithWord(s, word string) bool {
 
 // clampToSource keeps a position the parser gave past the end of the source
 // (an unexpected end of input, found in the wrapper's tail) on the source's
-// last line.
+// last line, and turns its byte column into sandbox.Column's.
 func clampToSource(source string, line, col int) (int, int) {
 	starts := lineStarts(source)
 	if line < 1 {
@@ -235,7 +235,7 @@ func clampToSource(source string, line, col int) (int, int) {
 	}
 	if line > len(starts) {
 		last := starts[len(starts)-1]
-		return len(starts), len(source) - last + 1
+		line, col = len(starts), len(source)-last+1
 	}
-	return line, col
+	return line, sandbox.Column(source, line, col)
 }

@@ -84,7 +84,9 @@ func TestCheckFindsFreeReferencesOnly(t *testing.T) {
 		{"globalThis member warns", "return [globalThis.process, globalThis['fetch'], globalThis.Math]", nil, []at{{CodeGlobalThisHost, 1, 20}, {CodeGlobalThisHost, 1, 40}}},
 		{"arguments is bound", "return arguments.length", nil, nil},
 		{"execute recursion", "if (n > 0) return execute(n - 1)\nreturn 0", []string{"n"}, nil},
-		{"columns are bytes on the line", "const s = 'ção'; return fetch", nil, []at{{CodeNetwork, 1, 27}}},
+		// Columns count UTF-16 units, as editors do: ç and ã one each, 😀 two.
+		{"columns count characters on the line", "const s = 'ção'; return fetch", nil, []at{{CodeNetwork, 1, 25}}},
+		{"an emoji counts two columns", "const s = '😀'\nconst t = 'é😀'; return fetch", nil, []at{{CodeNetwork, 2, 25}}},
 		{"windows line ends", "var a = 1\r\nreturn process", nil, []at{{CodeProcess, 2, 8}}},
 		{"closing the wrapper", "}; var x = function() {", nil, []at{{CodeWrapperEscape, 1, 1}}},
 		{"closing the wrapper as a declaration", "return 1\n}\nfunction x() {", nil, []at{{CodeWrapperEscape, 2, 1}}},

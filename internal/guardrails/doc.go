@@ -79,6 +79,7 @@
 // sandbox's Compile is the authority; Check's syntax error only says the
 // guardrails could not look at the source. It must never inspect user code
 // with regular expressions or string searches, and never run it. Columns are
-// byte offsets within the line plus one, as goja reports them; lines count
-// every line terminator (\n, \r\n, \r, U+2028, U+2029).
+// UTF-16 code units from the line's start plus one, as JavaScript engines
+// and editors count them (sandbox.Column); lines count every line
+// terminator (\n, \r\n, \r, U+2028, U+2029).
 package guardrails

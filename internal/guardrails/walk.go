@@ -6,6 +6,7 @@ import (
 	"github.com/dop251/goja/token"
 
 	"github.com/flowscript/flowscript/internal/jsident"
+	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
 // checker walks one parsed source and collects its findings.
@@ -16,6 +17,8 @@ type checker struct {
 	// asyncExecute holds the functions the author's top-level execute is
 	// bound to: async there is an error, elsewhere a warning.
 	asyncExecute map[ast.Node]bool
+	// source is the author's text, for the columns (see sandbox.Column).
+	source string
 	// inputsUnknown: the source is checked without its inputs (a template
 	// at save time), so a free name may yet be an input's.
 	inputsUnknown bool
@@ -30,7 +33,7 @@ func (c *checker) report(idx file.Idx, code Code, sev Severity, name, msg string
 	pos := c.file.Position(int(idx) - c.file.Base())
 	c.findings = append(c.findings, Finding{
 		Code: code, Severity: sev, Name: name, Message: msg,
-		Line: pos.Line - c.lineShift, Column: pos.Column,
+		Line: pos.Line - c.lineShift, Column: sandbox.Column(c.source, pos.Line-c.lineShift, pos.Column),
 	})
 }
 

@@ -32,8 +32,11 @@ const headerLines = 1
 // function and compiled. A Program holds no runtime state: one Program may
 // run in many runtimes at once, on many goroutines.
 type Program struct {
-	prog        *goja.Program
-	inputNames  []string
+	prog       *goja.Program
+	inputNames []string
+	// source is the author's source (the compiled program's file holds the
+	// same string), for the columns of its errors (see Column).
+	source      string
 	sourceLines int
 	lastLineLen int
 	// cost is what keeping the program in the cache costs, in bytes (see
@@ -182,6 +185,7 @@ func compile(source string, inputNames []string) (*Program, error) {
 	text, start := assemble(source, inputNames)
 	lines, lastLen := lineStats(source)
 	p := &Program{
+		source:      source,
 		inputNames:  append([]string(nil), inputNames...),
 		sourceLines: lines,
 		lastLineLen: lastLen,
@@ -292,15 +296,16 @@ func (p *Program) mapPosition(line, col int) (int, int) {
 
 // clamp keeps a position in the author's source: one in the wrapper's tail
 // (an unclosed brace or comment) is reported just after the source's last
-// character; one in the header (an input name problem) as line 0.
+// character; one in the header (an input name problem) as line 0. col is
+// goja's, in bytes; the column returned is in UTF-16 units (see Column).
 func (p *Program) clamp(line, col int) (int, int) {
 	switch {
 	case line < 1 || col < 1:
 		return 0, 0
 	case line > p.sourceLines:
-		return p.sourceLines, p.lastLineLen + 1
+		line, col = p.sourceLines, p.lastLineLen+1
 	}
-	return line, col
+	return line, Column(p.source, line, col)
 }
 
 // lineStats returns how many lines source has and the byte length of its

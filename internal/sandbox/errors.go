@@ -52,7 +52,8 @@ func BusyMessage(limit int) string {
 }
 
 // Error is a script failure. Line and Column are 1-based positions in the
-// author's source (not the generated wrapper); 0 means unknown.
+// author's source (not the generated wrapper), the column in UTF-16 units
+// as editors count it (see Column); 0 means unknown.
 type Error struct {
 	Code    Code   `json:"code"`
 	Message string `json:"message"`

@@ -91,8 +91,8 @@ func TestErrorStackShowsOnlyTheAuthorsFrames(t *testing.T) {
 
 // TestPositionsAfterEveryLineTerminator: a thrown error, a syntax error
 // found by the parser and one found by the compiler are on the author's
-// line after \n, \r\n, \r, U+2028 and U+2029, the column counted in bytes
-// from the line's start.
+// line after \n, \r\n, \r, U+2028 and U+2029, the column counted from the
+// line's start.
 func TestPositionsAfterEveryLineTerminator(t *testing.T) {
 	for _, nl := range []string{"\n", "\r\n", "\r", "\u2028", "\u2029"} {
 		t.Run(fmt.Sprintf("%q", nl), func(t *testing.T) {
@@ -118,6 +118,49 @@ func TestPositionsAfterEveryLineTerminator(t *testing.T) {
 				t.Errorf("unexpected end: line %d column %d; want 2:10", e.Line, e.Column)
 			}
 		})
+	}
+}
+
+// TestColumnsCountUTF16Units: every kind of error position counts its
+// column as JavaScript engines and editors do, in UTF-16 units: 'ação'
+// takes 4 columns (6 bytes), an emoji 2 (4 bytes). Node reports the same
+// columns for the thrown error and the parser's.
+func TestColumnsCountUTF16Units(t *testing.T) {
+	const before = "const s = 'ação 😀'; " // 21 columns, 25 bytes
+	e := wantErrorContaining(t, run(t, "\n"+before+"null.x"), CodeScriptError, "TypeError")
+	if e.Line != 2 || e.Column != 27 {
+		t.Errorf("thrown: line %d column %d; want 2:27", e.Line, e.Column)
+	}
+	e = wantErrorContaining(t, run(t, before+")"), CodeSyntaxError, "")
+	if e.Line != 1 || e.Column != 22 {
+		t.Errorf("parser: line %d column %d; want 1:22", e.Line, e.Column)
+	}
+	e = wantErrorContaining(t, run(t, before+"let s = 2", in("b", "")), CodeSyntaxError, "already been declared")
+	if e.Line != 1 || e.Column != 26 {
+		t.Errorf("compiler: line %d column %d; want 1:26", e.Line, e.Column)
+	}
+	e = wantErrorContaining(t, run(t, before+"return "+strings.Repeat("[", MaxNesting+1)), CodeSyntaxError, "levels deep")
+	if e.Line != 1 || e.Column != 29+MaxNesting {
+		t.Errorf("nesting: line %d column %d; want 1:%d", e.Line, e.Column, 29+MaxNesting)
+	}
+	e = wantErrorContaining(t, run(t, before+"return (1"), CodeSyntaxError, "")
+	if e.Line != 1 || e.Column != 31 {
+		t.Errorf("unexpected end: line %d column %d; want 1:31", e.Line, e.Column)
+	}
+}
+
+func TestColumn(t *testing.T) {
+	const src = "aé😀b\r\nçx\u2028y"
+	for _, tc := range []struct{ line, byteCol, want int }{
+		{1, 1, 1}, {1, 2, 2}, {1, 4, 3}, {1, 8, 5}, {1, 9, 6}, // a, é, 😀, b, the \r
+		{1, 12, 9},           // past the line's end: on in bytes
+		{2, 1, 1}, {2, 3, 2}, // after \r\n: ç, x
+		{3, 1, 1},                       // after U+2028
+		{4, 5, 5}, {0, 3, 3}, {1, 0, 0}, // not in the source: as given
+	} {
+		if got := Column(src, tc.line, tc.byteCol); got != tc.want {
+			t.Errorf("Column(line %d, byte column %d) = %d, want %d", tc.line, tc.byteCol, got, tc.want)
+		}
 	}
 }
 

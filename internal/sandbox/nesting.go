@@ -111,7 +111,7 @@ func (s *nestingScanner) push(template bool, at, limit int) *Error {
 	}
 	e := &Error{Code: CodeSyntaxError, Message: fmt.Sprintf(
 		"SyntaxError: this bracket nests the source more than %d levels deep: flatten it (fewer nested functions, blocks, arrays or objects)", limit)}
-	e.Line, e.Column = s.line, at-s.lineStart+1
+	e.Line, e.Column = s.line, Column(s.src, s.line, at-s.lineStart+1)
 	return e
 }
 
