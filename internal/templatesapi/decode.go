@@ -54,6 +54,14 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(dst); err != nil {
+		var typ *json.UnmarshalTypeError
+		if errors.As(err, &typ) || strings.HasPrefix(err.Error(), "json: unknown field ") {
+			// encoding/json names neither the array index nor, for an
+			// unknown field, the object it is in: find the value again.
+			if herr := locate(json.NewDecoder(bytes.NewReader(raw)), reflect.TypeOf(dst), ""); herr != nil {
+				return herr
+			}
+		}
 		return decodeError(err, limit)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
@@ -134,6 +142,123 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
 	}
 	_, _ = dec.Token() // the closing delimiter
 	return nil
+}
+
+// locate reads one JSON value from dec as encoding/json would decode it
+// into t, and returns the first value that does not fit, named by its whole
+// path ("inputVariables[1].value"): a field t has no field for, even
+// ignoring case, or a value of another kind. nil when everything fits.
+func locate(dec *json.Decoder, t reflect.Type, path string) *httpError {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	tok, err := dec.Token()
+	if err != nil || tok == nil { // null fits anything; a syntax error is decodeError's
+		return nil
+	}
+	if t == nil || t == rawMessageType || t.Kind() == reflect.Interface {
+		return skipValue(dec, tok)
+	}
+	delim, isDelim := tok.(json.Delim)
+	fits := false
+	switch t.Kind() {
+	case reflect.String:
+		_, fits = tok.(string)
+	case reflect.Bool:
+		_, fits = tok.(bool)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		_, fits = tok.(float64)
+	case reflect.Slice, reflect.Array:
+		fits = isDelim && delim == '['
+	case reflect.Struct, reflect.Map:
+		fits = isDelim && delim == '{'
+	default:
+		return nil // a kind the request types do not use: decodeError's message
+	}
+	if !fits {
+		got := tokenKind(tok)
+		if path == "" {
+			return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got)
+		}
+		want := jsonKind(t.Kind().String())
+		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
+			fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
+	}
+	if !isDelim {
+		return nil
+	}
+	for i := 0; dec.More(); i++ {
+		if delim == '[' {
+			if herr := locate(dec, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); herr != nil {
+				return herr
+			}
+			continue
+		}
+		kt, _ := dec.Token()
+		key, _ := kt.(string)
+		name := joinPath(path, key)
+		elem := t
+		if t.Kind() == reflect.Map {
+			elem = t.Elem()
+		} else {
+			field, _ := jsonField(t, key)
+			sf, ok := structField(t, field)
+			if field == "" || !ok {
+				return newError(http.StatusBadRequest, CodeUnknownField,
+					fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
+					fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+			}
+			elem = sf.Type
+		}
+		if herr := locate(dec, elem, name); herr != nil {
+			return herr
+		}
+	}
+	_, _ = dec.Token() // the closing delimiter
+	return nil
+}
+
+var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
+
+// skipValue reads the rest of a value whose first token was tok.
+func skipValue(dec *json.Decoder, tok json.Token) *httpError {
+	if _, ok := tok.(json.Delim); !ok {
+		return nil
+	}
+	for depth := 1; depth > 0; {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		if d, ok := t.(json.Delim); ok {
+			if d == '{' || d == '[' {
+				depth++
+			} else {
+				depth--
+			}
+		}
+	}
+	return nil
+}
+
+// tokenKind names the JSON kind of a value's first token, as encoding/json's
+// type errors do.
+func tokenKind(tok json.Token) string {
+	switch v := tok.(type) {
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "bool"
+	case json.Delim:
+		if v == '[' {
+			return "array"
+		}
+		return "object"
+	}
+	return "null"
 }
 
 // loneSurrogate finds a \uD800-\uDFFF escape inside a JSON string that

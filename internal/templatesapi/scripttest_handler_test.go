@@ -125,8 +125,8 @@ func TestScriptTestRefusesBadInput(t *testing.T) {
 		{"input name reserved", map[string]any{"source": "return 1", "inputVariables": []any{input("a", ""), input("class", "a")}}, 422, "inputVariables[1].name"},
 		{"duplicate input", map[string]any{"source": "return 1", "inputVariables": []any{input("a", "1"), input("a", "2")}}, 422, "inputVariables[1].name"},
 		{"inputs over the cap", map[string]any{"source": "return 1", "inputVariables": []any{input("a", strings.Repeat("v", 4<<10))}}, 422, "inputVariables"},
-		{"value not a string", `{"source":"return 1","inputVariables":[{"name":"a","value":1}]}`, 400, "inputVariables.value"},
-		{"unknown field in an input", `{"source":"return 1","inputVariables":[{"name":"a","value":"1","type":"x"}]}`, 400, "type"},
+		{"value not a string", `{"source":"return 1","inputVariables":[{"name":"a","value":"1"},{"name":"b","value":1}]}`, 400, "inputVariables[1].value"},
+		{"unknown field in an input", `{"source":"return 1","inputVariables":[{"name":"a","value":"1","type":"x"}]}`, 400, "inputVariables[0].type"},
 		{"unknown top-level field", `{"source":"return 1","timeout":99999}`, 400, "timeout"},
 		// A job's input needs a value (it may be ""): so does a test run's.
 		{"input without a value", `{"source":"return a","inputVariables":[{"name":"a"}]}`, 422, "inputVariables[0].value"},
