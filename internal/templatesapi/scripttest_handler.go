@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/capabilities"
@@ -40,6 +41,9 @@ type testRequest struct {
 	TenantID       string            `json:"tenantId"`
 	Capabilities   []string          `json:"capabilities"`
 	Resolutions    []json.RawMessage `json:"resolutions"`
+	// TimeoutMs shortens the run's time limit as a job's timeoutMs does;
+	// it never raises it above SANDBOX_TIMEOUT_MS.
+	TimeoutMs int `json:"timeoutMs"`
 }
 
 // testInput is one input of a test run: its value is required, as a
@@ -131,7 +135,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	if res.Err == nil {
 		res.Err = checked.Report.Compile
 	}
-	req := sandbox.Request{Source: body.Source, Inputs: inputs}
+	req := sandbox.Request{Source: body.Source, Inputs: inputs, Timeout: time.Duration(body.TimeoutMs) * time.Millisecond}
 	if len(body.Capabilities) > 0 {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
 		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: body.TenantID, SessionID: "test-run", Capabilities: body.Capabilities})
@@ -208,6 +212,9 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	}
 	for _, f := range templates.ValidateRunnableSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
 		add(f.Field, f.Code, "%s", f.Message)
+	}
+	if body.TimeoutMs < 0 {
+		add("timeoutMs", "INVALID_TIMEOUT", "timeoutMs must be 0 (the service's SANDBOX_TIMEOUT_MS) or a positive number of milliseconds, got %d", body.TimeoutMs)
 	}
 	if len(body.TenantID) > flowjob.MaxRefBytes {
 		add("tenantId", templates.CodeTooLong, "tenantId is %d bytes, over the limit of %d", len(body.TenantID), flowjob.MaxRefBytes)

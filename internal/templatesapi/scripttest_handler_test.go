@@ -183,6 +183,23 @@ func TestScriptTestAnswersBadInputBriefly(t *testing.T) {
 	}
 }
 
+// A test run takes a job's timeoutMs: it shortens the limit (the run ends
+// long before the service's 5 s), and a negative one is refused.
+func TestScriptTestTakesATimeout(t *testing.T) {
+	cfg := testConfig()
+	cfg.Sandbox.Timeout = 5 * time.Second
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	r, out := a.testRun(map[string]any{"source": "while (true) {}", "timeoutMs": 100})
+	if r.status != http.StatusOK || out.OK || out.Error == nil || out.Error.Code != sandbox.CodeTimeout || out.DurationMs > 2500 {
+		t.Errorf("timeoutMs 100 under a 5 s limit: %d %s", r.status, r.raw)
+	}
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "timeoutMs": -1})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); len(e.Fields) != 1 || e.Fields[0].Field != "timeoutMs" {
+		t.Errorf("timeoutMs -1: %s", r.raw)
+	}
+}
+
 // A NUL character runs in a job's source, so a test run runs it; only a
 // template cannot store it.
 func TestScriptTestRunsWhatOnlyStorageRefuses(t *testing.T) {
