@@ -141,7 +141,7 @@ func TestCheckWithoutInputsSaysHowToDeclareOne(t *testing.T) {
 	const source = "return document.replace(/\\D/g, '')"
 	got, err := Check(source, nil)
 	if err != nil || len(got) != 1 || got[0].Severity != SeverityError ||
-		!strings.HasSuffix(got[0].Message, "; if a job gives the script an input named document, declare it as a parameter: function execute(document) { … }") {
+		!strings.HasSuffix(got[0].Message, "; if a job gives the script an input named document, declare the job's inputs as execute's parameters, in the job's order: function execute(document) { … } for that input alone") {
 		t.Errorf("saved without inputs: %v, %v", got, err)
 	}
 	if got, _ := Check(source, []string{}); len(got) != 1 || strings.Contains(got[0].Message, "input named") {

@@ -354,7 +354,7 @@ func (c *checker) ref(s *scope, id *ast.Identifier) {
 		if c.inputsUnknown && jsident.Check(name) == nil {
 			// A job may pass an input of that name, which a body-form
 			// template cannot declare: the function form can.
-			msg += "; if a job gives the script an input named " + name + ", declare it as a parameter: function execute(" + name + ") { … }"
+			msg += "; if a job gives the script an input named " + name + ", declare the job's inputs as execute's parameters, in the job's order: function execute(" + name + ") { … } for that input alone"
 		}
 		c.report(id.Idx, r.code, SeverityError, name, msg)
 	}

@@ -13,7 +13,9 @@
 // author's lines and columns (the parsed tree is moved back by the
 // wrapper's length and compiled against the source alone), so errors,
 // stack frames and error.stack read them straight from goja, after any
-// line terminator (\n, \r\n, \r, U+2028, U+2029).
+// line terminator (\n, \r\n, \r, U+2028, U+2029). The columns of the
+// errors a run returns are then counted in UTF-16 units, as editors count
+// them (Column); error.stack inside a script keeps goja's byte columns.
 //
 // Deep nesting is a syntax error at the author's line, found before
 // anything recursive reads the text: brackets nested past MaxNesting (a

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -58,7 +59,9 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 		if errors.As(err, &typ) || strings.HasPrefix(err.Error(), "json: unknown field ") {
 			// encoding/json names neither the array index nor, for an
 			// unknown field, the object it is in: find the value again.
-			if herr := locate(json.NewDecoder(bytes.NewReader(raw)), reflect.TypeOf(dst), ""); herr != nil {
+			ldec := json.NewDecoder(bytes.NewReader(raw))
+			ldec.UseNumber() // a number too large for float64 is still a token
+			if herr, err := locate(ldec, reflect.TypeOf(dst), ""); err == nil && herr != nil {
 				return herr
 			}
 		}
@@ -144,20 +147,22 @@ func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
 	return nil
 }
 
-// locate reads one JSON value from dec as encoding/json would decode it
-// into t, and returns the first value that does not fit, named by its whole
-// path ("inputVariables[1].value"): a field t has no field for, even
-// ignoring case, or a value of another kind. nil when everything fits.
-func locate(dec *json.Decoder, t reflect.Type, path string) *httpError {
+// locate reads one JSON value from dec (UseNumber set) as encoding/json
+// would decode it into t, and returns the first value that does not fit,
+// named by its whole path ("inputVariables[1].value"): a field t has no
+// field for, even ignoring case, or a value of another kind. nil when
+// everything fits; err when dec could not be read to the end, and then the
+// caller keeps encoding/json's own error.
+func locate(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	tok, err := dec.Token()
-	if err != nil || tok == nil { // null fits anything; a syntax error is decodeError's
-		return nil
+	if err != nil || tok == nil { // null fits anything
+		return nil, err
 	}
 	if t == nil || t == rawMessageType || t.Kind() == reflect.Interface {
-		return skipValue(dec, tok)
+		return nil, skipValue(dec, tok)
 	}
 	delim, isDelim := tok.(json.Delim)
 	fits := false
@@ -166,36 +171,48 @@ func locate(dec *json.Decoder, t reflect.Type, path string) *httpError {
 		_, fits = tok.(string)
 	case reflect.Bool:
 		_, fits = tok.(bool)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		_, fits = tok.(float64)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, ok := tok.(json.Number)
+		_, perr := strconv.ParseInt(string(n), 10, t.Bits())
+		fits = ok && perr == nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n, ok := tok.(json.Number)
+		_, perr := strconv.ParseUint(string(n), 10, t.Bits())
+		fits = ok && perr == nil
+	case reflect.Float32, reflect.Float64:
+		n, ok := tok.(json.Number)
+		_, perr := strconv.ParseFloat(string(n), t.Bits())
+		fits = ok && perr == nil
 	case reflect.Slice, reflect.Array:
 		fits = isDelim && delim == '['
 	case reflect.Struct, reflect.Map:
 		fits = isDelim && delim == '{'
 	default:
-		return nil // a kind the request types do not use: decodeError's message
+		return nil, errors.New("a kind the request types do not use") // decodeError's message
 	}
 	if !fits {
 		got := tokenKind(tok)
 		if path == "" {
-			return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got)
+			return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got), nil
 		}
 		want := jsonKind(t.Kind().String())
 		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
-			fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
+			fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)}), nil
 	}
 	if !isDelim {
-		return nil
+		return nil, nil
 	}
 	for i := 0; dec.More(); i++ {
 		if delim == '[' {
-			if herr := locate(dec, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); herr != nil {
-				return herr
+			if herr, err := locate(dec, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); herr != nil || err != nil {
+				return herr, err
 			}
 			continue
 		}
-		kt, _ := dec.Token()
+		kt, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
 		key, _ := kt.(string)
 		name := joinPath(path, key)
 		elem := t
@@ -207,29 +224,29 @@ func locate(dec *json.Decoder, t reflect.Type, path string) *httpError {
 			if field == "" || !ok {
 				return newError(http.StatusBadRequest, CodeUnknownField,
 					fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
-					fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+					fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)}), nil
 			}
 			elem = sf.Type
 		}
-		if herr := locate(dec, elem, name); herr != nil {
-			return herr
+		if herr, err := locate(dec, elem, name); herr != nil || err != nil {
+			return herr, err
 		}
 	}
-	_, _ = dec.Token() // the closing delimiter
-	return nil
+	_, err = dec.Token() // the closing delimiter
+	return nil, err
 }
 
 var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
 
 // skipValue reads the rest of a value whose first token was tok.
-func skipValue(dec *json.Decoder, tok json.Token) *httpError {
+func skipValue(dec *json.Decoder, tok json.Token) error {
 	if _, ok := tok.(json.Delim); !ok {
 		return nil
 	}
 	for depth := 1; depth > 0; {
 		t, err := dec.Token()
 		if err != nil {
-			return nil
+			return err
 		}
 		if d, ok := t.(json.Delim); ok {
 			if d == '{' || d == '[' {
@@ -248,7 +265,7 @@ func tokenKind(tok json.Token) string {
 	switch v := tok.(type) {
 	case string:
 		return "string"
-	case float64:
+	case json.Number:
 		return "number"
 	case bool:
 		return "bool"
@@ -418,6 +435,10 @@ func jsonKind(goKind string) string {
 		return "an object"
 	case "bool":
 		return "true or false"
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "an integer"
+	case "float32", "float64":
+		return "a number"
 	}
 	return "a " + goKind
 }

@@ -71,7 +71,7 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 	}
 	if body.Source != "" {
 		var fields []fieldError
-		for _, f := range templates.ValidateSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
+		for _, f := range templates.ValidateRunnableSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
 			fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
 		}
 		if len(fields) > 0 {

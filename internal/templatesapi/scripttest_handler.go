@@ -135,7 +135,10 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	if res.Err == nil {
 		res.Err = checked.Report.Compile
 	}
-	req := sandbox.Request{Source: body.Source, Inputs: inputs, Timeout: time.Duration(body.TimeoutMs) * time.Millisecond}
+	req := sandbox.Request{Source: body.Source, Inputs: inputs}
+	if ms := int64(body.TimeoutMs); ms > 0 && ms < s.cfg.Sandbox.Timeout.Milliseconds() {
+		req.Timeout = time.Duration(ms) * time.Millisecond // compared first: a huge value never wraps
+	}
 	if len(body.Capabilities) > 0 {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
 		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: body.TenantID, SessionID: "test-run", Capabilities: body.Capabilities})
@@ -223,8 +226,8 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	// and repeated names), so a list the test accepts is one a job may
 	// carry; a list longer than the known names must repeat one.
 	if len(body.Capabilities) > len(flowjob.KnownCapabilities) {
-		add("capabilities", templates.CodeTooLong, "capabilities has %d entries: a job asks for each of %s at most once",
-			len(body.Capabilities), strings.Join(flowjob.KnownCapabilities, ", "))
+		add("capabilities", templates.CodeTooLong, "capabilities has %d entries, over the limit of %d: a job asks for each of %s at most once",
+			len(body.Capabilities), len(flowjob.KnownCapabilities), strings.Join(flowjob.KnownCapabilities, ", "))
 	} else {
 		firstAt := map[string]int{}
 		for i, c := range body.Capabilities {

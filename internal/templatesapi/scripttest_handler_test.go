@@ -135,6 +135,9 @@ func TestScriptTestRefusesBadInput(t *testing.T) {
 		{"tenant id over a job's cap", map[string]any{"source": "return 1", "tenantId": strings.Repeat("t", 257)}, 422, "tenantId"},
 		{"more capabilities than there are", map[string]any{"source": "return 1", "capabilities": []string{"api", "kv", "approval", "kv"}}, 422, "capabilities"},
 		{"body null", `null`, 400, ""},
+		// The whole path, past a number no float64 holds in a resolution.
+		{"a wrong kind after a huge number", `{"resolutions":[[1e400],{"a":1}],"source":1}`, 400, "source"},
+		{"a fraction for milliseconds", `{"source":"return 1","timeoutMs":1.5,"foo":1}`, 400, "timeoutMs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,6 +195,16 @@ func TestScriptTestTakesATimeout(t *testing.T) {
 	r, out := a.testRun(map[string]any{"source": "while (true) {}", "timeoutMs": 100})
 	if r.status != http.StatusOK || out.OK || out.Error == nil || out.Error.Code != sandbox.CodeTimeout || out.DurationMs > 2500 {
 		t.Errorf("timeoutMs 100 under a 5 s limit: %d %s", r.status, r.raw)
+	}
+	// A value past any limit is the service's limit, not a wrapped duration.
+	r, out = a.testRun(map[string]any{"source": "const t = Date.now(); while (Date.now() - t < 20) {} return 1", "timeoutMs": int64(18446744073710)})
+	if !out.OK {
+		t.Errorf("timeoutMs 18446744073710: %d %s", r.status, r.raw)
+	}
+	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "timeoutMs": "100"})
+	wantStatus(t, r, http.StatusBadRequest)
+	if e := r.apiErr(t); e.Message != "timeoutMs must be an integer, got string" {
+		t.Errorf("timeoutMs \"100\": %s", r.raw)
 	}
 	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "timeoutMs": -1})
 	wantStatus(t, r, http.StatusUnprocessableEntity)

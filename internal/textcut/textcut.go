@@ -34,8 +34,11 @@ func Cut(s string, limit int) (string, bool) {
 // cut text ends in Ellipsis outside the quotes.
 func Quote(s string, limit int) string {
 	c, cut := Cut(s, limit)
-	if !cut {
+	switch {
+	case !cut:
 		return strconv.Quote(c)
+	case c == "": // no room even for the mark
+		return `""` + Ellipsis
 	}
 	return strconv.Quote(c[:len(c)-len(Ellipsis)]) + Ellipsis
 }

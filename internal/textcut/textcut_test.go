@@ -37,6 +37,7 @@ func TestQuote(t *testing.T) {
 		{"a\x00\"b", 40, `"a\x00\"b"`},
 		{"abcdef", 5, `"ab"…`},
 		{"ééé", 5, `"é"…`},
+		{"abc", 1, `""…`}, // no room for the mark: nothing of s
 	} {
 		if got := Quote(tc.in, tc.limit); got != tc.want {
 			t.Errorf("Quote(%q, %d) = %s, want %s", tc.in, tc.limit, got, tc.want)

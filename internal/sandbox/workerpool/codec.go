@@ -232,7 +232,13 @@ func appendCheck(buf []byte, id uint64, req *checkRequest) []byte {
 	buf = binary.BigEndian.AppendUint64(buf, id)
 	buf = binary.BigEndian.AppendUint64(buf, uint64(req.Timeout))
 	buf = appendString(buf, req.Source)
-	buf = binary.AppendUvarint(buf, uint64(len(req.InputNames)))
+	// 0 is nil (a template at save time: its inputs are unknown), n+1 is n
+	// names, none included: the guardrails tell the two apart.
+	if req.InputNames == nil {
+		buf = binary.AppendUvarint(buf, 0)
+	} else {
+		buf = binary.AppendUvarint(buf, uint64(len(req.InputNames))+1)
+	}
 	for _, name := range req.InputNames {
 		buf = appendString(buf, name)
 	}
@@ -244,8 +250,9 @@ func decodeCheck(payload []byte, req *checkRequest) (id uint64, err error) {
 	id = d.uint64()
 	req.Timeout = time.Duration(d.uint64())
 	req.Source = d.string()
-	// Each name takes at least a byte (its length).
+	// 0 is nil, n+1 is n names; each takes at least a byte (its length).
 	if n := d.uvarint(); n > 0 && d.err == nil {
+		n--
 		if n > uint64(len(d.b)) {
 			return 0, fmt.Errorf("%d input names announced in %d bytes", n, len(d.b))
 		}

@@ -103,6 +103,8 @@ func TestFrameKindsRoundTrip(t *testing.T) {
 		{Kind: kindResult, ID: 5, Retiring: retireSpent, Result: &sandbox.Result{Output: "x"}},
 		{Kind: kindCheck, ID: 6, Check: &checkRequest{Timeout: time.Second, Source: "return 1", InputNames: []string{"a", "é"}}},
 		{Kind: kindCheck, ID: 7, Check: &checkRequest{Source: ""}},
+		// No inputs (a test run) stays apart from unknown ones (a save).
+		{Kind: kindCheck, ID: 10, Check: &checkRequest{Source: "return document", InputNames: []string{}}},
 		{Kind: kindReport, ID: 8, Report: &checkReport{Duration: 3, Report: guardrails.Report{
 			Compile:  &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: "SyntaxError: x", Line: 1, Column: 2},
 			Findings: []guardrails.Finding{{Code: guardrails.CodeProcess, Severity: guardrails.SeverityError, Name: "process", Message: "m", Line: 3, Column: 4}},
