@@ -58,7 +58,8 @@ func TestReadFrameRejects(t *testing.T) {
 		{"retiring without a reason", frameMagic + "\x00\x00\x00\x14R" + strings.Repeat("\x00", 8) + "\x01\x00" + strings.Repeat("\x00", 9), "unknown retirement reason 0"},
 		{"report that is not JSON", frameMagic + "\x00\x00\x00\x13K" + strings.Repeat("\x00", 8) + "\x00" + strings.Repeat("\x00", 8) + "{", "report:"},
 		{"report error without a code", string(mustFrame(t, &frame{Kind: kindReport, ID: 1, Report: &checkReport{Err: &sandbox.Error{Message: "m"}}})), "an error without a code"},
-		{"check names over the body", frameMagic + "\x00\x00\x00\x13k" + strings.Repeat("\x00", 16) + "\x00\x7f", "127 input names announced in 0 bytes"},
+		{"check names over the body", // 0x7f announces 126 names (0 is nil)
+			frameMagic + "\x00\x00\x00\x13k" + strings.Repeat("\x00", 16) + "\x00\x7f", "126 input names announced in 0 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readFrame(bufio.NewReader(strings.NewReader(tc.input)), 200)
