@@ -215,7 +215,7 @@ func locate(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) 
 		}
 		key, _ := kt.(string)
 		name := joinPath(path, key)
-		elem := t
+		var elem reflect.Type
 		if t.Kind() == reflect.Map {
 			elem = t.Elem()
 		} else {
