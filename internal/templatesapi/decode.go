@@ -2,6 +2,7 @@ package templatesapi
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,10 +59,8 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) || strings.HasPrefix(err.Error(), "json: unknown field ") {
 			// encoding/json names neither the array index nor, for an
-			// unknown field, the object it is in: find the value again.
-			ldec := json.NewDecoder(bytes.NewReader(raw))
-			ldec.UseNumber() // a number too large for float64 is still a token
-			if herr, err := locate(ldec, reflect.TypeOf(dst), ""); err == nil && herr != nil {
+			// unknown field, the object it is in: checkKeys finds the value.
+			if herr := checkKeys(raw, reflect.TypeOf(dst)); herr != nil {
 				return herr
 			}
 		}
@@ -71,126 +70,40 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must hold exactly one JSON object: remove what follows it")
 	}
 	// The body is valid JSON for dst: now the keys encoding/json forgave.
-	kdec := json.NewDecoder(bytes.NewReader(raw))
-	kdec.UseNumber()
-	if herr := checkKeys(kdec, reflect.TypeOf(dst), ""); herr != nil {
-		return herr
-	}
-	return nil
+	return checkKeys(raw, reflect.TypeOf(dst))
 }
 
-// checkKeys reads one JSON value from dec and refuses a key that appears
-// twice in an object, or that matches a field of the struct t decodes into
-// only when case is ignored. path names where the value is ("" for the
-// body, "inputVariables[2]" inside it).
-func checkKeys(dec *json.Decoder, t reflect.Type, path string) *httpError {
-	for t != nil && t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	tok, err := dec.Token()
-	if err != nil { // decoding already succeeded: cannot happen
+// checkKeys reads raw, valid JSON, as encoding/json decodes it into t, and
+// returns its first problem in document order, named by its whole path
+// ("inputVariables[2].value"): a key given twice in an object, or matching
+// a field of t only when case is ignored (both of which encoding/json
+// forgives), a key t has no field for, or a value of another kind (both of
+// which encoding/json names without array indexes). nil when there is none.
+func checkKeys(raw []byte, t reflect.Type) *httpError {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // a number too large for float64 is still a token
+	herr, err := walkValue(dec, t, "")
+	if err != nil { // raw was valid JSON: cannot happen
 		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
 	}
-	delim, ok := tok.(json.Delim)
-	if !ok {
-		return nil
-	}
-	switch delim {
-	case '{':
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil { // as above
-				return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("the body could not be read as JSON: %v", err))
-			}
-			key, _ := kt.(string)
-			name := joinPath(path, key)
-			if seen[key] {
-				return newError(http.StatusBadRequest, CodeDuplicateField,
-					fmt.Sprintf("%s appears twice in the same object: send each field once", name),
-					fieldError{Field: name, Code: CodeDuplicateField, Message: fmt.Sprintf("%s appears twice", name)})
-			}
-			seen[key] = true
-			var elem reflect.Type
-			if t != nil {
-				switch t.Kind() {
-				case reflect.Struct:
-					field, exact := jsonField(t, key)
-					if field != "" && !exact {
-						return newError(http.StatusBadRequest, CodeFieldCase,
-							fmt.Sprintf("unknown field %q: field names are case-sensitive, did you mean %q?", name, joinPath(path, field)),
-							fieldError{Field: name, Code: CodeFieldCase, Message: fmt.Sprintf("spell it %q", field)})
-					}
-					if sf, ok := structField(t, key); ok {
-						elem = sf.Type
-					}
-				case reflect.Map:
-					elem = t.Elem()
-				}
-			}
-			if herr := checkKeys(dec, elem, name); herr != nil {
-				return herr
-			}
-		}
-	case '[':
-		var elem reflect.Type
-		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
-			elem = t.Elem()
-		}
-		for i := 0; dec.More(); i++ {
-			if herr := checkKeys(dec, elem, fmt.Sprintf("%s[%d]", path, i)); herr != nil {
-				return herr
-			}
-		}
-	}
-	_, _ = dec.Token() // the closing delimiter
-	return nil
+	return herr
 }
 
-// locate reads one JSON value from dec (UseNumber set) as encoding/json
-// would decode it into t, and returns the first value that does not fit,
-// named by its whole path ("inputVariables[1].value"): a field t has no
-// field for, even ignoring case, or a value of another kind. nil when
-// everything fits; err when dec could not be read to the end, and then the
-// caller keeps encoding/json's own error.
-func locate(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) {
+// walkValue is checkKeys for the value at path; t is nil where anything
+// fits: an interface, or a type that decodes itself (json.RawMessage).
+func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) {
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if t != nil && (t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) ||
+		reflect.PointerTo(t).Implements(textUnmarshalerType)) {
+		t = nil
 	}
 	tok, err := dec.Token()
 	if err != nil || tok == nil { // null fits anything
 		return nil, err
 	}
-	if t == nil || t == rawMessageType || t.Kind() == reflect.Interface {
-		return nil, skipValue(dec, tok)
-	}
-	delim, isDelim := tok.(json.Delim)
-	fits := false
-	switch t.Kind() {
-	case reflect.String:
-		_, fits = tok.(string)
-	case reflect.Bool:
-		_, fits = tok.(bool)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, ok := tok.(json.Number)
-		_, perr := strconv.ParseInt(string(n), 10, t.Bits())
-		fits = ok && perr == nil
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, ok := tok.(json.Number)
-		_, perr := strconv.ParseUint(string(n), 10, t.Bits())
-		fits = ok && perr == nil
-	case reflect.Float32, reflect.Float64:
-		n, ok := tok.(json.Number)
-		_, perr := strconv.ParseFloat(string(n), t.Bits())
-		fits = ok && perr == nil
-	case reflect.Slice, reflect.Array:
-		fits = isDelim && delim == '['
-	case reflect.Struct, reflect.Map:
-		fits = isDelim && delim == '{'
-	default:
-		return nil, errors.New("a kind the request types do not use") // decodeError's message
-	}
-	if !fits {
+	if t != nil && !fits(t, tok) {
 		got := tokenKind(tok)
 		if path == "" {
 			return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got), nil
@@ -199,36 +112,36 @@ func locate(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) 
 		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
 			fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)}), nil
 	}
-	if !isDelim {
+	delim, ok := tok.(json.Delim)
+	if !ok {
 		return nil, nil
 	}
+	var elem reflect.Type
+	if delim == '[' && t != nil {
+		elem = t.Elem()
+	}
+	seen := map[string]bool{}
 	for i := 0; dec.More(); i++ {
-		if delim == '[' {
-			if herr, err := locate(dec, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); herr != nil || err != nil {
-				return herr, err
+		name := fmt.Sprintf("%s[%d]", path, i)
+		if delim == '{' {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
 			}
-			continue
-		}
-		kt, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		key, _ := kt.(string)
-		name := joinPath(path, key)
-		var elem reflect.Type
-		if t.Kind() == reflect.Map {
-			elem = t.Elem()
-		} else {
-			field, _ := jsonField(t, key)
-			sf, ok := structField(t, field)
-			if field == "" || !ok {
-				return newError(http.StatusBadRequest, CodeUnknownField,
-					fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
-					fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)}), nil
+			key, _ := kt.(string)
+			name = joinPath(path, key)
+			if seen[key] {
+				return newError(http.StatusBadRequest, CodeDuplicateField,
+					fmt.Sprintf("%s appears twice in the same object: send each field once", name),
+					fieldError{Field: name, Code: CodeDuplicateField, Message: fmt.Sprintf("%s appears twice", name)}), nil
 			}
-			elem = sf.Type
+			seen[key] = true
+			var herr *httpError
+			if elem, herr = memberType(t, name, key); herr != nil {
+				return herr, nil
+			}
 		}
-		if herr, err := locate(dec, elem, name); herr != nil || err != nil {
+		if herr, err := walkValue(dec, elem, name); herr != nil || err != nil {
 			return herr, err
 		}
 	}
@@ -236,28 +149,64 @@ func locate(dec *json.Decoder, t reflect.Type, path string) (*httpError, error) 
 	return nil, err
 }
 
-var rawMessageType = reflect.TypeOf(json.RawMessage(nil))
-
-// skipValue reads the rest of a value whose first token was tok.
-func skipValue(dec *json.Decoder, tok json.Token) error {
-	if _, ok := tok.(json.Delim); !ok {
-		return nil
+// memberType is the type the member key (at name) of an object of type t
+// decodes into, nil where anything fits; or the error for a key t has no
+// field for, or spells in another case.
+func memberType(t reflect.Type, name, key string) (reflect.Type, *httpError) {
+	if t == nil {
+		return nil, nil
 	}
-	for depth := 1; depth > 0; {
-		t, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		if d, ok := t.(json.Delim); ok {
-			if d == '{' || d == '[' {
-				depth++
-			} else {
-				depth--
-			}
-		}
+	if t.Kind() == reflect.Map {
+		return t.Elem(), nil
 	}
-	return nil
+	field, exact := jsonField(t, key)
+	switch {
+	case field == "":
+		return nil, newError(http.StatusBadRequest, CodeUnknownField,
+			fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
+			fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+	case !exact:
+		spelled := name[:len(name)-len(key)] + field
+		return nil, newError(http.StatusBadRequest, CodeFieldCase,
+			fmt.Sprintf("unknown field %q: field names are case-sensitive, did you mean %q?", name, spelled),
+			fieldError{Field: name, Code: CodeFieldCase, Message: fmt.Sprintf("spell it %q", field)})
+	}
+	sf, _ := structField(t, field)
+	return sf.Type, nil
 }
+
+// fits reports whether a value whose first token is tok decodes into t.
+func fits(t reflect.Type, tok json.Token) bool {
+	n, isNumber := tok.(json.Number)
+	delim, isDelim := tok.(json.Delim)
+	switch t.Kind() {
+	case reflect.String:
+		_, ok := tok.(string)
+		return ok
+	case reflect.Bool:
+		_, ok := tok.(bool)
+		return ok
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		_, err := strconv.ParseInt(string(n), 10, t.Bits())
+		return isNumber && err == nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		_, err := strconv.ParseUint(string(n), 10, t.Bits())
+		return isNumber && err == nil
+	case reflect.Float32, reflect.Float64:
+		_, err := strconv.ParseFloat(string(n), t.Bits())
+		return isNumber && err == nil
+	case reflect.Slice, reflect.Array:
+		return isDelim && delim == '['
+	case reflect.Struct, reflect.Map:
+		return isDelim && delim == '{'
+	}
+	return true // a kind the request types do not use: encoding/json decides
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
 
 // tokenKind names the JSON kind of a value's first token, as encoding/json's
 // type errors do.
