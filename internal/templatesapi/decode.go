@@ -104,13 +104,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, erro
 		return nil, err
 	}
 	if t != nil && !fits(t, tok) {
-		got := tokenKind(tok)
-		if path == "" {
-			return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got), nil
-		}
-		want := jsonKind(t.Kind().String())
-		return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
-			fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)}), nil
+		return kindError(path, t, tokenKind(tok)), nil
 	}
 	delim, ok := tok.(json.Delim)
 	if !ok {
@@ -162,9 +156,7 @@ func memberType(t reflect.Type, name, key string) (reflect.Type, *httpError) {
 	field, exact := jsonField(t, key)
 	switch {
 	case field == "":
-		return nil, newError(http.StatusBadRequest, CodeUnknownField,
-			fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
-			fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+		return nil, unknownField(name)
 	case !exact:
 		spelled := name[:len(name)-len(key)] + field
 		return nil, newError(http.StatusBadRequest, CodeFieldCase,
@@ -358,20 +350,29 @@ func decodeError(err error, limit int64) *httpError {
 		return bad("the body ends in the middle of a JSON value")
 	case errors.As(err, &syntax):
 		return bad("the body is not valid JSON at byte %d: %s", syntax.Offset, syntax.Error())
-	case errors.As(err, &typ):
-		if typ.Field == "" {
-			return bad("the body must be a JSON object, got %s", typ.Value)
-		}
-		return newError(http.StatusBadRequest, CodeInvalidJSON,
-			fmt.Sprintf("%s must be %s, got %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value),
-			fieldError{Field: typ.Field, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", typ.Field, jsonKind(typ.Type.Kind().String()))})
+	case errors.As(err, &typ): // checkKeys found nothing: encoding/json's own path
+		return kindError(typ.Field, typ.Type, typ.Value)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return newError(http.StatusBadRequest, CodeUnknownField,
-			fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
-			fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+		return unknownField(strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
 	}
 	return bad("the body could not be read as JSON: %v", err)
+}
+
+// kindError says the value at path ("" for the body) is got (a JSON kind)
+// where a value decoding into t belongs.
+func kindError(path string, t reflect.Type, got string) *httpError {
+	if path == "" {
+		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got)
+	}
+	want := jsonKind(t.Kind().String())
+	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
+		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
+}
+
+func unknownField(name string) *httpError {
+	return newError(http.StatusBadRequest, CodeUnknownField,
+		fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
+		fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
 }
 
 func jsonKind(goKind string) string {
