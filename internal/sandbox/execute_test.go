@@ -82,9 +82,14 @@ func TestThrownValuesOfAnyKind(t *testing.T) {
 		"throw 'plain string'": "plain string",
 		"throw 42":             "42",
 		"throw {message: 'shaped', name: 'Custom'}": "Custom: shaped",
-		"throw new Error()":                         "Error",
-		"throw null":                                "null",
-		"throw {get message() { throw 1 }}":         "Uncaught exception (its message could not be read)",
+		// seed 001's failure shape, thrown: the message alone
+		"throw {code: 'NOT_FOUND', message: 'cliente não encontrado'}": "cliente não encontrado",
+		"throw {message: 'no name', name: null}":                       "no name",
+		"const e = new Error('nameless'); e.name = ''; throw e":        "nameless",
+		"throw {message: undefined, name: 'OnlyName'}":                 "[object Object]",
+		"throw new Error()":                 "Error",
+		"throw null":                        "null",
+		"throw {get message() { throw 1 }}": "Uncaught exception (its message could not be read)",
 		"class E extends Error { constructor(m) { super(m); this.name = 'E' } }\nthrow new E('mine')": "E: mine",
 	}
 	for src, want := range cases {

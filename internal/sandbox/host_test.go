@@ -179,6 +179,12 @@ func TestConsoleCaps(t *testing.T) {
 	if len(res.Logs) != 1 || len(res.Logs[0].Message) > 100 || !res.LogsTruncated {
 		t.Errorf("logs %+v (truncated %v): want one line cut to 100 bytes", res.Logs, res.LogsTruncated)
 	}
+	// A line cut in the middle of a character fills the book: no empty
+	// lines after it.
+	res = runHost(t, "for (let i = 0; i < 10; i++) console.log('ç'.repeat(3000))\nreturn 'ok'", nil, nil, Limits{MaxLogBytes: 16 << 10})
+	if len(res.Logs) != 3 || !res.LogsTruncated || res.Logs[2].Message == "" || len(res.Logs[2].Message) > 16<<10-12000 {
+		t.Errorf("%d logs (truncated %v): want 2 whole lines and one cut, nothing after", len(res.Logs), res.LogsTruncated)
+	}
 	// 10 MB of console.log in a loop ends in time: past the cap a call
 	// returns at once.
 	start := time.Now()

@@ -284,7 +284,7 @@ func (v *vm) formatLogArg(a goja.Value) (text string) {
 		}
 	}()
 	if className(obj) == "Error" {
-		return stringOf(obj.Get("name")) + ": " + stringOf(obj.Get("message"))
+		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message")))
 	}
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
 		return "[Function]"
@@ -336,12 +336,20 @@ func (b *logBook) full() bool {
 
 func (b *logBook) room() int { return b.maxBytes - b.bytes }
 
+// add keeps e, cut to the bytes left. A line that had to be cut fills the
+// book: the bytes it leaves (less than a character) hold no later line, and
+// a line cut to nothing is not kept.
 func (b *logBook) add(e LogEntry) {
-	var cut bool
-	if e.Message, cut = textcut.Cut(e.Message, b.room()); cut {
-		b.truncated = true
+	msg, cut := textcut.Cut(e.Message, b.room())
+	if !cut {
+		b.bytes += len(msg)
+	} else {
+		b.truncated, b.bytes = true, b.maxBytes
+		if msg == "" {
+			return
+		}
 	}
-	b.bytes += len(e.Message)
+	e.Message = msg
 	b.entries = append(b.entries, e)
 }
 

@@ -52,7 +52,9 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 }
 
 // describe reads a thrown value as "Name: message" (an Error or anything
-// shaped like one) or as its string form, for the error report. It runs
+// shaped like one), as the message alone when the value names no name (a
+// thrown {code, message}: seed 001's failure shape), or as its string form,
+// for the error report. It runs
 // under the script's deadline: a hostile getter or toString is interrupted
 // too. The error is the interrupt (or an engine failure) when reading it
 // did not finish; a value whose message throws is described as such.
@@ -60,13 +62,8 @@ func (v *vm) describe(thrown goja.Value) (string, error) {
 	var text string
 	err := v.try(func() {
 		if obj, ok := thrown.(*goja.Object); ok {
-			if msg := obj.Get("message"); msg != nil {
-				name, message := stringOf(obj.Get("name")), msg.String()
-				if message == "" {
-					text = name
-				} else {
-					text = name + ": " + message
-				}
+			if msg := obj.Get("message"); msg != nil && !goja.IsUndefined(msg) {
+				text = errorText(stringOf(obj.Get("name")), msg.String())
 				return
 			}
 		}
@@ -79,10 +76,23 @@ func (v *vm) describe(thrown goja.Value) (string, error) {
 	return text, err
 }
 
-// stringOf is ToString of a value that may be absent (nil).
+// errorText is an error's "Name: message", or the one of the two that is
+// not empty.
+func errorText(name, message string) string {
+	switch {
+	case name == "":
+		return message
+	case message == "":
+		return name
+	}
+	return name + ": " + message
+}
+
+// stringOf is ToString of a value that may be absent (nil); absent,
+// undefined and null are "".
 func stringOf(v goja.Value) string {
-	if v == nil {
-		return "undefined"
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return ""
 	}
 	return v.String()
 }
