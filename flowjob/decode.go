@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -885,7 +886,7 @@ func (d *decoder) integer(i int, p path, dst *int) int {
 		return end
 	}
 	text := string(d.data[i:end])
-	n, err := strconv.Atoi(text)
+	n, err := wholeNumber(text)
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		d.p.add(p.String(), "%s is out of range", quoteRaw(text))
@@ -895,6 +896,31 @@ func (d *decoder) integer(i int, p path, dst *int) int {
 		*dst = n
 	}
 	return end
+}
+
+// maxExactWhole is 2^53: past it a number written with a fraction or an
+// exponent no longer names one whole number.
+const maxExactWhole = 1 << 53
+
+// wholeNumber reads a JSON number whose value is whole, however it is
+// written ("1000", "1000.0", "1e3"), as JSON Schema's "integer" does. A
+// fraction is strconv.ErrSyntax; a value past int, or past 2^53 when
+// written with a fraction or an exponent, is strconv.ErrRange.
+func wholeNumber(text string) (int, error) {
+	n, err := strconv.Atoi(text)
+	if !errors.Is(err, strconv.ErrSyntax) {
+		return n, err
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	switch {
+	case err != nil:
+		return 0, err
+	case f != math.Trunc(f):
+		return 0, strconv.ErrSyntax
+	case math.Abs(f) > maxExactWhole:
+		return 0, strconv.ErrRange
+	}
+	return int(f), nil
 }
 
 // smallInt reads an optional minus and up to 18 digits, what strconv.Atoi

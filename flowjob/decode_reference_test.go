@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -549,6 +550,19 @@ func (d *refDecoder) integer(path string, raw json.RawMessage, dst *int) {
 	}
 	text := strings.TrimSpace(string(raw))
 	n, err := strconv.Atoi(text)
+	if errors.Is(err, strconv.ErrSyntax) { // 1000.0, 1e3: whole, written otherwise
+		var f float64
+		if f, err = strconv.ParseFloat(text, 64); err == nil {
+			switch {
+			case f != math.Trunc(f):
+				err = strconv.ErrSyntax
+			case math.Abs(f) > 1<<53:
+				err = strconv.ErrRange
+			default:
+				n = int(f)
+			}
+		}
+	}
 	switch {
 	case errors.Is(err, strconv.ErrRange):
 		d.p.add(path, "%s is out of range", refQuoteRaw(text))

@@ -193,6 +193,8 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"unknown onError", edit(`"onError":"continue"`, `"onError":"retry"`), []string{`action.onError: must be "blocking" or "continue", got "retry"`}},
 		{"errorHandoff as string", edit(`"onError":"continue"`, `"onError":"continue","errorHandoff":"false"`), []string{"action.errorHandoff: must be true or false, got string"}},
 		{"timeout with a fraction", edit(`"id":"j1"`, `"id":"j1","timeoutMs":1.5`), []string{"timeoutMs: must be a whole number, got 1.5"}},
+		{"timeout past 2^53 in an exponent", edit(`"id":"j1"`, `"id":"j1","timeoutMs":1e30`), []string{"timeoutMs: 1e30 is out of range"}},
+		{"timeout past float64", edit(`"id":"j1"`, `"id":"j1","timeoutMs":1e400`), []string{"timeoutMs: 1e400 is out of range"}},
 		{"timeout out of range", edit(`"id":"j1"`, `"id":"j1","timeoutMs":99999999999999999999`), []string{"timeoutMs: 99999999999999999999 is out of range"}},
 		{"version as string", edit(`"id":"j1"`, `"version":"1","id":"j1"`), []string{"version: must be a whole number, got string"}},
 		{"future version", edit(`"id":"j1"`, `"version":2,"id":"j1"`), []string{"version: contract version 2 is newer than this one (1): upgrade the executor before sending such jobs"}},
@@ -271,6 +273,17 @@ func TestDecodeValues(t *testing.T) {
 	}
 	if want := time.Date(2026, 3, 1, 15, 0, 0, 5e8, time.UTC); j.Deadline == nil || !j.Deadline.Equal(want) {
 		t.Errorf("deadline = %v, want %v", j.Deadline, want)
+	}
+}
+
+// A whole number may be written with a fraction of zero or an exponent, as
+// JSON Schema's "integer" (and a Python engine's json.dumps(1000.0)) allow.
+func TestDecodeWholeNumbersWrittenOtherwise(t *testing.T) {
+	for _, text := range []string{"1000", "1000.0", "1e3", "1E+3", "10000e-1", "1000.000"} {
+		j, err := Decode([]byte(strings.Replace(minimal, `"id":"j1"`, `"id":"j1","timeoutMs":`+text, 1)))
+		if err != nil || j.TimeoutMs != 1000 {
+			t.Errorf("timeoutMs %s: %d, %v; want 1000", text, j.TimeoutMs, err)
+		}
 	}
 }
 

@@ -8,12 +8,18 @@ package jsident
 
 import (
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 // MaxLen caps an identifier's length in bytes.
 const MaxLen = 128
+
+// InternalPrefix starts the names the program builder gives its own
+// bindings ($flowscript$generated, $flowscript$marker): an input of such a
+// name would take the place of one.
+const InternalPrefix = "$flowscript$"
 
 // reserved are the names that cannot be parameters: ECMAScript reserved
 // words, strict-mode reserved words and literals, plus "execute" (the
@@ -44,6 +50,8 @@ func Check(name string) error {
 		return fmt.Errorf("must be valid UTF-8")
 	case reserved[name]:
 		return fmt.Errorf("%q is a reserved word in JavaScript or in FlowScript; choose another name", name)
+	case strings.HasPrefix(name, InternalPrefix):
+		return fmt.Errorf("%q starts with %q, which FlowScript keeps for its own names; choose another name", name, InternalPrefix)
 	}
 	for i, r := range name {
 		if i == 0 && !isStart(r) {
@@ -56,11 +64,22 @@ func Check(name string) error {
 	return nil
 }
 
+// isStart is ECMAScript's IdentifierStart, as goja's lexer reads it: '$',
+// '_', or ID_Start (letters, letter numbers and Other_ID_Start, less
+// Pattern_Syntax and Pattern_White_Space).
 func isStart(r rune) bool {
-	return r == '$' || r == '_' || unicode.IsLetter(r) || unicode.Is(unicode.Nl, r)
+	return r == '$' || r == '_' ||
+		unicode.In(r, unicode.Letter, unicode.Nl, unicode.Other_ID_Start) && !patternChar(r)
 }
 
+// isPart is ECMAScript's IdentifierPart: IdentifierStart, ID_Continue
+// (marks, digits, connector punctuation and Other_ID_Continue, less the
+// pattern characters), ZWNJ and ZWJ.
 func isPart(r rune) bool {
-	return isStart(r) || unicode.IsDigit(r) || unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc) ||
-		r == '\u200c' || r == '\u200d'
+	return isStart(r) || r == '\u200c' || r == '\u200d' ||
+		unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc, unicode.Other_ID_Continue) && !patternChar(r)
+}
+
+func patternChar(r rune) bool {
+	return unicode.In(r, unicode.Pattern_Syntax, unicode.Pattern_White_Space)
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/flowscript/flowscript/internal/jsident"
 )
 
-// Names the generated wrapper uses. They are valid identifiers an author
-// would not write; an author who shadows one breaks only their own script.
+// Names the generated wrapper uses. No input may take one (jsident refuses
+// the prefix); an author whose code shadows one breaks only their own
+// script.
 const (
-	genName    = "$flowscript$generated"
-	markerName = "$flowscript$marker"
+	genName    = jsident.InternalPrefix + "generated"
+	markerName = jsident.InternalPrefix + "marker"
 	// programName is the file name goja reports in stack frames and
 	// error.stack; every position in it is the author's.
 	programName = "script.js"
