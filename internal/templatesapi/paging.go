@@ -21,6 +21,21 @@ const (
 	CodeInvalidCursor    = "INVALID_CURSOR"
 )
 
+// takesQuery refuses a request whose query string readQuery refuses for
+// the parameters allowed, before next sees it: a DELETE with a misspelt
+// parameter must not delete.
+func takesQuery(allowed []string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.RawQuery != "" {
+			if _, herr := readQuery(r, allowed...); herr != nil {
+				writeError(w, herr)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // readQuery returns the query parameters of r, refusing one this route
 // does not take (a misspelt limit would otherwise be ignored in silence)
 // and one given twice.
@@ -42,8 +57,12 @@ func readQuery(r *http.Request, allowed ...string) (url.Values, *httpError) {
 			if len(shown) > 64 {
 				shown = shown[:64] + "…"
 			}
+			takes := "no query parameters"
+			if len(allowed) > 0 {
+				takes = strings.Join(allowed, ", ")
+			}
 			return nil, newError(http.StatusBadRequest, CodeUnknownParameter,
-				fmt.Sprintf("unknown query parameter %q: this route takes %s", shown, strings.Join(allowed, ", ")),
+				fmt.Sprintf("unknown query parameter %q: this route takes %s", shown, takes),
 				fieldError{Field: name, Code: CodeUnknownParameter, Message: fmt.Sprintf("unknown parameter %q", shown)})
 		case len(q[name]) > 1:
 			return nil, paramError(name, fmt.Sprintf("%s is given %d times: give it once", name, len(q[name])))

@@ -437,3 +437,36 @@ func TestConditionalWrites(t *testing.T) {
 		}
 	})
 }
+
+// Every route refuses a query parameter it does not take, before it acts:
+// a DELETE with a stray parameter deletes nothing.
+func TestEveryRouteRefusesUnknownParameters(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	tpl := a.create("kept", "return 1")
+	id := tpl.ID.String()
+	for _, rt := range []struct{ method, path string }{
+		{"GET", "/api/script-templates/" + id},
+		{"PUT", "/api/script-templates/" + id},
+		{"DELETE", "/api/script-templates/" + id},
+		{"POST", "/api/script-templates"},
+		{"GET", "/api/script-templates/" + id + "/versions/1"},
+		{"POST", "/api/scripts/test"},
+		{"POST", "/api/failures/job-1/replay"},
+		{"GET", "/api/openapi.json"},
+	} {
+		r := a.authed(rt.method, rt.path+"?foo=1", map[string]any{"name": "x", "source": "return 2"})
+		wantStatus(t, r, http.StatusBadRequest)
+		if e := r.apiErr(t); e.Code != CodeUnknownParameter || !strings.Contains(e.Message, "takes no query parameters") {
+			t.Errorf("%s %s?foo=1: %+v, want %s saying the route takes none", rt.method, rt.path, e, CodeUnknownParameter)
+		}
+	}
+	if got := a.authed("GET", "/api/script-templates/"+id, nil); got.status != http.StatusOK {
+		t.Errorf("the template is gone after a refused DELETE (status %d)", got.status)
+	}
+	// The lists name what they take.
+	r := a.authed("GET", "/api/script-templates/"+id+"/versions?foo=1", nil)
+	if e := r.apiErr(t); e.Code != CodeUnknownParameter || !strings.Contains(e.Message, "limit, cursor") {
+		t.Errorf("versions?foo=1: %+v", e)
+	}
+}

@@ -145,7 +145,10 @@ type route struct {
 	// public routes answer without credentials: only the probes.
 	public bool
 	// need is the role a credential must have (ignored when public).
-	need   Role
+	need Role
+	// query is the query parameters the route takes: any other, or one
+	// given twice, is refused before the handler runs (readQuery).
+	query  []string
 	handle http.HandlerFunc
 }
 
@@ -155,12 +158,12 @@ type route struct {
 func (s *Server) routes() []route {
 	p := s.prefix
 	return []route{
-		{method: http.MethodGet, path: p + "/script-templates", need: RoleRead, handle: s.listTemplates},
+		{method: http.MethodGet, path: p + "/script-templates", need: RoleRead, query: []string{"limit", "cursor", "name"}, handle: s.listTemplates},
 		{method: http.MethodPost, path: p + "/script-templates", need: RoleWrite, handle: s.createTemplate},
 		{method: http.MethodGet, path: p + "/script-templates/{id}", need: RoleRead, handle: s.getTemplate},
 		{method: http.MethodPut, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.updateTemplate},
 		{method: http.MethodDelete, path: p + "/script-templates/{id}", need: RoleWrite, handle: s.deleteTemplate},
-		{method: http.MethodGet, path: p + "/script-templates/{id}/versions", need: RoleRead, handle: s.listVersions},
+		{method: http.MethodGet, path: p + "/script-templates/{id}/versions", need: RoleRead, query: []string{"limit", "cursor"}, handle: s.listVersions},
 		{method: http.MethodGet, path: p + "/script-templates/{id}/versions/{version}", need: RoleRead, handle: s.getVersion},
 		{method: http.MethodPost, path: p + "/scripts/test", need: RoleWrite, handle: s.testScript},
 		{method: http.MethodPost, path: p + "/failures/{jobId}/replay", need: RoleWrite, handle: s.replayFailure},
@@ -181,7 +184,7 @@ func (s *Server) mux() (http.Handler, *http.ServeMux) {
 	for _, rt := range s.routes() {
 		var h http.Handler = rt.handle
 		if !rt.public {
-			h = s.requireAuth(rt.need, h)
+			h = s.requireAuth(rt.need, takesQuery(rt.query, h))
 		}
 		mux.Handle(rt.method+" "+rt.path, h)
 		allowed[rt.path] = append(allowed[rt.path], rt.method)

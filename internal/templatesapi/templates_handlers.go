@@ -37,6 +37,8 @@ type templateResponse struct {
 type saveNotes struct {
 	warnings []guardrails.Finding
 	uses     *guardrails.Uses
+	// capped: the guardrails stopped at MaxFindings, so there may be more.
+	capped bool
 }
 
 // templateBodyLimit: a source at its cap, every byte escaped as \u00XX,
@@ -211,6 +213,9 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 	if len(fields) > 0 {
 		msg := "the template was not saved: " + fields[0].Message
 		msg += moreProblems(len(fields) - 1)
+		if notes.capped {
+			msg += fmt.Sprintf("; the check reports at most %d findings, so fix these and save again to see any others", guardrails.MaxFindings)
+		}
 		return templates.Draft{}, saveNotes{}, newError(http.StatusUnprocessableEntity, CodeValidationFailed, msg, fields...)
 	}
 	return d, notes, nil
@@ -261,7 +266,7 @@ func (s *Server) checkSource(ctx context.Context, source string) ([]fieldError, 
 		f.Message = "the source closes the function it runs in and goes on outside it (" + f.Message + "): check its braces"
 		fields = append(fields, f)
 	}
-	notes := saveNotes{uses: &rep.Uses}
+	notes := saveNotes{uses: &rep.Uses, capped: len(rep.Findings) >= guardrails.MaxFindings}
 	for _, f := range rep.Findings {
 		if f.Severity == guardrails.SeverityError {
 			fields = append(fields, fieldError{Field: "source", Code: string(f.Code), Message: f.Message, Line: f.Line, Column: f.Column})

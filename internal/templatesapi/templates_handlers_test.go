@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
@@ -258,5 +259,21 @@ func TestBasePathFromConfig(t *testing.T) {
 				wantStatus(t, a.authed("GET", "/api/script-templates", nil), http.StatusNotFound)
 			}
 		})
+	}
+}
+
+// The guardrails stop at MaxFindings; the answer says there may be more.
+func TestSaveSaysWhenFindingsAreCapped(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	src := strings.Repeat("require('x')\n", guardrails.MaxFindings+20) + "return 1"
+	r := a.authed("POST", "/api/script-templates", map[string]string{"name": "many", "source": src})
+	wantStatus(t, r, http.StatusUnprocessableEntity)
+	if e := r.apiErr(t); len(e.Fields) != guardrails.MaxFindings || !strings.Contains(e.Message, "at most 100 findings") {
+		t.Errorf("%d fields, message %q; want %d and a word that the check stopped", len(e.Fields), e.Message, guardrails.MaxFindings)
+	}
+	r = a.authed("POST", "/api/script-templates", map[string]string{"name": "few", "source": "require('x')\nrequire('y')"})
+	if e := r.apiErr(t); strings.Contains(e.Message, "at most") {
+		t.Errorf("two findings: %q says the check stopped", e.Message)
 	}
 }

@@ -65,10 +65,6 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 		writeError(w, paramError("version", fmt.Sprintf("the version must be a whole number from 1 (the first version), got %q", raw)))
 		return
 	}
-	if _, herr := readQuery(r); herr != nil {
-		writeError(w, herr)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	v, err := s.store.Version(ctx, id, n)
