@@ -260,6 +260,10 @@ func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 	return gen
 }
 
+// MsgUnexpectedEnd is the syntax error of a source the parser could not
+// finish within its own text: V8's words, and the likely causes.
+const MsgUnexpectedEnd = "SyntaxError: Unexpected end of input: a bracket, string, comment or statement is not finished, or a '}' closes execute early"
+
 // parseError turns a parser error, positioned in the assembled text, into a
 // *Error positioned in the author's source.
 func (p *Program) parseError(err error) *Error {
@@ -267,6 +271,11 @@ func (p *Program) parseError(err error) *Error {
 	var pe parser.ErrorList
 	if errors.As(err, &pe) && len(pe) > 0 {
 		e.Message = pe[0].Message
+		if pe[0].Position.Line-headerLines > p.sourceLines {
+			// The parser stopped in the wrapper's tail, at a token the
+			// author never wrote: name what happened to the source.
+			e.Message = MsgUnexpectedEnd
+		}
 		e.Line, e.Column = p.mapPosition(pe[0].Position.Line, pe[0].Position.Column)
 	}
 	e.Message = "SyntaxError: " + strings.TrimPrefix(e.Message, "SyntaxError: ")

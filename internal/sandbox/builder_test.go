@@ -95,12 +95,20 @@ func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
 	cases := []struct {
 		source       string
 		line, column int
+		// unfinished: the parser ran into the wrapper's tail, whose tokens
+		// the author never wrote; the message says the source is unfinished.
+		unfinished bool
 	}{
-		{"return 1 +* 2", 1, 11},
-		{"const x = 1\n\nreturn x +* 2", 3, 11},
-		{"function execute() {\n  return {\n}", 3, 2}, // unclosed: reported after the last character
-		{"return 1\n/* unterminated comment", 2, 24},  // the tail cannot be swallowed silently
-		{"return (", 1, 9},
+		{"return 1 +* 2", 1, 11, false},
+		{"const x = 1\n\nreturn x +* 2", 3, 11, false},
+		{"function execute() {\n  return {\n}", 3, 2, true}, // unclosed: reported after the last character
+		{"return 1\n/* unterminated comment", 2, 24, true},  // the tail cannot be swallowed silently
+		{"return (", 1, 9, true},
+		{"return (1", 1, 10, true},
+		{"return [1, 2", 1, 13, true},
+		{"return 1 +", 1, 11, true},
+		{"return 1 }", 1, 11, true}, // an extra '}' with nothing after it
+		{"return 1\n}", 2, 2, true},
 	}
 	for _, tc := range cases {
 		e := wantError(t, run(t, tc.source), CodeSyntaxError, "")
@@ -109,6 +117,9 @@ func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
 		}
 		if !strings.HasPrefix(e.Message, "SyntaxError: ") {
 			t.Errorf("%q: message %q should start with SyntaxError", tc.source, e.Message)
+		}
+		if got := e.Message == MsgUnexpectedEnd; got != tc.unfinished {
+			t.Errorf("%q: message %q; want the unfinished-source message: %v", tc.source, e.Message, tc.unfinished)
 		}
 	}
 }
