@@ -266,7 +266,7 @@ func TestReplyToGetsTheStoredResult(t *testing.T) {
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		root := "replies." + cfg.Consumer
-		first, second := root+".first", root+".second"
+		first, second, lower := root+".first", root+".second", root+".lower"
 		replies, err := nc.SubscribeSync(root + ".>")
 		if err != nil {
 			t.Fatal(err)
@@ -277,8 +277,11 @@ func TestReplyToGetsTheStoredResult(t *testing.T) {
 		results(t, js, cfg, 1, 10*time.Second)
 		publishRaw(t, js, cfg, data, "reply-1-same-inbox", nats.Header{flowjob.HeaderReplyTo: []string{first}})
 		publishRaw(t, js, cfg, data, "reply-1-new-inbox", nats.Header{flowjob.HeaderReplyTo: []string{second}})
+		// The header's name in another case (HTTP's habit) is still read.
+		lowerData, _ := json.Marshal(cpfJob("reply-lower"))
+		publishRaw(t, js, cfg, lowerData, "reply-lower", nats.Header{"reply-to": []string{lower}})
 		settled(t, js, cfg, 10*time.Second)
-		stored := results(t, js, cfg, 1, 5*time.Second)["reply-1"]
+		stored := results(t, js, cfg, 2, 5*time.Second)["reply-1"]
 		got := map[string]int{}
 		for {
 			msg, err := replies.NextMsg(time.Second)
@@ -286,13 +289,18 @@ func TestReplyToGetsTheStoredResult(t *testing.T) {
 				break
 			}
 			var r flowjob.Result
-			if err := json.Unmarshal(msg.Data, &r); err != nil || r.JobID != "reply-1" || r.Attempt != stored.Attempt {
+			err = json.Unmarshal(msg.Data, &r)
+			if msg.Subject == lower && err == nil && r.JobID == "reply-lower" {
+				got[msg.Subject]++
+				continue
+			}
+			if err != nil || r.JobID != "reply-1" || r.Attempt != stored.Attempt {
 				t.Fatalf("Reply-To got %q (%v), want the stored result", msg.Data, err)
 			}
 			got[msg.Subject]++
 		}
-		if got[first] != 1 || got[second] != 1 || len(got) != 2 {
-			t.Errorf("replies by inbox %v: want one on each of %s and %s", got, first, second)
+		if got[first] != 1 || got[second] != 1 || got[lower] != 1 || len(got) != 3 {
+			t.Errorf("replies by inbox %v: want one on each of %s, %s and %s", got, first, second, lower)
 		}
 	})
 }

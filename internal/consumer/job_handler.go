@@ -484,7 +484,7 @@ func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, jobID, code, r
 // is logged. The message carries the trace context of ctx (the result's
 // send span).
 func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
-	inbox := d.msg.Headers().Get(flowjob.HeaderReplyTo)
+	inbox := replyTo(d.msg.Headers())
 	if inbox == "" {
 		return
 	}
@@ -506,9 +506,24 @@ func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
 // inbox: an engine that re-publishes a job with a new inbox gets its
 // answer, and an inbox is never told twice.
 func (h *jobHandler) notifyRepeat(ctx context.Context, d *delivery, first StoredResult) {
-	if inbox := d.msg.Headers().Get(flowjob.HeaderReplyTo); inbox != "" && inbox != first.ReplyTo {
+	if inbox := replyTo(d.msg.Headers()); inbox != "" && inbox != first.ReplyTo {
 		h.notify(ctx, d, first.Data)
 	}
+}
+
+// replyTo is the job's Reply-To header. NATS header names are
+// case-sensitive; an engine that spells it reply-to or REPLY-TO (as HTTP
+// lets it) is still answered.
+func replyTo(h nats.Header) string {
+	if v := h.Get(flowjob.HeaderReplyTo); v != "" {
+		return v
+	}
+	for k, vs := range h {
+		if len(vs) > 0 && strings.EqualFold(k, flowjob.HeaderReplyTo) {
+			return vs[0]
+		}
+	}
+	return ""
 }
 
 // validInbox refuses wildcards and the subjects of the streams and the

@@ -74,7 +74,7 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 			msg.Header.Set(k, v)
 		}
 	}
-	if inbox := headers.Get(flowjob.HeaderReplyTo); inbox != "" {
+	if inbox := replyTo(headers); inbox != "" {
 		msg.Header.Set(flowclient.HeaderStoredReplyTo, inbox)
 	}
 	if r.Writer != "" {
