@@ -67,7 +67,7 @@ func scan(source string, inputNames []string) ([]Finding, uses, error) {
 
 	global := newScope(nil) // the sandbox's globals: nothing of the host
 	named := newScope(global)
-	named.declare("execute")
+	named.declareFunction("execute") // the generated function
 	fs := newScope(named)
 	fs.declare("arguments")
 	for _, name := range inputNames {

@@ -28,7 +28,14 @@
 //   - error: the Function constructor, called or constructed directly
 //     (Function("..."), new Function(...), Function.call/apply/bind) or
 //     reached through .constructor of a function or of .constructor
-//     (({}).constructor.constructor("...")). The sandbox disables it.
+//     (({}).constructor.constructor("...")): a function or class literal,
+//     a name a function or class declaration binds (execute included), a
+//     member of a built-in namespace (Math.max), Function.prototype; also
+//     globalThis.Function and Function handed to a call
+//     (Reflect.construct(Function, ...)). A function held in a variable
+//     (const f = () => 1; f.constructor(...)) is not followed: the check
+//     reads names, not values. The sandbox disables the constructor
+//     whatever the check saw; a finding only says so at save time.
 //   - error: an async execute (async function execute, or a top-level
 //     execute bound to an async function or arrow): it always fails with
 //     "Script assíncrono não é suportado".

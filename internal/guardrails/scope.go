@@ -8,14 +8,36 @@ import "github.com/dop251/goja/ast"
 // declaration still resolves.
 type scope struct {
 	parent *scope
-	names  map[string]struct{}
+	// names maps each name declared here to whether a function or class
+	// declaration declared it (its .constructor is a function constructor).
+	names map[string]bool
 }
 
 func newScope(parent *scope) *scope {
-	return &scope{parent: parent, names: map[string]struct{}{}}
+	return &scope{parent: parent, names: map[string]bool{}}
 }
 
-func (s *scope) declare(name string) { s.names[name] = struct{}{} }
+func (s *scope) declare(name string) { s.names[name] = false }
+
+// declareFunction declares a name that a function or class declaration
+// binds. Any other declaration of the same name in the scope wins: a
+// reassigned name may hold anything.
+func (s *scope) declareFunction(name string) {
+	if _, ok := s.names[name]; !ok {
+		s.names[name] = true
+	}
+}
+
+// isFunction reports whether name resolves to a function or class
+// declaration (and not to a var, let, const or parameter of that name).
+func (s *scope) isFunction(name string) bool {
+	for ; s != nil; s = s.parent {
+		if fn, ok := s.names[name]; ok {
+			return fn
+		}
+	}
+	return false
+}
 
 // resolves reports whether name is declared in s or an enclosing scope. The
 // outermost scope stands for the sandbox's global object, which declares
@@ -80,7 +102,7 @@ func (s *scope) declareVarsIn(st ast.Statement) {
 		s.declareVars(st.List)
 		for _, inner := range st.List {
 			if fd, ok := inner.(*ast.FunctionDeclaration); ok && fd.Function.Name != nil {
-				s.declare(fd.Function.Name.Name.String())
+				s.declareFunction(fd.Function.Name.Name.String())
 			}
 		}
 	case *ast.IfStatement:
@@ -137,11 +159,11 @@ func (s *scope) declareLexical(stmts []ast.Statement) {
 			}
 		case *ast.ClassDeclaration:
 			if st.Class.Name != nil {
-				s.declare(st.Class.Name.Name.String())
+				s.declareFunction(st.Class.Name.Name.String())
 			}
 		case *ast.FunctionDeclaration:
 			if st.Function.Name != nil {
-				s.declare(st.Function.Name.Name.String())
+				s.declareFunction(st.Function.Name.Name.String())
 			}
 		}
 	}

@@ -274,10 +274,12 @@ func (c *checker) expr(s *scope, e ast.Expression) {
 			return
 		}
 		c.functionConstructor(s, e.Callee)
+		c.functionPassed(s, e.ArgumentList)
 		c.expr(s, e.Callee)
 		c.exprs(s, e.ArgumentList)
 	case *ast.NewExpression:
 		c.functionConstructor(s, e.Callee)
+		c.functionPassed(s, e.ArgumentList)
 		c.expr(s, e.Callee)
 		c.exprs(s, e.ArgumentList)
 	case *ast.ConditionalExpression:
@@ -473,24 +475,60 @@ func (c *checker) functionConstructor(s *scope, callee ast.Expression) {
 			}
 			return
 		}
-		if e.Identifier.Name == "constructor" && reachesFunction(e.Left) {
+		if id, ok := e.Left.(*ast.Identifier); ok && id.Name == "globalThis" && !s.resolves("globalThis") && e.Identifier.Name == "Function" {
+			c.report(e.Identifier.Idx, CodeFunctionConstructor, SeverityError, "Function", msgFunctionConstructor)
+			return
+		}
+		if e.Identifier.Name == "constructor" && reachesFunction(s, e.Left) {
 			c.report(e.Identifier.Idx, CodeFunctionConstructor, SeverityError, "Function", msgFunctionConstructor)
 		}
 	case *ast.BracketExpression:
-		if lit, ok := e.Member.(*ast.StringLiteral); ok && lit.Value == "constructor" && reachesFunction(e.Left) {
+		if lit, ok := e.Member.(*ast.StringLiteral); ok && lit.Value == "constructor" && reachesFunction(s, e.Left) {
 			c.report(lit.Idx, CodeFunctionConstructor, SeverityError, "Function", msgFunctionConstructor)
 		}
 	}
 }
 
+// functionPassed reports the Function constructor handed to a call as a
+// value (Reflect.construct(Function, [...]), [].map.call(x, Function)).
+func (c *checker) functionPassed(s *scope, args []ast.Expression) {
+	for _, a := range args {
+		if id, ok := a.(*ast.Identifier); ok && id.Name == "Function" && !s.resolves("Function") {
+			c.report(id.Idx, CodeFunctionConstructor, SeverityError, "Function", msgFunctionConstructor)
+		}
+	}
+}
+
+// builtinNamespaces are the globals whose members a script reads are
+// nearly all functions (Math.max, JSON.parse, Object.keys): their
+// .constructor is Function.
+var builtinNamespaces = map[string]bool{
+	"Math": true, "JSON": true, "Object": true, "Array": true, "String": true, "Number": true,
+	"Reflect": true, "Date": true, "Promise": true, "Symbol": true, "Map": true, "Set": true,
+	"RegExp": true, "Boolean": true, "BigInt": true, "Error": true,
+}
+
 // reachesFunction reports whether reading .constructor of e yields a
-// function constructor: e is a function or class, or itself .constructor.
-func reachesFunction(e ast.Expression) bool {
+// function constructor: e is a function or class (a literal, a name a
+// function or class declaration binds, such as execute, Function itself
+// or Function.prototype), a member of a built-in namespace (Math.max), or
+// itself .constructor.
+func reachesFunction(s *scope, e ast.Expression) bool {
 	switch e := e.(type) {
 	case *ast.FunctionLiteral, *ast.ArrowFunctionLiteral, *ast.ClassLiteral:
 		return true
+	case *ast.Identifier:
+		name := e.Name.String()
+		return s.isFunction(name) || name == "Function" && !s.resolves(name)
 	case *ast.DotExpression:
-		return e.Identifier.Name == "constructor"
+		if e.Identifier.Name == "constructor" {
+			return true
+		}
+		id, ok := e.Left.(*ast.Identifier)
+		if !ok || s.resolves(id.Name.String()) {
+			return false
+		}
+		return id.Name == "Function" && e.Identifier.Name == "prototype" || builtinNamespaces[id.Name.String()]
 	case *ast.BracketExpression:
 		lit, ok := e.Member.(*ast.StringLiteral)
 		return ok && lit.Value == "constructor"
