@@ -176,6 +176,9 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 		return nil, err
 	}
 	if own, ok := v.shadowingExecute(ret, marker); ok {
+		if _, callable := goja.AssertFunction(own); !callable {
+			return nil, v.notCallable(own)
+		}
 		if ret, err = v.invoke(own, goja.Undefined(), args...); err != nil {
 			return nil, err
 		}
@@ -190,6 +193,33 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 		return nil, err
 	}
 	return v.serialize(ret)
+}
+
+// notCallable is the TypeError of a source that binds execute to something
+// other than a function (var execute = 'x') and does not return: there is
+// no execute to call.
+func (v *vm) notCallable(own goja.Value) error {
+	kind := "an object"
+	switch {
+	case own == nil || goja.IsUndefined(own):
+		kind = "undefined"
+	case goja.IsNull(own):
+		kind = "null"
+	case goja.IsString(own):
+		kind = "a string"
+	case goja.IsNumber(own):
+		kind = "a number"
+	case goja.IsBigInt(own):
+		kind = "a BigInt"
+	}
+	if _, isSymbol := own.(*goja.Symbol); isSymbol {
+		kind = "a symbol"
+	} else if _, isBool := own.Export().(bool); isBool {
+		kind = "a boolean"
+	}
+	return v.try(func() {
+		panic(v.rt.NewTypeError("execute is not a function (it is %s): the source neither returns a value nor declares function execute(...)", kind))
+	})
 }
 
 // shadowingExecute recognizes what the tail returns when the source declared

@@ -204,3 +204,18 @@ func TestErrorValues(t *testing.T) {
 		t.Errorf("busy message is not the seed's: %q", BusyMessage(8))
 	}
 }
+
+// A source that binds execute to something other than a function and does
+// not return says so, instead of goja's "Value is not an object".
+func TestExecuteBoundToAValue(t *testing.T) {
+	for src, kind := range map[string]string{
+		"var execute = 'yes'":       "a string",
+		"var execute = 5":           "a number",
+		"let execute = undefined":   "undefined",
+		"const execute = {run: 1}":  "an object",
+		"var execute = null; var y": "null",
+	} {
+		want := "TypeError: execute is not a function (it is " + kind + ")"
+		wantErrorContaining(t, run(t, src), CodeScriptError, want)
+	}
+}
