@@ -50,11 +50,18 @@ func TestAsyncIsRefused(t *testing.T) {
 		"return {then() {}}",
 		"return {then: function (resolve) { resolve(1) }}",
 		"const execute = async () => 1",
+		// inside the result, where JSON.stringify would write {}
+		"return [1, 2].map(async x => x * 2)",
+		"return {ok: 1, pending: Promise.resolve(), n: 2}",
+		"return {deep: [{deeper: new Promise(() => {})}]}",
 	} {
 		t.Run(src, func(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")
 		})
 	}
+	// Empty objects and "{}" text are data.
+	wantOutput(t, run(t, "return {a: {}, b: [{}], c: '{}', d: {toJSON() { return {} }, p: Promise.resolve()}}"),
+		`{"a":{},"b":[{}],"c":"{}","d":{}}`)
 }
 
 func TestThrownErrorsReportTheAuthorsPosition(t *testing.T) {

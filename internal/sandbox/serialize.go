@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -48,7 +49,51 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	if out == nil || goja.IsUndefined(out) {
 		return v.rt.ToValue(""), nil // a function, or a toJSON that returned undefined
 	}
+	// A Promise inside the result is written {}: items.map(async x => …)
+	// would pass for data. Only an output holding {} can hide one.
+	if strings.Contains(out.String(), "{}") {
+		if found, err := v.holdsPromise(obj); err != nil || found {
+			if err == nil {
+				err = errAsync
+			}
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// maxPromiseWalk bounds the values holdsPromise reads.
+const maxPromiseWalk = 100_000
+
+// holdsPromise reports whether a Promise (or any thenable) is among the values
+// JSON.stringify wrote of root: its own enumerable properties, recursively,
+// not below an object with a toJSON method. It reads them again under the
+// script's deadline, as JSON.stringify did.
+func (v *vm) holdsPromise(root *goja.Object) (found bool, err error) {
+	seen := map[*goja.Object]bool{}
+	budget := maxPromiseWalk
+	var walk func(o *goja.Object)
+	walk = func(o *goja.Object) {
+		if found || budget <= 0 || seen[o] {
+			return
+		}
+		seen[o] = true
+		budget--
+		if _, callable := goja.AssertFunction(o.Get("then")); callable {
+			found = true // a Promise, or a thenable: JSON.stringify wrote {} or less
+			return
+		}
+		if _, ok := goja.AssertFunction(o.Get("toJSON")); ok {
+			return
+		}
+		for _, k := range o.Keys() {
+			if child, ok := o.Get(k).(*goja.Object); ok {
+				walk(child)
+			}
+		}
+	}
+	err = v.try(func() { walk(root) })
+	return found, err
 }
 
 // describe reads a thrown value as "Name: message" (an Error or anything
