@@ -32,8 +32,8 @@ const replayNATSTimeout = 5 * time.Second
 // when set, runs that version of the job's template (templateId) from this
 // service's store instead. At most one of them.
 type replayRequest struct {
-	Source  string `json:"source"`
-	Version int    `json:"version"`
+	Source  *string `json:"source"`
+	Version *int    `json:"version"`
 }
 
 // replayFailure is a test run of a recorded failed job: the job's failure
@@ -58,20 +58,20 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch {
-	case body.Source != "" && body.Version != 0:
+	case body.Source != nil && body.Version != nil:
 		writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,
 			"the job was not replayed: give source or version, not both",
 			fieldError{Field: "version", Code: CodeValidationFailed, Message: "version cannot be given with source"}))
 		return
-	case body.Version < 0:
+	case body.Version != nil && *body.Version < 1:
 		writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,
-			fmt.Sprintf("the job was not replayed: version must be 1 or more, got %d", body.Version),
+			fmt.Sprintf("the job was not replayed: version must be 1 or more, got %d", *body.Version),
 			fieldError{Field: "version", Code: CodeValidationFailed, Message: "version must be 1 or more"}))
 		return
 	}
-	if body.Source != "" {
+	if body.Source != nil {
 		var fields []fieldError
-		for _, f := range templates.ValidateRunnableSource(body.Source, s.cfg.Sandbox.MaxSourceBytes) {
+		for _, f := range templates.ValidateRunnableSource(*body.Source, s.cfg.Sandbox.MaxSourceBytes) {
 			fields = append(fields, fieldError{Field: f.Field, Code: f.Code, Message: f.Message})
 		}
 		if len(fields) > 0 {
@@ -90,14 +90,17 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	opts := failrecord.Options{Source: body.Source, SourceLabel: "request source"}
-	if body.Version > 0 {
-		src, herr := s.versionSource(r, rec.Job, body.Version)
+	opts := failrecord.Options{SourceLabel: "request source"}
+	if body.Source != nil {
+		opts.Source = *body.Source
+	}
+	if body.Version != nil {
+		src, herr := s.versionSource(r, rec.Job, *body.Version)
 		if herr != nil {
 			writeError(w, herr)
 			return
 		}
-		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", body.Version)
+		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", *body.Version)
 	}
 	select {
 	case s.slots <- struct{}{}:

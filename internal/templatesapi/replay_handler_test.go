@@ -171,6 +171,8 @@ func TestReplayTemplateVersion(t *testing.T) {
 		{"no such version", "/api/failures/pinned-1/replay", map[string]any{"version": 9}, http.StatusNotFound},
 		{"source and version", "/api/failures/pinned-1/replay", map[string]any{"version": 2, "source": "return 1"}, http.StatusUnprocessableEntity},
 		{"negative version", "/api/failures/pinned-1/replay", map[string]any{"version": -1}, http.StatusUnprocessableEntity},
+		{"version zero", "/api/failures/pinned-1/replay", map[string]any{"version": 0}, http.StatusUnprocessableEntity},
+		{"empty source", "/api/failures/pinned-1/replay", map[string]any{"source": ""}, http.StatusUnprocessableEntity},
 		{"template of another system", "/api/failures/foreign-1/replay", map[string]any{"version": 1}, http.StatusUnprocessableEntity},
 	} {
 		r := a.authed("POST", tc.path, tc.body)
