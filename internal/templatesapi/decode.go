@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
@@ -23,10 +24,14 @@ import (
 // naming the problem; unknown fields too.
 func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *httpError {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
+		mt, params, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
 			return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
 				fmt.Sprintf("the body must be JSON (Content-Type: application/json), got %q", ct))
+		}
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") && !strings.EqualFold(cs, "utf8") {
+			return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+				fmt.Sprintf("the body must be UTF-8 JSON, got charset %q: send UTF-8 (or leave the charset out)", cs))
 		}
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
@@ -95,7 +100,7 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, erro
 	for t != nil && t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	if t != nil && (t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) ||
+	if t != nil && t != wholeNumberType && (t.Kind() == reflect.Interface || reflect.PointerTo(t).Implements(unmarshalerType) ||
 		reflect.PointerTo(t).Implements(textUnmarshalerType)) {
 		t = nil
 	}
@@ -179,6 +184,10 @@ func fits(t reflect.Type, tok json.Token) bool {
 		_, ok := tok.(bool)
 		return ok
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if t == wholeNumberType {
+			_, ok := parseWhole(string(n))
+			return isNumber && ok
+		}
 		_, err := strconv.ParseInt(string(n), 10, t.Bits())
 		return isNumber && err == nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
@@ -391,4 +400,37 @@ func jsonKind(goKind string) string {
 		return "a number"
 	}
 	return "a " + goKind
+}
+
+// wholeNumber is an integer field that JSON may write as 1000, 1000.0 or
+// 1e3, as JSON Schema's "integer" (and a job's flowjob.Decode) allow; a
+// fraction, or a value past 2^53 written so, is a wrong kind. checkKeys
+// reads it as an int.
+type wholeNumber int
+
+var wholeNumberType = reflect.TypeFor[wholeNumber]()
+
+func (n *wholeNumber) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	v, ok := parseWhole(string(b))
+	if !ok {
+		return &json.UnmarshalTypeError{Value: "number " + string(b), Type: wholeNumberType}
+	}
+	*n = wholeNumber(v)
+	return nil
+}
+
+// parseWhole reads a JSON number whose value is a whole number within
+// ±2^53 (exactly, whatever its notation).
+func parseWhole(text string) (int, bool) {
+	if v, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return int(v), true
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return 0, false
+	}
+	return int(f), true
 }

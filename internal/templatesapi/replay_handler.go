@@ -32,8 +32,8 @@ const replayNATSTimeout = 5 * time.Second
 // when set, runs that version of the job's template (templateId) from this
 // service's store instead. At most one of them.
 type replayRequest struct {
-	Source  *string `json:"source"`
-	Version *int    `json:"version"`
+	Source  *string      `json:"source"`
+	Version *wholeNumber `json:"version"`
 }
 
 // replayFailure is a test run of a recorded failed job: the job's failure
@@ -95,7 +95,7 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		opts.Source = *body.Source
 	}
 	if body.Version != nil {
-		src, herr := s.versionSource(r, rec.Job, *body.Version)
+		src, herr := s.versionSource(r, rec.Job, int(*body.Version))
 		if herr != nil {
 			writeError(w, herr)
 			return

@@ -43,7 +43,7 @@ type testRequest struct {
 	Resolutions    []json.RawMessage `json:"resolutions"`
 	// TimeoutMs shortens the run's time limit as a job's timeoutMs does;
 	// it never raises it above SANDBOX_TIMEOUT_MS.
-	TimeoutMs int `json:"timeoutMs"`
+	TimeoutMs wholeNumber `json:"timeoutMs"`
 }
 
 // testInput is one input of a test run: its value is required, as a

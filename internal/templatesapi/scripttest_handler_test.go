@@ -206,6 +206,15 @@ func TestScriptTestTakesATimeout(t *testing.T) {
 	if e := r.apiErr(t); e.Message != "timeoutMs must be an integer, got string" {
 		t.Errorf("timeoutMs \"100\": %s", r.raw)
 	}
+	// A whole number in another notation is that number, as in a job.
+	for _, ms := range []string{"1e2", "100.0"} {
+		r, res := a.testRun(`{"source":"while (true) {}","timeoutMs":` + ms + `}`)
+		if r.status != http.StatusOK || res.Error == nil || res.Error.Code != sandbox.CodeTimeout || res.DurationMs > 2500 {
+			t.Errorf("timeoutMs %s: %d %s", ms, r.status, r.raw)
+		}
+	}
+	r = a.authed("POST", "/api/scripts/test", `{"source":"return 1","timeoutMs":1e300}`)
+	wantStatus(t, r, http.StatusBadRequest)
 	r = a.authed("POST", "/api/scripts/test", map[string]any{"source": "return 1", "timeoutMs": -1})
 	wantStatus(t, r, http.StatusUnprocessableEntity)
 	if e := r.apiErr(t); len(e.Fields) != 1 || e.Fields[0].Field != "timeoutMs" {

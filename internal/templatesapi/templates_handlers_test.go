@@ -208,6 +208,7 @@ func TestBadInputIsAClear4xxAndWritesNothing(t *testing.T) {
 		{"two objects", "POST", "/api/script-templates", `{"name":"a","source":"return 1"} {}`, "", 400, CodeInvalidJSON, "exactly one"},
 		{"oversized body", "POST", "/api/script-templates", huge, "", 413, CodeBodyTooLarge, "limit"},
 		{"not JSON", "POST", "/api/script-templates", `name=a`, "application/x-www-form-urlencoded", 415, CodeUnsupportedMediaType, "application/json"},
+		{"JSON in another charset", "POST", "/api/script-templates", `{"name":"a","source":"return 1"}`, "application/json; charset=latin1", 415, CodeUnsupportedMediaType, `"latin1"`},
 		{"PUT malformed", "PUT", one, `{`, "", 400, CodeInvalidJSON, ""},
 		{"PUT unknown field", "PUT", one, `{"name":"b","source":"return 2","id":"x"}`, "", 400, CodeUnknownField, `"id"`},
 		{"id not a uuid: GET", "GET", "/api/script-templates/42", ``, "", 400, CodeInvalidID, `"42"`},
