@@ -166,6 +166,7 @@ var identifierProbes = []string{
 	"implements", "interface", "package", "private", "protected", "public", "arguments",
 	"eval", "undefined", "NaN", "Infinity", "execute",
 	"async", "of", "get", "set", "Execute", "nan", "infinity", "require", "process", "console",
+	"$flowscript$marker", "$flowscript$x", "$flowscriptx", "x$flowscript$",
 }
 
 func agree(t *testing.T, s *jsonschema.Schema, desc string, doc any) {
