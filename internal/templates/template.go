@@ -91,8 +91,10 @@ func (d Draft) Validate(maxSourceBytes int) error {
 		add("name", CodeInvalidText, "name is not valid UTF-8 text")
 	case utf8.RuneCountInString(d.Name) > MaxNameRunes:
 		add("name", CodeTooLong, "name is %d characters, over the limit of %d", utf8.RuneCountInString(d.Name), MaxNameRunes)
-	case hasControl(d.Name, false):
-		add("name", CodeInvalidText, "name must be one line of text without control characters")
+	case hasControl(d.Name, false) || strings.ContainsFunc(d.Name, hiddenInName):
+		add("name", CodeInvalidText, "name must be one line of text without control characters, line separators or bidirectional overrides")
+	case !strings.ContainsFunc(d.Name, visible):
+		add("name", CodeInvalidText, "name must hold a visible character: it is only invisible format characters")
 	}
 
 	switch {
@@ -155,6 +157,18 @@ func hasControl(s string, multiline bool) bool {
 	}
 	return false
 }
+
+// hiddenInName reports a character a name may not hold though it is not a
+// control character: a line or paragraph separator (a name is one line)
+// and the bidirectional embeddings, overrides and isolates, which make a
+// name read otherwise than it sorts and matches.
+func hiddenInName(r rune) bool {
+	return r == '\u2028' || r == '\u2029' || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
+}
+
+// visible reports a character that shows: not a space, not a format
+// character (zero-width space and joiners, marks of direction).
+func visible(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }
 
 // now is the store clock: UTC at the precision PostgreSQL keeps, so both
 // stores return the same instants they were given.

@@ -94,6 +94,9 @@ func TestSaveValidation(t *testing.T) {
 	}{
 		{"name and source missing", map[string]string{}, []fieldWant{{"name", "REQUIRED", 0, 0}, {"source", "REQUIRED", 0, 0}}},
 		{"name too long", map[string]string{"name": strings.Repeat("n", 121), "source": "return 1"}, []fieldWant{{"name", "TOO_LONG", 0, 0}}},
+		{"name across two lines", map[string]string{"name": "a\u2028b", "source": "return 1"}, []fieldWant{{"name", "INVALID_TEXT", 0, 0}}},
+		{"name with a bidirectional override", map[string]string{"name": "cpf\u202eexe.js", "source": "return 1"}, []fieldWant{{"name", "INVALID_TEXT", 0, 0}}},
+		{"name that cannot be seen", map[string]string{"name": "\u200b\u200d", "source": "return 1"}, []fieldWant{{"name", "INVALID_TEXT", 0, 0}}},
 		{"description too long", map[string]string{"name": "a", "description": strings.Repeat("d", 2001), "source": "return 1"}, []fieldWant{{"description", "TOO_LONG", 0, 0}}},
 		{"source over the sandbox cap", map[string]string{"name": "a", "source": "return '" + strings.Repeat("x", 8<<10) + "'"}, []fieldWant{{"source", "TOO_LONG", 0, 0}}},
 		{"syntax error with its position", map[string]string{"name": "a", "source": "function execute() {\n  return 1 +\n}"}, []fieldWant{{"source", "SCRIPT_SYNTAX_ERROR", 3, 1}}},
