@@ -122,7 +122,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	stop := context.AfterFunc(ctx, func() { v.rt.Interrupt(errTimedOut) })
 	defer stop()
 
-	out, err := p.call(v, values)
+	out, root, err := p.call(v, values)
 	var stopped *goja.InterruptedError
 	if errors.As(err, &stopped) && h.journal != nil {
 		switch stopped.Value() {
@@ -144,7 +144,17 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	if ctx.Err() != nil {
 		return "", causeOf(ctx)
 	}
-	return p.checkOutput(out, l)
+	text, fail := p.checkOutput(out, l)
+	if fail == nil && root != nil && strings.Contains(text, "{}") {
+		found, err := v.holdsPromise(root)
+		if err == nil && found {
+			err = errAsync
+		}
+		if err != nil {
+			return "", p.classify(ctx, v, l, err)
+		}
+	}
+	return text, fail
 }
 
 // call runs the assembled program, calls the generated execute with the
@@ -152,7 +162,10 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 // then the author's own execute when the tail hands it back, and
 // serializes the result inside the VM. Go makes every call, so the script's
 // stack traces hold its own frames only.
-func (p *Program) call(v *vm, values []string) (goja.Value, error) {
+//
+// It also returns the result when it is an object: run reads the object
+// again for a Promise inside it (holdsPromise) when its output holds {}.
+func (p *Program) call(v *vm, values []string) (goja.Value, *goja.Object, error) {
 	var factory goja.Value
 	if err := v.try(func() {
 		var err error
@@ -160,12 +173,12 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 			panic(err)
 		}
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	marker := v.rt.NewObject()
 	gen, err := v.invoke(factory, goja.Undefined(), marker)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	args := make([]goja.Value, len(values))
 	for i, s := range values {
@@ -173,26 +186,34 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 	}
 	ret, err := v.invoke(gen, goja.Undefined(), args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if own, ok := v.shadowingExecute(ret, marker); ok {
 		if _, callable := goja.AssertFunction(own); !callable {
-			return nil, v.notCallable(own)
+			return nil, nil, v.notCallable(own)
 		}
 		if ret, err = v.invoke(own, goja.Undefined(), args...); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if obj, ok := ret.(*goja.Object); ok && className(obj) == "Promise" {
-		return nil, errAsync
+	root, _ := ret.(*goja.Object)
+	if root != nil {
+		var async bool
+		if err := v.try(func() { async = isAsync(root) }); err != nil {
+			return nil, nil, err
+		}
+		if async {
+			return nil, nil, errAsync
+		}
 	}
 	if fail, err := v.structuredFailure(ret); err != nil || fail != nil {
 		if err == nil {
 			err = fail
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return v.serialize(ret)
+	out, err := v.serialize(ret)
+	return out, root, err
 }
 
 // notCallable is the TypeError of a source that binds execute to something
@@ -217,9 +238,13 @@ func (v *vm) notCallable(own goja.Value) error {
 	} else if _, isBool := own.Export().(bool); isBool {
 		kind = "a boolean"
 	}
-	return v.try(func() {
-		panic(v.rt.NewTypeError("execute is not a function (it is %s): the source neither returns a value nor declares function execute(...)", kind))
-	})
+	return v.typeError(fmt.Sprintf("execute is not a function (it is %s): the source neither returns a value nor declares function execute(...)", kind))
+}
+
+// typeError is a TypeError with message, thrown as if by the script's
+// engine: it reaches the author as SCRIPT_ERROR "TypeError: message".
+func (v *vm) typeError(message string) error {
+	return v.try(func() { panic(v.rt.NewTypeError("%s", message)) })
 }
 
 // shadowingExecute recognizes what the tail returns when the source declared

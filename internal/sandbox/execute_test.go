@@ -54,6 +54,10 @@ func TestAsyncIsRefused(t *testing.T) {
 		"return [1, 2].map(async x => x * 2)",
 		"return {ok: 1, pending: Promise.resolve(), n: 2}",
 		"return {deep: [{deeper: new Promise(() => {})}]}",
+		// a native Promise whose then the script deleted is still one
+		"const p = Promise.resolve(1); delete Promise.prototype.then; return p",
+		"const p = Promise.resolve(1); delete Promise.prototype.then; return {p}",
+		"return {ok: 'ação', p: Promise.resolve()}", // an output that is not ASCII
 	} {
 		t.Run(src, func(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")

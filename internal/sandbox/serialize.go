@@ -2,7 +2,7 @@ package sandbox
 
 import (
 	"errors"
-	"strings"
+	"reflect"
 
 	"github.com/dop251/goja"
 )
@@ -10,8 +10,9 @@ import (
 // serialize turns the script's result into its output, as DESIGN.md §3
 // says: a string as is; an object or array through the engine's own
 // JSON.stringify (whatever the script did to JSON); any other primitive as its
-// string; undefined and null as "". A thenable is an async result, refused
-// with errAsync (the caller refuses native Promises before).
+// string; undefined and null as "". The caller has refused an async result
+// (isAsync) before, and reads the output for a Promise inside an object
+// (holdsPromise) after.
 //
 // It runs in Go, so a frame of it never shows in the script's stack traces
 // (a toJSON that reads new Error().stack sees only the author's frames),
@@ -20,21 +21,13 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	if val == nil || goja.IsUndefined(val) || goja.IsNull(val) {
 		return v.rt.ToValue(""), nil
 	}
-	obj, ok := val.(*goja.Object)
-	if !ok {
+	if _, ok := val.(*goja.Object); !ok {
 		if _, isString := val.(goja.String); isString {
 			return val, nil
 		}
 		// Numbers, booleans, BigInts and symbols: their string, read by the
 		// engine without calling anything the script could have replaced.
 		return v.rt.ToValue(primitiveString(val)), nil
-	}
-	var then goja.Value
-	if err := v.try(func() { then = obj.Get("then") }); err != nil {
-		return nil, err
-	}
-	if _, callable := goja.AssertFunction(then); callable {
-		return nil, errAsync
 	}
 	// The engine's own JSON.stringify: when the script could not name JSON
 	// it was not taken before the script ran, and the script may still have
@@ -49,26 +42,33 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	if out == nil || goja.IsUndefined(out) {
 		return v.rt.ToValue(""), nil // a function, or a toJSON that returned undefined
 	}
-	// A Promise inside the result is written {}: items.map(async x => …)
-	// would pass for data. Only an output holding {} can hide one.
-	if strings.Contains(out.String(), "{}") {
-		if found, err := v.holdsPromise(obj); err != nil || found {
-			if err == nil {
-				err = errAsync
-			}
-			return nil, err
-		}
-	}
 	return out, nil
+}
+
+// promiseType is what ExportType says of a native Promise (its class name
+// is "Object").
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
+// isAsync reports whether obj is an async result: a native Promise (even one
+// whose then the script deleted) or any thenable. It reads obj's then, so it
+// runs inside try.
+func isAsync(obj *goja.Object) bool {
+	if obj.ExportType() == promiseType {
+		return true
+	}
+	_, callable := goja.AssertFunction(obj.Get("then"))
+	return callable
 }
 
 // maxPromiseWalk bounds the values holdsPromise reads.
 const maxPromiseWalk = 100_000
 
-// holdsPromise reports whether a Promise (or any thenable) is among the values
-// JSON.stringify wrote of root: its own enumerable properties, recursively,
-// not below an object with a toJSON method. It reads them again under the
-// script's deadline, as JSON.stringify did.
+// holdsPromise reports whether an async value (isAsync) is among the values
+// JSON.stringify wrote of root, which is not one itself: its own enumerable
+// properties, recursively, not below an object with a toJSON method.
+// JSON.stringify writes such a value {}, so items.map(async x => …) would
+// pass for data; the caller walks only an output that holds "{}". It reads
+// the properties again under the script's deadline, as JSON.stringify did.
 func (v *vm) holdsPromise(root *goja.Object) (found bool, err error) {
 	seen := map[*goja.Object]bool{}
 	budget := maxPromiseWalk
@@ -79,8 +79,8 @@ func (v *vm) holdsPromise(root *goja.Object) (found bool, err error) {
 		}
 		seen[o] = true
 		budget--
-		if _, callable := goja.AssertFunction(o.Get("then")); callable {
-			found = true // a Promise, or a thenable: JSON.stringify wrote {} or less
+		if o != root && isAsync(o) {
+			found = true
 			return
 		}
 		if _, ok := goja.AssertFunction(o.Get("toJSON")); ok {
