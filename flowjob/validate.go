@@ -375,21 +375,31 @@ func ValidID(id string) bool {
 	return true
 }
 
+// checkRef checks an id of the engine's. One of only white space is
+// refused like a missing one: it names nothing the engine could find.
 func checkRef(p *problems, field, v string, required bool) {
 	switch {
 	case v == "" && required:
 		p.add(field, "required")
 	case len(v) > MaxRefBytes:
 		p.add(field, "is %d bytes, over the %d-byte limit", len(v), MaxRefBytes)
+	case v != "" && strings.TrimSpace(v) == "" && required:
+		p.add(field, "is only white space, got %s: send the id", quote(v))
+	case v != "" && strings.TrimSpace(v) == "":
+		p.add(field, "is only white space, got %s: send the id, or leave the field out", quote(v))
 	}
 }
 
+// checkName checks a session variable's name. One of only white space is
+// refused: the value would be written where no flow can read it.
 func checkName(p *problems, field, v string, required bool) {
 	switch {
 	case v == "" && required:
 		p.add(field, "required: the session variable to write")
 	case len(v) > MaxNameBytes:
 		p.add(field, "is %d bytes, over the %d-byte limit", len(v), MaxNameBytes)
+	case v != "" && strings.TrimSpace(v) == "":
+		p.add(field, "is only white space, got %s: name the session variable to write", quote(v))
 	}
 }
 

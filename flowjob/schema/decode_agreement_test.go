@@ -46,7 +46,7 @@ type mutation struct {
 }
 
 // probes are the values every member is set to in turn.
-var probes = []any{nil, "", "zz", 0, -1, 1, 2, 1.5, true, false, map[string]any{}, []any{}}
+var probes = []any{nil, "", " ", "zz", 0, -1, 1, 2, 1.5, true, false, map[string]any{}, []any{}}
 
 func mutations(t *testing.T, jobDoc, base map[string]any) []mutation {
 	var out []mutation

@@ -221,6 +221,17 @@ function patternMessage(at: string, data: unknown): string {
       return `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got ${quoted(data)}`;
     case "action.source":
       return "required: write a function execute(...) or a body that returns a value";
+    case "action.outputVariable":
+    case "action.errorVariable":
+      return `is only white space, got ${quoted(data)}: name the session variable to write`;
+    case "sessionId":
+    case "flowId":
+    case "blockId":
+      return `is only white space, got ${quoted(data)}: send the id`;
+    case "defaultExceptionBlockId":
+    case "tenantId":
+    case "templateId":
+      return `is only white space, got ${quoted(data)}: send the id, or leave the field out`;
     case "action.inputVariables[].name":
       return `${quoted(data)} is not a JavaScript identifier: start with a letter, '_' or '$', then letters, digits, '_' or '$'`;
     case "deadline":
