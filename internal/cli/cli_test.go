@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -220,6 +221,22 @@ func TestRunJobsAllSucceed(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if code != ExitOK || len(lines) != 40 || slices.ContainsFunc(lines, func(l string) bool { return !strings.Contains(l, `"output":"ok","error":null`) }) {
 		t.Errorf("exit %d, %d lines, stderr %q:\n%s", code, len(lines), stderr, stdout)
+	}
+}
+
+// A script over the source cap is refused with its own size (a file), not
+// the one byte over the cap the command reads of it.
+func TestRunNamesTheSizeOfAScriptOverTheCap(t *testing.T) {
+	source := "return '" + strings.Repeat("x", 300) + "'"
+	env := map[string]string{"SANDBOX_MAX_SOURCE_BYTES": "100", "SANDBOX_MAX_PARALLEL": "1"}
+	code, stdout, stderr := invocation{args: []string{"run", "--json", writeScript(t, source)}, env: env}.run(t)
+	want := fmt.Sprintf(`"code":"INVALID_SCRIPT_INPUT","message":"source is %d bytes, over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)`, len(source))
+	if code != ExitFailed || !strings.Contains(stdout, want) {
+		t.Errorf("file: exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+	code, _, stderr = invocation{args: []string{"run", "-"}, stdin: source, env: env}.run(t)
+	if want := "INVALID_SCRIPT_INPUT: source is over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)"; code != ExitFailed || !strings.Contains(stderr, want) {
+		t.Errorf("standard input: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
 

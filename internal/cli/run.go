@@ -206,6 +206,12 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: reading the script: %v\n", err)
 		return ExitFailed
 	}
+	if limit := pool.Limits().MaxSourceBytes; len(source) > limit {
+		// The sandbox would count only what was read: name the real size.
+		return printResult(env, opts, sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeInvalidInput, Message: fmt.Sprintf(
+			"source is %s the limit of %d (SANDBOX_MAX_SOURCE_BYTES): move data out of the script into input variables",
+			sizeOf(in), limit)}})
+	}
 	req := sandbox.Request{Source: string(source), Inputs: opts.inputs}
 	if len(opts.capabilities) > 0 {
 		caps, err := loadRunCapabilities(env, opts.policy)
@@ -239,6 +245,23 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 		}
 		return ExitSuspended
 	}
+	return printResult(env, opts, res)
+}
+
+// sizeOf says how large a script over the limit is: a regular file's
+// size, or only "over" for a stream read no further than the limit.
+func sizeOf(in io.Reader) string {
+	if f, ok := in.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			return fmt.Sprintf("%d bytes, over", st.Size())
+		}
+	}
+	return "over"
+}
+
+// printResult prints a finished run's output, or its error, and returns the
+// exit code.
+func printResult(env Env, opts runOptions, res sandbox.Result) int {
 	if opts.json {
 		line, err := json.Marshal(newResultJSON(nil, res))
 		if err != nil {
