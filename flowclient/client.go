@@ -18,6 +18,10 @@ import (
 // ErrNoResult reports that no result is stored for a job yet.
 var ErrNoResult = errors.New("no result is stored for this job yet")
 
+// ErrInvalidJobID reports a job id no job can have (flowjob.ValidID): it
+// could only name a subject pattern, never one job's result.
+var ErrInvalidJobID = errors.New("not a job id: 1 to 128 letters A-Z a-z, digits, '-' and '_'")
+
 // HeaderStoredReplyTo is the header of a stored result that names the
 // Reply-To inbox of the delivery that stored it (the executor tells an
 // inbox once).
@@ -106,6 +110,12 @@ func NewClient(nc *nats.Conn, opts ...ClientOption) (*Client, error) {
 	}
 	for _, opt := range opts {
 		opt(c)
+	}
+	if p := c.subjects.Prefix; p != "" && !flowjob.ValidSubjectPrefix(p) {
+		return nil, fmt.Errorf("creating flowclient client: subject prefix must be dot-separated tokens without wildcards or spaces, as the executors' SUBJECT_PREFIX, got %q", p)
+	}
+	if !flowjob.ValidStreamName(c.resultsStream) {
+		return nil, fmt.Errorf("creating flowclient client: results stream name must be 1 to 64 letters, digits, '-' or '_', as the executors' RESULTS_STREAM, got %q", c.resultsStream)
 	}
 	if c.pollFirst <= 0 || c.pollMax < c.pollFirst {
 		return nil, fmt.Errorf("creating flowclient client: result polling needs 0 < first <= max, got %s and %s", c.pollFirst, c.pollMax)
@@ -262,9 +272,13 @@ func NewResults(js jetstream.JetStream, name string, subjects flowjob.Subjects) 
 }
 
 // Lookup returns the stored result of jobID, or ErrNoResult when there is
-// none.
+// none. An id no job can have is ErrInvalidJobID: "*" or ">" would name
+// every job's result.
 func (r *Results) Lookup(ctx context.Context, jobID string) (StoredResult, error) {
 	var res StoredResult
+	if !flowjob.ValidID(jobID) {
+		return res, fmt.Errorf("looking up the result of job %q: %w", jobID, ErrInvalidJobID)
+	}
 	stream, err := r.open(ctx)
 	if err != nil {
 		return res, err
@@ -278,6 +292,9 @@ func (r *Results) Lookup(ctx context.Context, jobID string) (StoredResult, error
 	}
 	if err := json.Unmarshal(raw.Data, &res.Result); err != nil {
 		return res, fmt.Errorf("decoding the stored result of job %s: %w", jobID, err)
+	}
+	if res.JobID != jobID {
+		return StoredResult{}, fmt.Errorf("the result stored for job %s names job %q: the RESULTS stream holds a message no executor wrote", jobID, res.JobID)
 	}
 	res.Data, res.ReplyTo, res.Writer = raw.Data, raw.Header.Get(HeaderStoredReplyTo), raw.Header.Get(HeaderStoredWriter)
 	return res, nil
@@ -301,6 +318,9 @@ func (r *Results) open(ctx context.Context) (jetstream.Stream, error) {
 // the stream by a lookup at first (0: at once), then after each doubling
 // interval up to pollMax.
 func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.Msg, first time.Duration) (*flowjob.Result, error) {
+	if !flowjob.ValidID(jobID) {
+		return nil, fmt.Errorf("awaiting the result of job %q: %w", jobID, ErrInvalidJobID)
+	}
 	wait := first
 	var lastErr error
 	for {

@@ -208,6 +208,51 @@ func TestClientRunWaitsForALateExecutor(t *testing.T) {
 	})
 }
 
+// TestClientRefusesIDsNoJobHas: a wildcard or a blank is no job's id, so
+// Result and Await refuse it at once instead of returning whichever result
+// the pattern matches (another session's variables) or waiting forever.
+func TestClientRefusesIDsNoJobHas(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, true)
+		c := e.client(t)
+		ctx := testenv.Context(t, 20*time.Second)
+		if _, err := c.Run(ctx, cpfJob("client-someone-else", "123.456.789-09")); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{"*", ">", "client-*", "", "a b", "a.b"} {
+			if r, err := c.Result(ctx, id); !errors.Is(err, flowclient.ErrInvalidJobID) {
+				t.Errorf("Result(%q) = %+v, %v; want ErrInvalidJobID", id, r, err)
+			}
+			short, cancel := context.WithTimeout(ctx, 5*time.Second)
+			if r, err := c.Await(short, id); !errors.Is(err, flowclient.ErrInvalidJobID) {
+				t.Errorf("Await(%q) = %+v, %v; want ErrInvalidJobID", id, r, err)
+			}
+			cancel()
+		}
+	})
+}
+
+func TestNewClientRefusesUnusableNames(t *testing.T) {
+	nc, err := nats.Connect(testenv.EmbeddedNATS(t).ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	for _, tc := range []struct {
+		opt  flowclient.ClientOption
+		want string
+	}{
+		{flowclient.WithSubjectPrefix("bad prefix.*"), `subject prefix must be dot-separated tokens without wildcards or spaces, as the executors' SUBJECT_PREFIX, got "bad prefix.*"`},
+		{flowclient.WithSubjectPrefix("a..b"), "subject prefix"},
+		{flowclient.WithResultsStream("bad.name"), `results stream name must be 1 to 64 letters, digits, '-' or '_', as the executors' RESULTS_STREAM, got "bad.name"`},
+		{flowclient.WithResultsStream(""), "results stream name"},
+	} {
+		if _, err := flowclient.NewClient(nc, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("NewClient: %v, want an error with %q", err, tc.want)
+		}
+	}
+}
+
 func TestClientErrors(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		e := newEnv(t, url, false)
