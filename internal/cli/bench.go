@@ -233,7 +233,7 @@ func parseBench(env Env, args []string) (opts benchOptions, code int, ok bool) {
 func benchJob(env Env, opts benchOptions) (flowjob.Job, error) {
 	var job *flowjob.Job
 	if opts.script != "" {
-		source, err := readAll(env, opts.script, flowjob.MaxSourceBytes+1, "the script")
+		source, err := readAll(env, opts.script, flowjob.MaxSourceBytes, "the script")
 		if err != nil {
 			return flowjob.Job{}, err
 		}

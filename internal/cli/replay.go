@@ -105,7 +105,7 @@ func replay(ctx context.Context, env Env, args []string) int {
 	}
 	var source []byte
 	if o.source != "" {
-		if source, err = readAll(env, o.source, limits.MaxSourceBytes+1, "the source"); err != nil {
+		if source, err = readAll(env, o.source, limits.MaxSourceBytes, "the source"); err != nil {
 			return usageError(env, "replay", "%v", err)
 		}
 	}

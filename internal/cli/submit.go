@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flowscript/flowscript/flowjob"
 
@@ -236,7 +237,7 @@ func parseSubmit(env Env, args []string) (opts submitOptions, code int, ok bool)
 func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 	var job *flowjob.Job
 	if opts.file != "" {
-		raw, err := readAll(env, opts.file, flowjob.MaxJobBytes+1, "the job")
+		raw, err := readAll(env, opts.file, flowjob.MaxJobBytes, "the job")
 		if err != nil {
 			return nil, usageError(env, "submit", "%v", err), false
 		}
@@ -246,7 +247,7 @@ func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 		}
 		job = decoded
 	} else {
-		source, err := readAll(env, opts.source, flowjob.MaxSourceBytes+1, "the script")
+		source, err := readAll(env, opts.source, flowjob.MaxSourceBytes, "the script")
 		if err != nil {
 			return nil, usageError(env, "submit", "%v", err), false
 		}
@@ -372,8 +373,10 @@ func inputFlag(inputs *[]flowjob.InputVariable) func(string) error {
 	}
 }
 
-// readAll reads file (standard input for "-"), at most limit bytes: a
-// larger file comes back cut at limit, for the validation to report.
+// readAll reads file (standard input for "-"): UTF-8 text of at most limit
+// bytes. A larger file is an error naming its size, and so is one that is
+// not UTF-8: JSON would carry its bad bytes as U+FFFD, and the job would
+// run (or the template be saved) with text the author never wrote.
 func readAll(env Env, file string, limit int, what string) ([]byte, error) {
 	r := env.Stdin
 	if file != "-" {
@@ -384,11 +387,33 @@ func readAll(env Env, file string, limit int, what string) ([]byte, error) {
 		defer func() { _ = f.Close() }()
 		r = f
 	}
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)))
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", what, err)
 	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("%s is %s the %d-byte limit", what, sizeOf(r), limit)
+	}
+	if at := invalidUTF8(data); at >= 0 {
+		return nil, fmt.Errorf("%s is not UTF-8 text (byte 0x%02X at offset %d): save it as UTF-8", what, data[at], at)
+	}
 	return data, nil
+}
+
+// invalidUTF8 is the offset of the first byte of data that is not UTF-8,
+// or -1.
+func invalidUTF8(data []byte) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		c, size := utf8.DecodeRune(data[i:])
+		if c == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }
 
 // newJobID returns prefix-<16 random hex digits>.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -281,12 +282,21 @@ func TestSubmitRefusesBadJobs(t *testing.T) {
 	if err := os.WriteFile(noID, raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	latin1 := writeScript(t, "return 'a\xe7\xe3o'")
+	big := writeScript(t, "return '"+strings.Repeat("x", flowjob.MaxSourceBytes)+"'")
+	bigJob := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(bigJob, []byte(`{"id": "`+strings.Repeat("x", flowjob.MaxJobBytes)+`"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		code   int
 		stderr []string
 	}{
+		{"script not UTF-8", []string{"--source", latin1}, ExitUsage, []string{"the script is not UTF-8 text (byte 0xE7 at offset 9): save it as UTF-8"}},
+		{"script over the cap", []string{"--source", big}, ExitUsage, []string{fmt.Sprintf("the script is %d bytes, over the 262144-byte limit", flowjob.MaxSourceBytes+9)}},
+		{"job file over the cap", []string{"--file", bigJob}, ExitUsage, []string{fmt.Sprintf("the job is %d bytes, over the 1048576-byte limit", flowjob.MaxJobBytes+10)}},
 		{"contract broken in the file", []string{"--file", examplePath("10-invalid-onerror.json")}, ExitUsage,
 			[]string{"nothing was published", `action.onError: must be "blocking" or "continue", got "sometimes"`}},
 		{"every problem listed", []string{"--source", script, "--on-error", "never", "--context", "room", "--output-var", ""}, ExitUsage,
