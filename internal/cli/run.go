@@ -155,7 +155,9 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	})
 	fs.StringVar(&opts.policy, "policy", "", "")
 	fs.Func("capability", "", func(s string) error {
-		opts.capabilities = append(opts.capabilities, s)
+		if !slices.Contains(opts.capabilities, s) {
+			opts.capabilities = append(opts.capabilities, s)
+		}
 		return nil
 	})
 	files, err := parseInterspersed(fs, args)
@@ -175,6 +177,8 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 		return opts, usageError(env, "run", "--jobs takes no --input or --json: each job line carries its inputs, and results are always JSON"), false
 	case (len(opts.capabilities) > 0 || len(opts.resolutions) > 0) && opts.jobs:
 		return opts, usageError(env, "run", "--capability and --resolution are for one script, not --jobs"), false
+	case len(opts.resolutions) > 0 && !slices.Contains(opts.capabilities, "approval"):
+		return opts, usageError(env, "run", "--resolution answers approval.request: add --capability approval (and a --policy that grants it)"), false
 	}
 	for _, c := range opts.capabilities {
 		if !slices.Contains(flowjob.KnownCapabilities, c) {
@@ -220,9 +224,19 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 			return ExitFailed
 		}
 		req.Capabilities, req.Host = caps.HostFor(&flowjob.Job{TenantID: opts.tenant, SessionID: opts.session, Capabilities: opts.capabilities})
-		if len(req.Capabilities) < len(opts.capabilities) {
-			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: tenant %q is granted %v of %v by the policy; a call of the others throws CAPABILITY_DENIED\n",
-				opts.tenant, req.Capabilities, opts.capabilities)
+		var denied []string
+		for _, c := range opts.capabilities {
+			if !slices.Contains(req.Capabilities, c) {
+				denied = append(denied, c)
+			}
+		}
+		switch {
+		case len(denied) > 0 && opts.policy == "":
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: no --policy, so nothing is granted: a call of %s throws CAPABILITY_DENIED; give --policy FILE, the executors' policy\n",
+				strings.Join(denied, ", "))
+		case len(denied) > 0:
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: %s does not grant tenant %q %s: a call of it throws CAPABILITY_DENIED\n",
+				opts.policy, opts.tenant, strings.Join(denied, ", "))
 		}
 	}
 	res, requests := sandbox.Resolve(ctx, pool, req, opts.resolutions)

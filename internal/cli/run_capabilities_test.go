@@ -68,6 +68,16 @@ connectors:
 	if code, _, errOut := (invocation{args: []string{"run", "--capability", "fetch", "-"}, stdin: "return 1"}).run(t); code != ExitUsage || !strings.Contains(errOut, `unknown capability "fetch"`) {
 		t.Errorf("an unknown capability: exit %d, %q", code, errOut)
 	}
+	// The warning names what is not granted, and why.
+	_, _, errOut = invocation{args: []string{"run", "--tenant", "acme", "--capability", "api", "--capability", "approval", "--capability", "api", "--policy", policy, "-"},
+		stdin: "return 1", env: env}.run(t)
+	if want := fmt.Sprintf("flowscript run: %s does not grant tenant \"acme\" approval: a call of it throws CAPABILITY_DENIED\n", policy); errOut != want {
+		t.Errorf("a capability the policy does not grant: stderr %q, want %q", errOut, want)
+	}
+	_, _, errOut = invocation{args: []string{"run", "--capability", "kv", "-"}, stdin: "return 1"}.run(t)
+	if want := "no --policy, so nothing is granted: a call of kv throws CAPABILITY_DENIED"; !strings.Contains(errOut, want) {
+		t.Errorf("no policy: stderr %q, want %q", errOut, want)
+	}
 }
 
 // TestRunThroughApprovals: --resolution answers approval requests in
@@ -95,5 +105,8 @@ func TestRunThroughApprovals(t *testing.T) {
 	}
 	if code, _, errOut := (invocation{args: append(append([]string{}, args...), "--resolution", "{", "-"), stdin: script}).run(t); code != ExitUsage || !strings.Contains(errOut, "must be JSON") {
 		t.Errorf("a resolution that is not JSON: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := (invocation{args: []string{"run", "--resolution", "true", "-"}, stdin: script}).run(t); code != ExitUsage || !strings.Contains(errOut, "--resolution answers approval.request: add --capability approval") {
+		t.Errorf("a resolution without the approval capability: exit %d, %q", code, errOut)
 	}
 }

@@ -68,9 +68,12 @@ func Denied(capability string) HostReply {
 
 // MeterHost wraps h with a run's caps: at most l.MaxHostCalls calls and
 // l.MaxHostBytes of JSON each way. A call over a cap is answered
-// HOST_CALL_LIMIT without reaching h. Every side of the boundary that
-// answers host calls meters them with it: the worker pool's parent (the
-// trusted side) and an in-process run.
+// HOST_CALL_LIMIT without reaching h. The size of an answer is known only
+// once h carried the call out, so the answer that passes the answers' cap
+// is still delivered (the call happened: saying it failed would invite a
+// retry of a side effect), and the calls after it are refused. Every side
+// of the boundary that answers host calls meters them with it: the worker
+// pool's parent (the trusted side) and an in-process run.
 func MeterHost(h Host, l Limits) Host {
 	return &meter{host: h, limits: l}
 }
@@ -89,13 +92,15 @@ func (m *meter) Call(ctx context.Context, call HostCall) HostReply {
 	m.calls++
 	calls := m.calls
 	m.bytesIn += len(call.Args)
-	in := m.bytesIn
+	in, out := m.bytesIn, m.bytesOut
 	m.mu.Unlock()
 	switch {
 	case calls > m.limits.MaxHostCalls:
 		return limitReply(fmt.Sprintf("more than %d host calls in one run (SANDBOX_MAX_HOST_CALLS)", m.limits.MaxHostCalls))
 	case in > m.limits.MaxHostBytes:
 		return limitReply(fmt.Sprintf("the host calls' arguments passed %d bytes in one run (SANDBOX_MAX_HOST_BYTES)", m.limits.MaxHostBytes))
+	case out > m.limits.MaxHostBytes:
+		return limitReply(fmt.Sprintf("the host calls' answers passed %d bytes in one run (SANDBOX_MAX_HOST_BYTES): this call was not made", m.limits.MaxHostBytes))
 	}
 	if m.host == nil {
 		return Denied(call.Capability)
@@ -103,11 +108,7 @@ func (m *meter) Call(ctx context.Context, call HostCall) HostReply {
 	reply := m.host.Call(ctx, call)
 	m.mu.Lock()
 	m.bytesOut += len(reply.Value)
-	out := m.bytesOut
 	m.mu.Unlock()
-	if out > m.limits.MaxHostBytes {
-		return limitReply(fmt.Sprintf("the host calls' answers passed %d bytes in one run (SANDBOX_MAX_HOST_BYTES)", m.limits.MaxHostBytes))
-	}
 	return reply
 }
 

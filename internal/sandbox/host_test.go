@@ -113,8 +113,15 @@ func TestHostFailures(t *testing.T) {
 	big := &recordingHost{answer: func(HostCall) HostReply {
 		return HostReply{Value: json.RawMessage(`"` + strings.Repeat("x", 2000) + `"`)}
 	}}
-	res = runHost(t, "kv.get('a'); kv.get('b'); return 'done'", []string{"kv"}, big, Limits{MaxHostBytes: 3000})
-	if res.Err == nil || res.Err.Code != CodeHostCallLimit || !strings.Contains(res.Err.Message, "SANDBOX_MAX_HOST_BYTES") {
+	// The answer that passes the cap was carried out, so it is delivered;
+	// the call after it is refused without reaching the host.
+	res = runHost(t, "kv.get('a'); const b = kv.get('b'); try { kv.get('c') } catch (e) { return b.length + ' ' + e.code }", []string{"kv"}, big, Limits{MaxHostBytes: 3000})
+	wantOutput(t, res, "2000 HOST_CALL_LIMIT")
+	if len(big.calls) != 2 {
+		t.Errorf("the host got %d calls, want 2: a call after the answers' cap must not reach it", len(big.calls))
+	}
+	res = runHost(t, "kv.get('a'); kv.get('b'); kv.get('c'); return 'done'", []string{"kv"}, big, Limits{MaxHostBytes: 3000})
+	if res.Err == nil || res.Err.Code != CodeHostCallLimit || !strings.Contains(res.Err.Message, "SANDBOX_MAX_HOST_BYTES): this call was not made") {
 		t.Errorf("answers over the byte cap: %+v, want HOST_CALL_LIMIT", res.Err)
 	}
 	res = runHost(t, "kv.set('a', 'y'.repeat(5000)); return 'done'", []string{"kv"}, &recordingHost{}, Limits{MaxHostBytes: 3000})
