@@ -241,8 +241,18 @@ func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
 }
 
 // log captures one console line, unless the run's caps are reached.
+//
+// A resumed run replays its first part, and the suspended result carried
+// that part's lines: its own lines are those of the live part. The book
+// fills during the replay exactly as it did in the suspended run (which
+// lines were formatted decides which toJSON the replay calls), and starts
+// empty, with its caps, at the first line after the resume point.
 func (v *vm) log(level string, args []goja.Value) {
 	b := &v.host.logs
+	if j := v.host.journal; j != nil && j.pos >= len(j.replay) && len(j.replay) > 0 && !j.logsLive {
+		j.logsLive = true
+		*b = logBook{maxEntries: b.maxEntries, maxBytes: b.maxBytes}
+	}
 	if b.full() {
 		b.truncated = true
 		return

@@ -79,6 +79,9 @@ type recorder struct {
 	// stop is set to why the run must stop: suspended or diverged.
 	suspended *Suspension
 	diverged  string
+	// logsLive is set once the console log book was emptied for the live
+	// part of a resumed run (vm.log).
+	logsLive bool
 }
 
 // record appends e to the journal, unless the journal is full.

@@ -61,6 +61,51 @@ func TestApprovalSuspendsAndResumes(t *testing.T) {
 	}
 }
 
+// A resumed run's console lines are those after the resume point: the
+// suspended result carried the earlier ones, and replaying them again
+// would fill the caps before the lines the author needs.
+func TestResumedRunLogsItsLivePart(t *testing.T) {
+	src := `for (let i = 0; i < 150; i++) console.log('before ' + i)
+const a = approval.request({message: 'one'})
+console.log('after one', a)
+const b = approval.request({message: 'two'})
+console.log('after two', b)
+return a + b`
+	grants := []string{"approval"}
+	r1 := resume(t, src, nil, grants, nil, nil)
+	if r1.Suspended == nil || len(r1.Logs) != 100 || !r1.LogsTruncated {
+		t.Fatalf("first: %+v, %d lines, truncated %v", r1.Err, len(r1.Logs), r1.LogsTruncated)
+	}
+	r2 := resume(t, src, nil, grants, r1.Suspended.Journal, json.RawMessage(`"A"`))
+	if r2.Suspended == nil || len(r2.Logs) != 1 || r2.Logs[0].Message != "after one A" || r2.Logs[0].Line != 3 || r2.LogsTruncated {
+		t.Fatalf("second: %+v, logs %+v, truncated %v", r2.Err, r2.Logs, r2.LogsTruncated)
+	}
+	r3 := resume(t, src, nil, grants, r2.Suspended.Journal, json.RawMessage(`"B"`))
+	if r3.Err != nil || r3.Output != "AB" || len(r3.Logs) != 1 || r3.Logs[0].Message != "after two B" {
+		t.Fatalf("third: %q %+v, logs %+v", r3.Output, r3.Err, r3.Logs)
+	}
+}
+
+// Resolve's result holds every run's console lines once, in order.
+func TestResolveKeepsEveryRunsLines(t *testing.T) {
+	src := `console.log('one')
+const a = approval.request({message: 'first'})
+console.log('two', a)
+const b = approval.request({message: 'second'})
+console.log('three', b)
+return a + b`
+	runner := NewInProcess(Limits{Timeout: 2 * time.Second})
+	res, requests := Resolve(context.Background(), runner, Request{Source: src, Capabilities: []string{"approval"}},
+		[]json.RawMessage{json.RawMessage(`"A"`), json.RawMessage(`"B"`)})
+	var lines []string
+	for _, l := range res.Logs {
+		lines = append(lines, l.Message)
+	}
+	if res.Err != nil || res.Output != "AB" || len(requests) != 2 || strings.Join(lines, "|") != "one|two A|three B" {
+		t.Fatalf("%q %+v, %d requests, lines %q", res.Output, res.Err, len(requests), lines)
+	}
+}
+
 func TestApprovalMoreThanOnce(t *testing.T) {
 	src := `const a = approval.request({message: 'one'})
 const b = approval.request({message: 'two', data: a})

@@ -9,11 +9,18 @@ import (
 // resolutions (DESIGN.md §10): what a test run of a script that asks for
 // approval needs, with no journal stored and no continuation signed. It
 // returns the last run's result (Suspended when the resolutions ran out)
-// and the requests the runs made, in order.
+// and the requests the runs made, in order. Its console lines are every
+// run's, in order: each resumed run logs only its live part, within its
+// own caps.
 func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawMessage) (Result, []json.RawMessage) {
 	var requests []json.RawMessage
+	var logs []LogEntry
+	truncated := false
 	for {
 		res := r.Run(ctx, req)
+		if len(requests) > 0 {
+			res.Logs, res.LogsTruncated = append(logs, res.Logs...), truncated || res.LogsTruncated
+		}
 		if res.Suspended == nil {
 			return res, requests
 		}
@@ -21,6 +28,7 @@ func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawM
 		if len(resolutions) == 0 {
 			return res, requests
 		}
+		logs, truncated = res.Logs, res.LogsTruncated
 		req.Journal, req.Resolution, resolutions = res.Suspended.Journal, resolutions[0], resolutions[1:]
 	}
 }
