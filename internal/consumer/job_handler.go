@@ -249,6 +249,17 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		req.Capabilities = slices.DeleteFunc(slices.Clone(req.Capabilities), func(c string) bool { return c == flowjob.CapabilityApproval })
 	}
 	if job.Resume != nil {
+		// What would fail the resumed run whatever the script does is
+		// refused before the continuation is claimed, so that it can still
+		// be used once the job is mended.
+		switch {
+		case h.signer != nil && !slices.Contains(req.Capabilities, flowjob.CapabilityApproval):
+			return attempt{job: job, report: actions.Failed(flowjob.CodeCapabilityDenied,
+				"a resume job must be granted approval (its capabilities, and the policy for its tenant): the continuation was not used; resume again once it is granted", tries)}
+		case sandbox.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
+			return attempt{job: job, report: actions.Failed(flowjob.CodeInvalidJob, fmt.Sprintf(
+				"resume.resolution nests arrays and objects more than %d levels deep: the continuation was not used; resume again with a flatter resolution", sandbox.MaxJSONNesting), tries)}
+		}
 		journal, err := h.resumable(ctx, job)
 		if ce := continuation.AsError(err); ce != nil {
 			return attempt{job: job, report: actions.Failed(ce.Code, ce.Message, tries)}

@@ -128,6 +128,14 @@ func TestResumeRefusals(t *testing.T) {
 			"expired":        {resumeOf(job, "expired", signer.Sign(expired), `true`), flowjob.CodeInvalidContinuation},
 			"other session":  {func() *flowjob.Job { j := resumeOf(job, "other-session", token, `true`); j.SessionID = "s-2"; return j }(), flowjob.CodeInvalidContinuation},
 			"changed source": {func() *flowjob.Job { j := resumeOf(job, "changed", token, `true`); j.Action.Source += ";"; return j }(), flowjob.CodeContinuationSourceChange},
+			// Failures the resumed run could not escape leave the
+			// continuation unused too.
+			"approval not asked for": {func() *flowjob.Job {
+				j := resumeOf(job, "no-approval", token, `true`)
+				j.Capabilities = []string{flowjob.CapabilityAPI}
+				return j
+			}(), flowjob.CodeCapabilityDenied},
+			"resolution too deep": {resumeOf(job, "too-deep", token, strings.Repeat("[", sandbox.MaxJSONNesting+1)+strings.Repeat("]", sandbox.MaxJSONNesting+1)), flowjob.CodeInvalidJob},
 		}
 		for _, c := range cases {
 			publish(t, js, cfg, c.job)

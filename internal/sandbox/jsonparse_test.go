@@ -320,3 +320,18 @@ func BenchmarkJSONParse(b *testing.B) {
 		})
 	}
 }
+
+func TestJSONNesting(t *testing.T) {
+	for text, want := range map[string]int{
+		`true`:                     0,
+		`"[[["`:                    0,
+		`[1, {"a": [2]}]`:          3,
+		`{"a": "\"[[", "b": [[]]}`: 3,
+		`["\\", [[]]]`:             3,
+		`[[], [], []]`:             2,
+	} {
+		if got := JSONNesting([]byte(text)); got != want {
+			t.Errorf("JSONNesting(%s) = %d, want %d", text, got, want)
+		}
+	}
+}
