@@ -148,6 +148,15 @@ func TestAPICallsThroughTheConnector(t *testing.T) {
 	if strings.Contains(string(reply.Value), secret) {
 		t.Error("the reply holds the secret")
 	}
+	for args, want := range map[string]string{
+		`["crm","/customers/42","x"]`:                  "options (argument 3) must be {headers?, query?} with string values: got a string",
+		`["crm","/customers/42",{"headers":{"a":1}}]`:  "options (argument 3) must be {headers?, query?} with string values: headers: want a string, got a number",
+		`["crm","/customers/42",{"header":{"a":"1"}}]`: `options (argument 3) must be {headers?, query?} with string values: it has no member "header"`,
+	} {
+		if r := call(t, c, job("acme", "s1", "api"), "api", "get", args); r.Err == nil || r.Err.Message != "api.get: "+want {
+			t.Errorf("api.get(%s): %+v, want %q", args, r.Err, want)
+		}
+	}
 	before := s.requests.Load()
 	for _, tc := range []struct {
 		name, job, args, capability, method string
@@ -215,6 +224,19 @@ func TestKVIsScopedToTenantAndSession(t *testing.T) {
 	}
 	if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", `["k",1,{"ttlSeconds":-1}]`); r.Err == nil || r.Err.Name != "TypeError" {
 		t.Errorf("a negative ttl: %+v", r.Err)
+	}
+	// A ttl past what a time.Duration holds is the bucket's longest.
+	if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", `["k",1,{"ttlSeconds":1e10}]`); r.Err != nil {
+		t.Errorf("a huge ttl: %+v, want it capped", r.Err)
+	}
+	// Options of the wrong shape are named in JSON's terms, not Go's.
+	for args, want := range map[string]string{
+		`["k",1,"x"]`:                "options (argument 3) must be {ttlSeconds?}",
+		`["k",1,{"ttlSeconds":"x"}]`: "options (argument 3) must be {ttlSeconds?}",
+	} {
+		if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", args); r.Err == nil || !strings.Contains(r.Err.Message, want) || strings.Contains(r.Err.Message, "Go ") {
+			t.Errorf("kv.set(%s): %+v, want %q", args, r.Err, want)
+		}
 	}
 	big := `["k","` + strings.Repeat("x", 70<<10) + `"]`
 	if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", big); r.Err == nil || r.Err.Name != "KvLimitError" || !strings.Contains(r.Err.Message, "KV_MAX_VALUE_BYTES") {

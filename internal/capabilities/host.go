@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -161,7 +164,11 @@ func (h *jobHost) kv(ctx context.Context, method string, args []json.RawMessage)
 				return typeError("%s: options (argument 3) must be {ttlSeconds?} with a positive number", name)
 			}
 		}
-		err = h.c.kv.Set(ctx, h.scope, key, value, time.Duration(opts.TTLSeconds*float64(time.Second)))
+		ttl := time.Duration(math.MaxInt64) // past it a conversion wraps; the bucket's TTL caps it anyway
+		if opts.TTLSeconds < ttl.Seconds() {
+			ttl = time.Duration(opts.TTLSeconds * float64(time.Second))
+		}
+		err = h.c.kv.Set(ctx, h.scope, key, value, ttl)
 	case "delete":
 		err = h.c.kv.Delete(ctx, h.scope, key)
 	default:
@@ -204,10 +211,56 @@ func str(args []json.RawMessage, i int, dst *string) error {
 }
 
 // strictJSON decodes raw into dst, refusing unknown fields.
+// strictJSON decodes a script's options into dst, refusing unknown
+// members. Its error is written for the script's author: the member and
+// the JSON types, never a Go type.
 func strictJSON(raw json.RawMessage, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	return dec.Decode(dst)
+	err := dec.Decode(dst)
+	var typ *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("got %s", article(typ.Value))
+	case errors.As(err, &typ):
+		return fmt.Errorf("%s: want %s, got %s", typ.Field, jsonKind(typ.Type), article(typ.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("it has no member %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+	}
+	return errors.New("it is not readable")
+}
+
+// jsonKind names what JSON value decodes into t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "another value"
+}
+
+// article is a JSON type name with its article: "an object", "a string".
+func article(kind string) string {
+	kind, _, _ = strings.Cut(kind, " ") // "number 1.5"
+	switch kind {
+	case "object", "array":
+		return "an " + kind
+	case "bool":
+		return "a boolean"
+	case "":
+		return "another value"
+	}
+	return "a " + kind
 }
 
 func typeError(format string, args ...any) sandbox.HostReply {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/flowscript/flowscript/internal/textcut"
 )
@@ -100,7 +101,7 @@ func checkPath(p string) string {
 			}
 			i += 2
 		case !isAlnum(b) && !strings.ContainsRune(pathChars, rune(b)):
-			return fmt.Sprintf("the character %q must be percent-encoded (encodeURIComponent)", rune(b))
+			return fmt.Sprintf("the character %s must be percent-encoded (encodeURIComponent)", charAt(p, i))
 		}
 	}
 	segments := strings.Split(p[1:], "/")
@@ -127,10 +128,17 @@ func checkQuery(q string) string {
 			}
 			i += 2
 		case !isAlnum(b) && !strings.ContainsRune(queryChars, rune(b)):
-			return fmt.Sprintf("the character %q in the query must be percent-encoded (encodeURIComponent)", rune(b))
+			return fmt.Sprintf("the character %s in the query must be percent-encoded (encodeURIComponent)", charAt(q, i))
 		}
 	}
 	return ""
+}
+
+// charAt quotes the character that starts at byte i of s: a whole UTF-8
+// sequence ('ã', not the 'Ã' of its first byte).
+func charAt(s string, i int) string {
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return fmt.Sprintf("%q", r)
 }
 
 // unhex2 decodes the two hex digits that start s.
