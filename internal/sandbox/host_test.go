@@ -77,6 +77,12 @@ func TestGrantedCallsCrossAsJSON(t *testing.T) {
 		string(c.Args) != `["crm","/customers",{"nome":"Ana","tags":["a",1,true,null]},{"headers":{"X-Trace":"1"}}]` {
 		t.Errorf("host got %s.%s %s", c.Capability, c.Method, c.Args)
 	}
+	// A symbol argument is null, as JSON.stringify writes it in an array.
+	host = &recordingHost{}
+	wantOutput(t, runHost(t, "api.get(Symbol('crm'), '/x'); return 'sent'", []string{"api"}, host, Limits{}), "sent")
+	if len(host.calls) != 1 || string(host.calls[0].Args) != `[null,"/x"]` {
+		t.Errorf("host got %+v", host.calls)
+	}
 }
 
 // Patched built-ins cannot change the shape the host receives.

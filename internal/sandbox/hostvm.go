@@ -213,8 +213,8 @@ func (v *vm) argsJSON(args []goja.Value) []byte {
 }
 
 func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
-	if a == nil || goja.IsUndefined(a) || goja.IsNull(a) {
-		return append(buf, "null"...)
+	if _, isSymbol := a.(*goja.Symbol); isSymbol || a == nil || goja.IsUndefined(a) || goja.IsNull(a) {
+		return append(buf, "null"...) // a symbol's Export is its description: not JSON's
 	}
 	if obj, isObj := a.(*goja.Object); isObj {
 		out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
