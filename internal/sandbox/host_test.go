@@ -198,6 +198,12 @@ func TestConsoleCaps(t *testing.T) {
 	if len(res.Logs) != 3 || !res.LogsTruncated || res.Logs[2].Message == "" || len(res.Logs[2].Message) > 16<<10-12000 {
 		t.Errorf("%d logs (truncated %v): want 2 whole lines and one cut, nothing after", len(res.Logs), res.LogsTruncated)
 	}
+	// Logging a string of 12 MB (UTF-16; 12 MB of UTF-8 too) keeps 16 KiB
+	// of it and takes no copy of the rest: the run stays within its memory.
+	res = runHost(t, "const s = 'é'.repeat(6e6); console.log(s); console.log([s]); return s.length", nil, nil, Limits{})
+	if wantOutput(t, res, "6000000"); len(res.Logs) != 1 || !res.LogsTruncated {
+		t.Errorf("a huge line: %d logs (truncated %v), want one cut line", len(res.Logs), res.LogsTruncated)
+	}
 	// 10 MB of console.log in a loop ends in time: past the cap a call
 	// returns at once.
 	start := time.Now()

@@ -262,7 +262,7 @@ func (v *vm) log(level string, args []goja.Value) {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		sb.WriteString(v.formatLogArg(a))
+		sb.WriteString(v.formatLogArg(a, b.room()-sb.Len()))
 		if sb.Len() > b.room() {
 			break
 		}
@@ -276,12 +276,17 @@ func (v *vm) log(level string, args []goja.Value) {
 // JSON.stringify taken before the script ran), anything else as String()
 // would give. A value that cannot be read (a throwing getter, a cycle) is
 // named, not thrown: console never fails the script. The deadline and the
-// stack limit still end it.
-func (v *vm) formatLogArg(a goja.Value) (text string) {
+// stack limit still end it. A string or JSON text longer than room bytes
+// is cut in the VM, before it is copied out: the book keeps room bytes at
+// most, and a copy of a huge string would take the run's memory.
+func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 	obj, ok := a.(*goja.Object)
 	if !ok {
 		if a == nil {
 			return "undefined"
+		}
+		if s, isString := a.(goja.String); isString {
+			return clipString(s, room)
 		}
 		return primitiveString(a)
 	}
@@ -303,7 +308,23 @@ func (v *vm) formatLogArg(a goja.Value) (text string) {
 	if out == nil || goja.IsUndefined(out) {
 		return "[" + className(obj) + "]"
 	}
+	if s, isString := out.(goja.String); isString {
+		return clipString(s, room)
+	}
 	return out.String()
+}
+
+// clipString is s as Go text, cut to its first room+1 UTF-16 units when it is
+// longer: each unit is at least a byte of UTF-8, so what is cut is past
+// room bytes, and the log book's own cut (at a character) still decides.
+func clipString(s goja.String, room int) string {
+	if room < 0 {
+		room = 0
+	}
+	if s.Length() > room+1 {
+		s = s.Substring(0, room+1)
+	}
+	return s.String()
 }
 
 // isThrow reports whether a panic out of goja is a JavaScript throw: an
