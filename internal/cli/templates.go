@@ -43,7 +43,8 @@ with its source, {"id", "deleted": true}, or a test run's {"ok", "output" |
 "error", "durationMs", "findings"}. The API validates a template before
 saving it: a syntax error comes back with its line and column. update
 stores the content as the template's next version; earlier versions stay
-readable with versions ID --version N.
+readable with versions ID --version N. Without --description, update keeps
+the template's description.
 
 list prints every template, newest first, as one JSON array: it walks the
 API's pages (200 templates each) for you. With --limit it prints one page
@@ -96,13 +97,16 @@ type templatesOptions struct {
 	table       bool
 	name        string
 	description string
-	source      string
-	inputs      []flowjob.InputVariable
-	id          string
-	nameFilter  string
-	limit       int
-	cursor      string
-	version     int
+	// descriptionSet: --description was given (update keeps the
+	// template's own otherwise).
+	descriptionSet bool
+	source         string
+	inputs         []flowjob.InputVariable
+	id             string
+	nameFilter     string
+	limit          int
+	cursor         string
+	version        int
 }
 
 // subcommand is one templates subcommand: its flags beyond the common
@@ -128,7 +132,10 @@ var templatesSubcommands = map[string]subcommand{
 		takes: "ID",
 		flags: func(fs *flag.FlagSet, o *templatesOptions) {
 			fs.StringVar(&o.name, "name", "", "")
-			fs.StringVar(&o.description, "description", "", "")
+			fs.Func("description", "", func(s string) error {
+				o.description, o.descriptionSet = s, true
+				return nil
+			})
 			fs.StringVar(&o.source, "source", "", "")
 		},
 		run: templatesUpdate,
@@ -300,6 +307,20 @@ func templatesUpdate(ctx context.Context, env Env, o templatesOptions) int {
 	source, err := readAll(env, o.source, flowjob.MaxJobBytes, "the script")
 	if err != nil {
 		return usageError(env, "templates", "update: %v", err)
+	}
+	if !o.descriptionSet { // PUT replaces the whole template: send its description back
+		raw, code := o.api.call(ctx, env, o.sub, http.MethodGet, "/script-templates/"+url.PathEscape(o.id), nil)
+		if code != ExitOK {
+			return code
+		}
+		var current struct {
+			Description string `json:"description"`
+		}
+		if err := json.Unmarshal(raw, &current); err != nil {
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript templates update: the API's answer is not a template: %v\n", err)
+			return ExitFailed
+		}
+		o.description = current.Description
 	}
 	body := map[string]string{"name": o.name, "description": o.description, "source": string(source)}
 	raw, code := o.api.call(ctx, env, o.sub, http.MethodPut, "/script-templates/"+url.PathEscape(o.id), body)

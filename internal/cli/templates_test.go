@@ -153,6 +153,23 @@ func TestTemplatesLifecycle(t *testing.T) {
 				t.Errorf("list --table: exit %d:\n%s", code, stdout)
 			}
 
+			// update keeps the description unless --description is given.
+			code, stdout, stderr = tpl(t, base, "return 3", "update", created.ID, "--name", "Valida CPF", "--source", "-")
+			var updated templateJSON
+			if code != ExitOK {
+				t.Fatalf("update: exit %d; stderr: %s", code, stderr)
+			}
+			if oneJSON(t, stdout, &updated); updated.Description != "11 digits" || updated.Source != "return 3" {
+				t.Errorf("update without --description = %+v, want the description kept", updated)
+			}
+			code, stdout, stderr = tpl(t, base, "return 4", "update", created.ID, "--name", "Valida CPF", "--description", "", "--source", "-")
+			if code != ExitOK {
+				t.Fatalf("update: exit %d; stderr: %s", code, stderr)
+			}
+			if oneJSON(t, stdout, &updated); updated.Description != "" {
+				t.Errorf("update --description '' = %+v, want it cleared", updated)
+			}
+
 			code, stdout, stderr = tpl(t, base, "", "delete", created.ID)
 			if code != ExitOK || stdout != `{"deleted":true,"id":"`+created.ID+`"}`+"\n" {
 				t.Errorf("delete: exit %d, stdout %q; stderr: %s", code, stdout, stderr)
