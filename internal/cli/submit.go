@@ -243,7 +243,7 @@ func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 		}
 		decoded, err := flowjob.Decode(raw)
 		if problems := notOverridden(err, opts); len(problems) > 0 {
-			return nil, invalidJob(env, problems), false
+			return nil, invalidJob(env, problems, opts), false
 		}
 		job = decoded
 	} else {
@@ -294,7 +294,7 @@ func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 	}
 	var ve *flowjob.ValidationError
 	if err := job.Validate(); errors.As(err, &ve) {
-		return nil, invalidJob(env, ve.Errors), false
+		return nil, invalidJob(env, ve.Errors, opts), false
 	} else if err != nil {
 		return nil, usageError(env, "submit", "%v", err), false
 	}
@@ -328,15 +328,35 @@ func notOverridden(err error, opts submitOptions) []flowjob.FieldError {
 
 // invalidJob prints a job's problems, one field a line, and returns
 // ExitUsage.
-func invalidJob(env Env, problems []flowjob.FieldError) int {
+// A problem of a field a flag set names the flag too.
+func invalidJob(env Env, problems []flowjob.FieldError, opts submitOptions) int {
 	var b strings.Builder
 	b.WriteString("flowscript submit: the job breaks the contract; nothing was published:\n")
 	for _, fe := range problems {
+		if flag := flagOf(fe.Field); flag != "" && (opts.file == "" || opts.set[flag]) {
+			fe.Field += " (--" + flag + ")"
+		}
 		fmt.Fprintf(&b, "  %s\n", fe)
 	}
 	b.WriteString("Run 'flowscript help submit' for usage.\n")
 	_, _ = fmt.Fprint(env.Stderr, b.String())
 	return ExitUsage
+}
+
+// flagOf is the submit flag that sets field, or "".
+func flagOf(field string) string {
+	switch {
+	case strings.HasPrefix(field, "action.inputVariables") || strings.HasPrefix(field, "variables"):
+		return "input"
+	case strings.HasPrefix(field, "capabilities"):
+		return "capability"
+	}
+	return map[string]string{
+		"id": "id", "sessionId": "session", "flowId": "flow", "blockId": "block", "context": "context",
+		"action.source": "source", "action.outputVariable": "output-var", "action.errorVariable": "error-var",
+		"action.onError": "on-error", "action.errorMessage": "error-message", "tenantId": "tenant",
+		"resume.token": "resume", "resume.resolution": "resolution",
+	}[field]
 }
 
 // jobFromScript is a flow job that runs source with inputs: each input is
