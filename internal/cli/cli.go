@@ -17,6 +17,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -121,9 +122,15 @@ func usage() string {
 
 // usageError prints a usage problem of command name and returns ExitUsage.
 func usageError(env Env, name, format string, args ...any) int {
-	_, _ = fmt.Fprintf(env.Stderr, "flowscript %s: %s\nRun 'flowscript help %s' for usage.\n", name, fmt.Sprintf(format, args...), name)
+	msg := flagDashes.ReplaceAllString(fmt.Sprintf(format, args...), "$1--$2")
+	_, _ = fmt.Fprintf(env.Stderr, "flowscript %s: %s\nRun 'flowscript help %s' for usage.\n", name, msg, name)
 	return ExitUsage
 }
+
+// flagDashes finds the flags package's one-dash spelling of a flag in its
+// errors ("flag provided but not defined: -fast"); the help and README
+// spell flags with two.
+var flagDashes = regexp.MustCompile(`(not defined: |for flag |value "[^"]*" for |needs an argument: )-([A-Za-z])`)
 
 // parseInterspersed parses args with fs, allowing flags after positional
 // arguments (flowscript run script.js --json), and returns the positional

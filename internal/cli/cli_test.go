@@ -74,7 +74,7 @@ func TestUsage(t *testing.T) {
 		{"run without a file", invocation{args: []string{"run"}}, ExitUsage, "", "missing the script", true},
 		{"run with two files", invocation{args: []string{"run", "a.js", "b.js"}}, ExitUsage, "", "one script at a time, got 2: a.js b.js", true},
 		{"input without =", invocation{args: []string{"run", "--input", "cpf", script}}, ExitUsage, "", `want name=value, got "cpf"`, true},
-		{"unknown flag", invocation{args: []string{"run", "--fast", script}}, ExitUsage, "", "flag provided but not defined: -fast", true},
+		{"unknown flag", invocation{args: []string{"run", "--fast", script}}, ExitUsage, "", "flag provided but not defined: --fast", true},
 		{"jobs with inputs", invocation{args: []string{"run", "--jobs", "--input", "a=1", script}}, ExitUsage, "", "--jobs takes no --input or --json", true},
 		{"missing file", invocation{args: []string{"run", "/nonexistent/x.js"}}, ExitUsage, "", "opening the script: open /nonexistent/x.js", true},
 		{"bad limit", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}}, ExitUsage, "",

@@ -135,12 +135,11 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Func("input", "", func(s string) error {
-		name, value, found := strings.Cut(s, "=")
-		if !found || name == "" {
-			return fmt.Errorf("want name=value, got %q", s)
+		name, value, err := parseInput(s)
+		if err == nil {
+			opts.inputs = append(opts.inputs, sandbox.Input{Name: name, Value: value})
 		}
-		opts.inputs = append(opts.inputs, sandbox.Input{Name: name, Value: value})
-		return nil
+		return err
 	})
 	fs.BoolVar(&opts.json, "json", false, "")
 	fs.BoolVar(&opts.jobs, "jobs", false, "")

@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowscript/flowscript/flowjob"
 
+	"github.com/flowscript/flowscript/internal/jsident"
 	"github.com/flowscript/flowscript/internal/natsurl"
 )
 
@@ -381,16 +382,31 @@ func jobFromScript(source string, inputs []flowjob.InputVariable) *flowjob.Job {
 	return job
 }
 
-// inputFlag parses name=value into inputs.
+// inputFlag is the --input flag: name=value, repeatable, in order.
 func inputFlag(inputs *[]flowjob.InputVariable) func(string) error {
 	return func(s string) error {
-		name, value, found := strings.Cut(s, "=")
-		if !found || name == "" {
-			return fmt.Errorf("want name=value, got %q", s)
+		name, value, err := parseInput(s)
+		if err == nil {
+			*inputs = append(*inputs, flowjob.InputVariable{Name: name, Value: value})
 		}
-		*inputs = append(*inputs, flowjob.InputVariable{Name: name, Value: value})
-		return nil
+		return err
 	}
+}
+
+// parseInput reads one --input: name=value, the name a JavaScript
+// identifier and the value UTF-8 text.
+func parseInput(s string) (name, value string, err error) {
+	name, value, found := strings.Cut(s, "=")
+	switch {
+	case !found || name == "":
+		return "", "", fmt.Errorf("want name=value, got %q", s)
+	case jsident.Check(name) != nil:
+		return "", "", jsident.Check(name)
+	case !utf8.ValidString(value):
+		at := invalidUTF8([]byte(value))
+		return "", "", fmt.Errorf("the value of %s is not UTF-8 text (byte 0x%02X at offset %d)", name, value[at], at)
+	}
+	return name, value, nil
 }
 
 // readAll reads file (standard input for "-"): UTF-8 text of at most limit

@@ -301,7 +301,7 @@ func TestSubmitRefusesBadJobs(t *testing.T) {
 			[]string{"nothing was published", `action.onError: must be "blocking" or "continue", got "sometimes"`}},
 		{"every problem listed", []string{"--source", script, "--on-error", "never", "--context", "room", "--output-var", ""}, ExitUsage,
 			[]string{"action.onError (--on-error):", "context (--context):", "action.outputVariable (--output-var): required"}},
-		{"bad input name", []string{"--source", script, "--input", "1x=2"}, ExitUsage, []string{"action.inputVariables[0].name (--input):"}},
+		{"bad input name", []string{"--source", script, "--input", "1x=2"}, ExitUsage, []string{`invalid value "1x=2" for flag --input: "1x" must start with a letter`}},
 		{"file without sessionId", []string{"--file", noID}, ExitUsage, []string{"sessionId: required"}},
 		{"bad id flag", []string{"--source", script, "--id", "a b"}, ExitUsage, []string{"id (--id): must contain only"}},
 		{"not JSON", []string{"--file", script}, ExitUsage, []string{"not valid JSON"}},

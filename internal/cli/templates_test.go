@@ -334,7 +334,7 @@ func TestTemplatesUsage(t *testing.T) {
 		{"test without source", []string{"test"}, "test needs --source FILE"},
 		{"key and token", []string{"list", "--api-key", "k", "--token", "t"}, "give --api-key or --token, not both"},
 		{"bad url", []string{"list", "--url", "127.0.0.1:8081"}, "--url must be the API's base URL"},
-		{"flag of another subcommand", []string{"get", "x", "--table"}, "flag provided but not defined: -table"},
+		{"flag of another subcommand", []string{"get", "x", "--table"}, "flag provided but not defined: --table"},
 		{"bad input", []string{"test", "--source", "x.js", "--input", "noequals"}, "want name=value"},
 		{"missing source file", []string{"create", "--name", "n", "--source", "/nonexistent.js"}, "opening the script"},
 	} {
