@@ -131,7 +131,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 		case divergedMarker:
 			return "", &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged}
 		case tooLargeMarker:
-			return "", &Error{Code: CodeScriptError, Message: h.journal.diverged}
+			return "", &Error{Code: CodeScriptError, Message: h.journal.diverged, Line: h.journal.line, Column: h.journal.column}
 		}
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -133,7 +134,54 @@ func (v *vm) approval(c goja.FunctionCall) goja.Value {
 		panic(v.throwHost(Denied("approval").Err))
 	}
 	var request json.RawMessage = v.appendJSON(nil, c.Argument(0))
+	if problem := approvalShape(request); problem != "" {
+		panic(v.rt.NewTypeError("approval.request takes {message, data} or nothing: %s", problem))
+	}
 	return v.approvalRequest(h.journal, request)
+}
+
+// approvalShape says what is wrong with an approval request's JSON, or
+// "": null, or an object with at most message (a string) and data (any
+// JSON) — what the engine shows the person who approves.
+func approvalShape(request json.RawMessage) string {
+	if string(request) == "null" {
+		return ""
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(request, &members); err != nil || members == nil {
+		return "got " + jsonTypeOf(request)
+	}
+	for name, value := range members {
+		switch name {
+		case "data":
+		case "message":
+			if len(value) == 0 || (value[0] != '"' && string(value) != "null") {
+				return "message must be a string, got " + jsonTypeOf(value)
+			}
+		default:
+			return fmt.Sprintf("it has no member %q", name)
+		}
+	}
+	return ""
+}
+
+// jsonTypeOf names the type of a JSON value with its article.
+func jsonTypeOf(v json.RawMessage) string {
+	switch {
+	case len(v) == 0:
+		return "nothing"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == '{':
+		return "an object"
+	case v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "a number"
 }
 
 // parseJSON parses JSON text with the JSON.parse taken before the script

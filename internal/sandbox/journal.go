@@ -79,6 +79,9 @@ type recorder struct {
 	// stop is set to why the run must stop: suspended or diverged.
 	suspended *Suspension
 	diverged  string
+	// line and column are where a run whose journal was too large asked
+	// for approval.
+	line, column int
 	// logsLive is set once the console log book was emptied for the live
 	// part of a resumed run (vm.log).
 	logsLive bool
@@ -238,8 +241,14 @@ func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 		}
 	}
 	if r.full || len(journal) > MaxJournalBytes {
-		r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval: "+
-			"make fewer or smaller host calls, or read the time less often, before approval.request", MaxJournalBytes)
+		if len(request) > MaxJournalBytes/2 {
+			r.diverged = fmt.Sprintf("the approval request is %d bytes, more than a continuation can hold (its journal is at most %d bytes): "+
+				"send less data in it", len(request), MaxJournalBytes)
+		} else {
+			r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval: "+
+				"make fewer or smaller host calls, or read the time less often, before approval.request", MaxJournalBytes)
+		}
+		r.line, r.column = v.host.position(v.rt.CaptureCallStack(0, nil))
 		v.rt.Interrupt(tooLargeMarker)
 		return goja.Undefined()
 	}

@@ -173,7 +173,34 @@ func TestJournalStopsGrowingAtItsCap(t *testing.T) {
 		t.Fatalf("a time loop in a run that may suspend: %q %+v", res.Output, res.Err)
 	}
 	res = resume(t, loop+"approval.request()\nreturn 'no'", nil, grants, nil, nil)
-	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "continuation can hold") || res.Suspended != nil {
+	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "continuation can hold") || res.Suspended != nil || res.Err.Line != 2 {
 		t.Fatalf("approval after the journal is full: %+v, suspended %v", res.Err, res.Suspended)
+	}
+	// A request too large for a journal is named as the cause.
+	res = resume(t, "\napproval.request({message: 'x'.repeat(800000)})", nil, grants, nil, nil)
+	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "the approval request is 800014 bytes") || res.Err.Line != 2 || res.Err.Column != 17 {
+		t.Fatalf("a huge request: %+v", res.Err)
+	}
+}
+
+// approval.request takes {message, data} or nothing: what the engine
+// shows the person who approves.
+func TestApprovalRequestShape(t *testing.T) {
+	for src, want := range map[string]string{
+		"approval.request('s')":                  "got a string",
+		"approval.request([1])":                  "got an array",
+		"approval.request({message: 1})":         "message must be a string, got a number",
+		"approval.request({msg: 'x'})":           `it has no member "msg"`,
+		"approval.request({message: 'x', n: 1})": `it has no member "n"`,
+	} {
+		res := resume(t, src, nil, []string{"approval"}, nil, nil)
+		if res.Err == nil || res.Err.Message != "TypeError: approval.request takes {message, data} or nothing: "+want || res.Err.Line != 1 {
+			t.Errorf("%s: %+v, want %q", src, res.Err, want)
+		}
+	}
+	for _, src := range []string{"approval.request()", "approval.request(null)", "approval.request({})", "approval.request({message: 'ok?', data: {n: [1]}})", "approval.request({data: 1})"} {
+		if res := resume(t, src, nil, []string{"approval"}, nil, nil); res.Suspended == nil {
+			t.Errorf("%s: %+v, want it suspended", src, res.Err)
+		}
 	}
 }
