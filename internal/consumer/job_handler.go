@@ -260,7 +260,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 			return attempt{job: job, report: actions.Failed(flowjob.CodeInvalidJob, fmt.Sprintf(
 				"resume.resolution nests arrays and objects more than %d levels deep: the continuation was not used; resume again with a flatter resolution", sandbox.MaxJSONNesting), tries)}
 		}
-		journal, err := h.resumable(ctx, job)
+		journal, err := h.resumable(ctx, job, inputsSum(req))
 		if ce := continuation.AsError(err); ce != nil {
 			return attempt{job: job, report: actions.Failed(ce.Code, ce.Message, tries)}
 		} else if err != nil {
@@ -275,7 +275,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		case !res.OK() && ctx.Err() != nil:
 			return attempt{job: job, transient: errStopping}
 		case res.Suspended != nil:
-			return h.suspend(ctx, job, res, tries)
+			return h.suspend(ctx, job, inputsSum(req), res, tries)
 		case res.OK() || !res.Err.Retryable():
 			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
@@ -292,12 +292,21 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 	}
 }
 
+// inputsSum is continuation.InputsSum of a run's inputs.
+func inputsSum(req sandbox.Request) string {
+	names, values := make([]string, len(req.Inputs)), make([]string, len(req.Inputs))
+	for i, in := range req.Inputs {
+		names[i], values[i] = in.Name, in.Value
+	}
+	return continuation.InputsSum(names, values)
+}
+
 // resumable checks a resume job's continuation — its signature and
 // expiry, that the job is the suspended one's step with its source — and
 // claims it for the job, returning the journal to replay. A continuation
 // that cannot be used is a *continuation.Error; any other error is the
 // bucket's, transient.
-func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job) (json.RawMessage, error) {
+func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs string) (json.RawMessage, error) {
 	if h.signer == nil {
 		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
 			Message: "this executor cannot resume jobs: CONTINUATION_KEY is not set on it (set the same key on every replica)"}
@@ -310,7 +319,7 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job) (json.RawM
 		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
 			Message: "a resume job needs an id of its own, not the suspended job's " + job.ID}
 	}
-	if err := claims.Check(job); err != nil {
+	if err := claims.Check(job, inputs); err != nil {
 		return nil, err
 	}
 	var journal []byte
@@ -337,7 +346,7 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job) (json.RawM
 // suspend keeps the journal of a run that asked for approval and signs
 // its continuation: the report of a suspended job. A journal that cannot
 // be stored is a transient failure (the job runs again).
-func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, res sandbox.Result, tries int) attempt {
+func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, inputs string, res sandbox.Result, tries int) attempt {
 	if h.signer == nil { // approval is not granted without a key: a bug
 		return attempt{job: job, transient: errors.New("a run suspended on an executor without CONTINUATION_KEY")}
 	}
@@ -350,7 +359,7 @@ func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, res sandbox.
 	if err != nil {
 		return attempt{job: job, transient: err}
 	}
-	token := h.signer.Sign(continuation.ClaimsFor(job, key, h.now().Add(h.cfg.ContinuationTTL)))
+	token := h.signer.Sign(continuation.ClaimsFor(job, inputs, key, h.now().Add(h.cfg.ContinuationTTL)))
 	r := actions.Ran(res, tries)
 	r.Suspend = &actions.Suspend{Request: res.Suspended.Request, Continuation: token}
 	return attempt{job: job, report: r}

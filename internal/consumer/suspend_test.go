@@ -128,6 +128,11 @@ func TestResumeRefusals(t *testing.T) {
 			"expired":        {resumeOf(job, "expired", signer.Sign(expired), `true`), flowjob.CodeInvalidContinuation},
 			"other session":  {func() *flowjob.Job { j := resumeOf(job, "other-session", token, `true`); j.SessionID = "s-2"; return j }(), flowjob.CodeInvalidContinuation},
 			"changed source": {func() *flowjob.Job { j := resumeOf(job, "changed", token, `true`); j.Action.Source += ";"; return j }(), flowjob.CodeContinuationSourceChange},
+			"other inputs": {func() *flowjob.Job {
+				j := resumeOf(job, "other-inputs", token, `true`)
+				j.Variables = map[string]string{"cpf": "999.999.999-99"}
+				return j
+			}(), flowjob.CodeInvalidContinuation},
 			// Failures the resumed run could not escape leave the
 			// continuation unused too.
 			"approval not asked for": {func() *flowjob.Job {

@@ -37,6 +37,9 @@ func signer(t *testing.T, key, previous []byte) *Signer {
 	return s
 }
 
+// sum is the inputs' sum of the suspended jobs of these tests.
+var sum = InputsSum([]string{"amount"}, []string{"10"})
+
 func code(err error) string {
 	if e := AsError(err); e != nil {
 		return e.Code
@@ -47,7 +50,7 @@ func code(err error) string {
 func TestTokenRoundTrip(t *testing.T) {
 	s := signer(t, key, nil)
 	now := time.Now()
-	want := ClaimsFor(suspendedJob(), "j.job-1.abc", now.Add(time.Hour))
+	want := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", now.Add(time.Hour))
 	token := s.Sign(want)
 	got, err := s.Verify(token, now)
 	if err != nil {
@@ -67,7 +70,7 @@ func TestLargestTokenFits(t *testing.T) {
 	job.ID = strings.Repeat("i", flowjob.MaxIDBytes)
 	long := strings.Repeat("é", flowjob.MaxRefBytes/2)
 	job.SessionID, job.FlowID, job.BlockID, job.TenantID = long, long, long, long
-	token := signer(t, key, nil).Sign(ClaimsFor(job, "j."+job.ID+".0123456789abcdef01", time.Now()))
+	token := signer(t, key, nil).Sign(ClaimsFor(job, sum, "j."+job.ID+".0123456789abcdef01", time.Now()))
 	if len(token) > flowjob.MaxTokenBytes {
 		t.Errorf("token of %d bytes, over the contract's %d", len(token), flowjob.MaxTokenBytes)
 	}
@@ -76,9 +79,9 @@ func TestLargestTokenFits(t *testing.T) {
 func TestVerifyRefuses(t *testing.T) {
 	s := signer(t, key, nil)
 	now := time.Now()
-	token := s.Sign(ClaimsFor(suspendedJob(), "j.job-1.abc", now.Add(time.Hour)))
+	token := s.Sign(ClaimsFor(suspendedJob(), sum, "j.job-1.abc", now.Add(time.Hour)))
 	payload, sig, _ := strings.Cut(token, ".")
-	forged := ClaimsFor(suspendedJob(), "j.job-1.abc", now.Add(time.Hour))
+	forged := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", now.Add(time.Hour))
 	forged.SessionID = "s-2"
 	for name, tc := range map[string]struct {
 		token string
@@ -119,7 +122,7 @@ func signed(s *Signer, payload string) string {
 
 func TestKeyRotation(t *testing.T) {
 	now := time.Now()
-	claims := ClaimsFor(suspendedJob(), "j.job-1.abc", now.Add(time.Hour))
+	claims := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", now.Add(time.Hour))
 	old := signer(t, other, nil).Sign(claims)
 	rotated := signer(t, key, other)
 	if _, err := rotated.Verify(old, now); err != nil {
@@ -140,15 +143,29 @@ func TestKeyRotation(t *testing.T) {
 }
 
 func TestCheckBindsTheStep(t *testing.T) {
-	claims := ClaimsFor(suspendedJob(), "j.job-1.abc", time.Now().Add(time.Hour))
+	claims := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", time.Now().Add(time.Hour))
 	resume := func(edit func(j *flowjob.Job)) *flowjob.Job {
 		j := suspendedJob()
 		j.ID = "job-2"
 		edit(j)
 		return j
 	}
-	if err := claims.Check(resume(func(*flowjob.Job) {})); err != nil {
+	if err := claims.Check(resume(func(*flowjob.Job) {}), sum); err != nil {
 		t.Fatalf("the same step: %v", err)
+	}
+	// Other inputs are another run: refused, unless the token predates
+	// the inputs' sum.
+	if err := claims.Check(resume(func(*flowjob.Job) {}), InputsSum([]string{"amount"}, []string{"99999"})); code(err) != flowjob.CodeInvalidContinuation ||
+		!strings.Contains(err.Error(), "inputs") {
+		t.Errorf("other inputs: %v, want INVALID_CONTINUATION naming the inputs", err)
+	}
+	old := claims
+	old.InputsSHA256 = ""
+	if err := old.Check(resume(func(*flowjob.Job) {}), InputsSum(nil, nil)); err != nil {
+		t.Errorf("a token without the inputs' sum: %v", err)
+	}
+	if InputsSum([]string{"ab"}, []string{"c"}) == InputsSum([]string{"a"}, []string{"bc"}) {
+		t.Error("InputsSum runs names into values")
 	}
 	for name, tc := range map[string]struct {
 		edit func(j *flowjob.Job)
@@ -161,7 +178,7 @@ func TestCheckBindsTheStep(t *testing.T) {
 		"context": {func(j *flowjob.Job) { j.Context = flowjob.ContextTool }, flowjob.CodeInvalidContinuation},
 		"source":  {func(j *flowjob.Job) { j.Action.Source += " " }, flowjob.CodeContinuationSourceChange},
 	} {
-		if err := claims.Check(resume(tc.edit)); code(err) != tc.code {
+		if err := claims.Check(resume(tc.edit), sum); code(err) != tc.code {
 			t.Errorf("another %s: %v, want %s", name, err, tc.code)
 		}
 	}
@@ -207,12 +224,12 @@ func TestJournals(t *testing.T) {
 			if err != nil || k2 == k1 {
 				t.Fatalf("second save: key %q (first %q), %v", k2, k1, err)
 			}
-			claims := ClaimsFor(suspendedJob(), k1, time.Now().Add(time.Hour))
+			claims := ClaimsFor(suspendedJob(), sum, k1, time.Now().Add(time.Hour))
 			got, err := j.Load(ctx, claims)
 			if err != nil || string(got) != string(journal) {
 				t.Fatalf("Load: %s, %v", got, err)
 			}
-			if _, err := j.Load(ctx, ClaimsFor(suspendedJob(), "j.job-1.gone", time.Now())); code(err) != flowjob.CodeInvalidContinuation {
+			if _, err := j.Load(ctx, ClaimsFor(suspendedJob(), sum, "j.job-1.gone", time.Now())); code(err) != flowjob.CodeInvalidContinuation {
 				t.Errorf("an unknown journal: %v", err)
 			}
 

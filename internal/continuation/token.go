@@ -17,6 +17,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -51,14 +52,18 @@ type Claims struct {
 	Context   string `json:"context"`
 	// SourceSHA256 is the hex SHA-256 of the suspended job's source.
 	SourceSHA256 string `json:"sourceSha256"`
+	// InputsSHA256 is InputsSum of the inputs the suspended run got (its
+	// inputVariables, interpolated): the replay must get the same. Empty
+	// in tokens signed before it was kept: not checked.
+	InputsSHA256 string `json:"inputsSha256,omitempty"`
 	// Expires is when the token (and the journal) stop being usable, in
 	// Unix seconds.
 	Expires int64 `json:"exp"`
 }
 
-// ClaimsFor are the claims of a suspension of job, its journal stored
-// under journal, usable until expires.
-func ClaimsFor(job *flowjob.Job, journal string, expires time.Time) Claims {
+// ClaimsFor are the claims of a suspension of job, whose run got inputs
+// (InputsSum), its journal stored under journal, usable until expires.
+func ClaimsFor(job *flowjob.Job, inputs string, journal string, expires time.Time) Claims {
 	return Claims{
 		Version:      tokenVersion,
 		Journal:      journal,
@@ -69,8 +74,23 @@ func ClaimsFor(job *flowjob.Job, journal string, expires time.Time) Claims {
 		BlockID:      job.BlockID,
 		Context:      string(job.Context),
 		SourceSHA256: SourceSum(job.Action.Source),
+		InputsSHA256: inputs,
 		Expires:      expires.Unix(),
 	}
+}
+
+// InputsSum is the hex SHA-256 of a run's inputs, as name and value pairs
+// in order, each string prefixed by its length.
+func InputsSum(names, values []string) string {
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for i, name := range names {
+		for _, s := range []string{name, values[i]} {
+			h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+			h.Write([]byte(s))
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // SourceSum is the hex SHA-256 of a script's source.
@@ -170,9 +190,10 @@ func (s *Signer) Verify(token string, now time.Time) (Claims, error) {
 }
 
 // Check refuses a resume job that is not the suspended job's step: another
-// tenant, session, flow, block or context (INVALID_CONTINUATION), or
-// another source (CONTINUATION_SOURCE_MISMATCH).
-func (c Claims) Check(job *flowjob.Job) error {
+// tenant, session, flow, block or context, or other inputs (inputs is
+// InputsSum of the resume job's): INVALID_CONTINUATION; or another source
+// (CONTINUATION_SOURCE_MISMATCH).
+func (c Claims) Check(job *flowjob.Job, inputs string) error {
 	for _, f := range []struct{ name, want, got string }{
 		{"tenantId", c.TenantID, job.TenantID},
 		{"sessionId", c.SessionID, job.SessionID},
@@ -189,6 +210,10 @@ func (c Claims) Check(job *flowjob.Job) error {
 		return &Error{Code: flowjob.CodeContinuationSourceChange, Message: fmt.Sprintf(
 			"the job's source (SHA-256 %.12s…) is not the source that suspended (%.12s…): resume with the suspended job's source, unchanged",
 			sum, c.SourceSHA256)}
+	}
+	if c.InputsSHA256 != "" && inputs != c.InputsSHA256 {
+		return invalid("the job's inputs (its inputVariables, interpolated from its variables) are not those job %s suspended with: "+
+			"a resume job carries the suspended job's inputVariables and variables unchanged (flowjob.Job.ResumeWith copies them)", c.JobID)
 	}
 	return nil
 }
