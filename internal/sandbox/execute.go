@@ -75,7 +75,7 @@ func execute(ctx context.Context, l Limits, req Request, hp **hostState) (string
 		host = MeterHost(req.Host, l)
 	}
 	h := &hostState{ctx: ctx, host: host, grants: req.Capabilities,
-		logs: logBook{maxEntries: l.MaxLogEntries, maxBytes: l.MaxLogBytes}}
+		logs: logBook{maxEntries: l.MaxLogEntries, maxBytes: l.MaxLogBytes, mirror: req.Logs}}
 	h.position = prog.position
 	if slices.Contains(req.Capabilities, "approval") || len(req.Journal) > 0 {
 		replay, jerr := decodeJournal(req.Journal)

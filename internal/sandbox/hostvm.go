@@ -299,10 +299,13 @@ func (v *vm) log(level string, args []goja.Value) {
 	b := &v.host.logs
 	if j := v.host.journal; j != nil && j.pos >= len(j.replay) && len(j.replay) > 0 && !j.logsLive {
 		j.logsLive = true
-		*b = logBook{maxEntries: b.maxEntries, maxBytes: b.maxBytes}
+		*b = logBook{maxEntries: b.maxEntries, maxBytes: b.maxBytes, mirror: b.mirror, gen: b.gen + 1}
 	}
 	if b.full() {
-		b.truncated = true
+		if !b.truncated {
+			b.truncated = true
+			b.sync()
+		}
 		return
 	}
 	var sb strings.Builder
@@ -407,6 +410,16 @@ type logBook struct {
 	maxEntries int
 	maxBytes   int
 	truncated  bool
+	// mirror, when set, is told every change (Request.Logs); gen counts
+	// the times the book started over.
+	mirror LogMirror
+	gen    int
+}
+
+func (b *logBook) sync() {
+	if b.mirror != nil {
+		b.mirror.Mirror(b.gen, b.entries, b.truncated)
+	}
 }
 
 func (b *logBook) full() bool {
@@ -419,6 +432,7 @@ func (b *logBook) room() int { return b.maxBytes - b.bytes }
 // book: the bytes it leaves (less than a character) hold no later line, and
 // a line cut to nothing is not kept.
 func (b *logBook) add(e LogEntry) {
+	defer b.sync()
 	msg, cut := textcut.Cut(e.Message, b.room())
 	if !cut {
 		b.bytes += len(msg)

@@ -33,6 +33,18 @@ type Request struct {
 	// request it ends with.
 	Journal    json.RawMessage `json:"journal,omitempty"`
 	Resolution json.RawMessage `json:"resolution,omitempty"`
+	// Logs, when set, is told the run's console lines as they are kept:
+	// what a worker copies where its parent can read them when it has to
+	// end the worker mid-run. It is never sent to a worker.
+	Logs LogMirror `json:"-"`
+}
+
+// LogMirror follows a run's console lines. Mirror is called each time the
+// log book changes, with all it holds: entries (the slice is the book's:
+// copy what is kept) and whether lines were left out. gen changes when the
+// book starts over (a resumed run's live part): entries then begin anew.
+type LogMirror interface {
+	Mirror(gen int, entries []LogEntry, truncated bool)
 }
 
 // Result is the outcome of one run: exactly one of Output (on success, "" is

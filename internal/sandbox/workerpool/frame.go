@@ -169,6 +169,10 @@ type workerConfig struct {
 	MaxLogBytes      int    `json:"maxLogBytes"`
 	MaxHostCalls     int    `json:"maxHostCalls"`
 	MaxHostBytes     int    `json:"maxHostBytes"`
+	// LogsFD, when set, is the descriptor of the log region the parent
+	// shares (logregion.go), of LogsBytes bytes.
+	LogsFD    int `json:"logsFd,omitempty"`
+	LogsBytes int `json:"logsBytes,omitempty"`
 }
 
 // readyInfo is the worker's answer to its config: what it set up, or why it

@@ -57,6 +57,10 @@ func (r *request) timeout() time.Duration {
 type outcome struct {
 	reply *frame
 	err   *sandbox.Error
+	// logs and truncated: the console lines a job's worker left in its
+	// log region when it died without answering.
+	logs      []sandbox.LogEntry
+	truncated bool
 }
 
 // do takes a free worker (see take) and runs req on it. A worker found dead
@@ -143,13 +147,16 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 	timer.Stop()
 	stop()
 
+	lost := func(serr *sandbox.Error) (outcome, bool) {
+		return outcome{err: serr, logs: proc.lost.logs, truncated: proc.lost.truncated}, true
+	}
 	switch end := ending(killedFor.Load()); {
 	case err != nil && end != 0:
-		return outcome{err: p.finish(proc, req.kind, end, context.Cause(ctx))}, true
+		return lost(p.finish(proc, req.kind, end, context.Cause(ctx)))
 	case errors.Is(err, errMalformed):
-		return outcome{err: p.finish(proc, req.kind, endProtocol, err)}, true
+		return lost(p.finish(proc, req.kind, endProtocol, err))
 	case err != nil:
-		return outcome{err: p.finish(proc, req.kind, endDied, err)}, true
+		return lost(p.finish(proc, req.kind, endDied, err))
 	case end != 0:
 		// The answer came, but the worker was killed as it arrived: it
 		// has its answer, the slot gets a new worker.
@@ -250,6 +257,9 @@ func (p *Pool) finish(proc *process, kind frameKind, end ending, cause error) *s
 	}
 	if !proc.awaitExit(exitWait) {
 		p.log.Error("sandbox worker did not exit after SIGKILL", "slot", proc.slot.index, "pid", proc.pid)
+	}
+	if kind == kindJob {
+		proc.lost.logs, proc.lost.truncated = proc.readLogs(p.cfg.Limits)
 	}
 	serr, reason := p.verdict(proc, kind, end, cause)
 	stderr := proc.stderr.text()

@@ -192,7 +192,7 @@ func (p *Pool) run(ctx context.Context, req sandbox.Request, wait bool) sandbox.
 	start := time.Now()
 	out := p.do(ctx, &request{kind: kindJob, job: &req}, wait, causeOf)
 	if out.err != nil {
-		return sandbox.Result{Err: out.err, Duration: time.Since(start)}
+		return sandbox.Result{Err: out.err, Duration: time.Since(start), Logs: out.logs, LogsTruncated: out.truncated}
 	}
 	return *out.reply.Result
 }

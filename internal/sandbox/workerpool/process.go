@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
 // process is the parent's handle on one worker process. It is owned by one
@@ -35,6 +37,15 @@ type process struct {
 	waitErr    error
 	stderr     stderrTail
 	stderrDone chan struct{}
+
+	// logs is the worker's log region (logregion.go), nil when the
+	// platform has none; lost is what it held when the worker died under a
+	// job.
+	logs *os.File
+	lost struct {
+		logs      []sandbox.LogEntry
+		truncated bool
+	}
 
 	maxReply  int
 	nextID    uint64
@@ -68,17 +79,27 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 	}
 	stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW := pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5]
 
+	// The log region is a comfort, not a guarantee: a worker starts
+	// without one when it cannot be made.
+	logs, err := newLogRegion(logRegionSize(cfg.Limits))
+	if err != nil {
+		logs = nil
+	}
+
 	// Not CommandContext: ctx bounds the start only; a worker lives until the
 	// pool replaces or closes it.
 	cmd := exec.Command(cfg.Executable, cfg.workerArgs...) //nolint:noctx // see above
-	cmd.Env = []string{}                                   // empty, not nil: nil would inherit the parent's environment
+	if logs != nil {
+		cmd.ExtraFiles = []*os.File{logs} // its descriptor 3
+	}
+	cmd.Env = []string{} // empty, not nil: nil would inherit the parent's environment
 	cmd.Dir = "/"
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	// Its own process group: a Ctrl-C or a SIGTERM sent to the parent's
 	// group does not kill a worker under a running job; the parent decides
 	// when workers end (and they exit when their stdin closes).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err := cmd.Start()
+	err = cmd.Start()
 	// The child has its ends now; the parent keeps only its own.
 	_ = stdinR.Close()
 	_ = stdoutW.Close()
@@ -87,6 +108,9 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 		_ = stdinW.Close()
 		_ = stdoutR.Close()
 		_ = stderrR.Close()
+		if logs != nil {
+			_ = logs.Close()
+		}
 		return nil, fmt.Errorf("starting sandbox worker %q: %w", cfg.Executable, err)
 	}
 
@@ -96,6 +120,7 @@ func startProcess(ctx context.Context, cfg Config, s *slot, wg *sync.WaitGroup) 
 		pid:        cmd.Process.Pid,
 		stdin:      stdinW,
 		stdout:     stdoutR,
+		logs:       logs,
 		reader:     bufio.NewReaderSize(stdoutR, 64<<10),
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
@@ -142,6 +167,9 @@ func (p *process) handshake(ctx context.Context, cfg Config) error {
 		MaxHostCalls:     l.MaxHostCalls,
 		MaxHostBytes:     l.MaxHostBytes,
 		TimeZone:         l.TimeZone.String(),
+	}
+	if p.logs != nil {
+		conf.LogsFD, conf.LogsBytes = logsFD, logRegionSize(l)
 	}
 	var killedFor atomic.Pointer[error]
 	killFor := func(err error) {
@@ -270,7 +298,24 @@ func (p *process) closePipes() {
 	p.closeOnce.Do(func() {
 		_ = p.stdin.Close()
 		_ = p.stdout.Close()
+		if p.logs != nil {
+			_ = p.logs.Close()
+		}
 	})
+}
+
+// logsFD is the log region's descriptor in a worker: its first extra file.
+const logsFD = 3
+
+// readLogs reads the console lines the worker, now gone, left in its log
+// region for the request it was running.
+func (p *process) readLogs(l sandbox.Limits) ([]sandbox.LogEntry, bool) {
+	if p.logs == nil {
+		return nil, false
+	}
+	buf := make([]byte, logRegionSize(l))
+	n, _ := p.logs.ReadAt(buf, 0) // short only if the region is: readLogRegion checks
+	return readLogRegion(buf[:n], p.nextID, l)
 }
 
 // blockingPipe is os.Pipe with the read end left in blocking mode, which

@@ -85,6 +85,15 @@ func runWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 		if f, ok := stdin.(*os.File); ok {
 			w.inFD = int(f.Fd())
 		}
+		// Without its log region a worker still runs: it loses its lines
+		// only when it has to be ended from outside, as it always did.
+		if c := f.Config; c.LogsFD > 0 && c.LogsBytes >= logHeader {
+			if mem, merr := mapLogRegion(c.LogsFD, c.LogsBytes); merr == nil {
+				w.logs = &logWriter{mem: mem}
+			} else {
+				_, _ = fmt.Fprintf(stderr, "flowscript-worker: mapping the log region: %v\n", merr)
+			}
+		}
 	}
 	info.PID = os.Getpid()
 	info.EnvVars = envVars
@@ -160,6 +169,9 @@ type worker struct {
 	out io.Writer
 	// inFD is in's file descriptor (awaitInput), -1 when it has none.
 	inFD int
+	// logs copies each job's console lines where the parent reads them if
+	// it has to end the worker mid-job; nil without a log region.
+	logs *logWriter
 
 	script   uint64 // S
 	maxStack uint64
@@ -456,6 +468,10 @@ func (w *worker) runJob(id uint64, req sandbox.Request) (res sandbox.Result, ret
 	ran := false
 	if len(req.Capabilities) > 0 {
 		req.Host = &frameHost{w: w, id: id}
+	}
+	if w.logs != nil {
+		w.logs.start(id)
+		req.Logs = w.logs
 	}
 	over, retiring := w.guarded(func(ctx context.Context) {
 		res = sandbox.Execute(ctx, w.limits, req)
