@@ -49,11 +49,20 @@ type batcherOptions struct {
 	maxBatch      int
 }
 
-// batcherOptionsFrom reads the OTEL_BSP_* variables; a value that is not a
-// positive integer keeps the default and is reported to log.
+// Ceilings of the OTEL_BSP_* variables: a queue of spans is memory the
+// executor holds, and a delay past an hour is a mistake.
+const (
+	maxBSPQueue   = 1 << 16
+	maxBSPDelayMS = 3_600_000
+	maxBSPTimeout = 3_600_000
+)
+
+// batcherOptionsFrom reads the OTEL_BSP_* variables. As OpenTelemetry's
+// SDKs do, a value that is not a positive integer keeps the default and is
+// reported to log; one over its ceiling is cut to it, and reported too.
 func batcherOptionsFrom(getenv func(string) string, log *slog.Logger) batcherOptions {
 	o := batcherOptions{scheduleDelay: 5 * time.Second, exportTimeout: 30 * time.Second, maxQueue: 2048, maxBatch: 512}
-	read := func(name string, set func(int)) {
+	read := func(name string, ceiling int, set func(int)) {
 		v := getenv(name)
 		if v == "" {
 			return
@@ -63,12 +72,16 @@ func batcherOptionsFrom(getenv func(string) string, log *slog.Logger) batcherOpt
 			log.Warn("ignoring an invalid OpenTelemetry setting: it must be a positive integer", "variable", name, "value", v)
 			return
 		}
+		if n > ceiling {
+			log.Warn("an OpenTelemetry setting is over its ceiling: using the ceiling", "variable", name, "value", v, "ceiling", ceiling)
+			n = ceiling
+		}
 		set(n)
 	}
-	read("OTEL_BSP_SCHEDULE_DELAY", func(n int) { o.scheduleDelay = time.Duration(n) * time.Millisecond })
-	read("OTEL_BSP_EXPORT_TIMEOUT", func(n int) { o.exportTimeout = time.Duration(n) * time.Millisecond })
-	read("OTEL_BSP_MAX_QUEUE_SIZE", func(n int) { o.maxQueue = n })
-	read("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", func(n int) { o.maxBatch = n })
+	read("OTEL_BSP_SCHEDULE_DELAY", maxBSPDelayMS, func(n int) { o.scheduleDelay = time.Duration(n) * time.Millisecond })
+	read("OTEL_BSP_EXPORT_TIMEOUT", maxBSPTimeout, func(n int) { o.exportTimeout = time.Duration(n) * time.Millisecond })
+	read("OTEL_BSP_MAX_QUEUE_SIZE", maxBSPQueue, func(n int) { o.maxQueue = n })
+	read("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", maxBSPQueue, func(n int) { o.maxBatch = n })
 	o.maxBatch = min(o.maxBatch, o.maxQueue) // as the specification asks
 	return o
 }

@@ -207,6 +207,16 @@ func TestBatcherOptionsFromEnvironment(t *testing.T) {
 			t.Errorf("no warning for the invalid %s: %s", name, logs.String())
 		}
 	}
+	// Values past the ceilings are cut to them: a queue of 10^12 spans
+	// would be allocated up front, a delay of 10^16 ms would wrap.
+	logs.Reset()
+	o = batcherOptionsFrom(envOf(map[string]string{
+		"OTEL_BSP_MAX_QUEUE_SIZE": "999999999999", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE": "999999999999",
+		"OTEL_BSP_SCHEDULE_DELAY": "10000000000000000",
+	}), log)
+	if o.maxQueue != maxBSPQueue || o.maxBatch != maxBSPQueue || o.scheduleDelay != time.Hour || !strings.Contains(logs.String(), "over its ceiling") {
+		t.Errorf("huge values: %+v; logs %s", o, logs.String())
+	}
 }
 
 // TestSetupSpanExporterIsBatched: Config.SpanExporter gets the spans in
