@@ -19,7 +19,9 @@ import (
 
 // Config is everything the executor reads from the environment. Each field
 // with an env tag is read from that variable; Limits comes from the
-// SANDBOX_* variables (sandbox.LimitsFromEnv). Zero values take defaults.
+// SANDBOX_* variables (sandbox.LimitsFromEnv). Unset fields take defaults;
+// a number or duration set to 0 is refused (it would read as unset), but
+// SHUTDOWN_GRACE=0, which hands in-flight jobs back at once.
 type Config struct {
 	NATSURL          string        `env:"NATS_URL"`
 	NATSCreds        string        `env:"NATS_CREDS"`
@@ -109,8 +111,17 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		if raw == "" {
 			continue
 		}
-		if err := setField(v.Field(i), raw); err != nil {
+		f := v.Field(i)
+		if err := setField(f, raw); err != nil {
 			errs = append(errs, fmt.Errorf("%s %w, got %q", name, err, raw))
+			continue
+		}
+		switch {
+		case f.Kind() == reflect.String || !f.IsZero():
+		case name == "SHUTDOWN_GRACE":
+			f.SetInt(int64(time.Nanosecond)) // no grace: not the default's 30 s
+		default:
+			errs = append(errs, fmt.Errorf("%s must be more than 0 (unset it for the default), got %q", name, raw))
 		}
 	}
 	limits, err := sandbox.LimitsFromEnv(getenv)

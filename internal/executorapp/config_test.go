@@ -89,6 +89,11 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"MAX_JOB_BYTES": "10"}, "MAX_JOB_BYTES"},
 		{map[string]string{"FAILURE_RECORDS": "no"}, `FAILURE_RECORDS must be on (keep a record of each job whose script failed, for replay) or off, got "no"`},
 		{map[string]string{"EXECUTOR_HOLD_PROCESSOR": "false"}, `EXECUTOR_HOLD_PROCESSOR must be on (hold one more Go processor while busy, so the Go runtime's monitor thread stays calm) or off, got "false"`},
+		// 0 would read as unset: refused, not taken as the default
+		{map[string]string{"MAX_DELIVER": "0"}, `MAX_DELIVER must be more than 0 (unset it for the default), got "0"`},
+		{map[string]string{"ACK_WAIT": "0s"}, `ACK_WAIT must be more than 0 (unset it for the default), got "0s"`},
+		{map[string]string{"KV_MAX_KEYS": "0"}, "KV_MAX_KEYS must be more than 0"},
+		{map[string]string{"SANDBOX_MAX_PARALLEL": "0"}, "SANDBOX_MAX_PARALLEL must be between 1 and 1024, got 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
@@ -118,6 +123,14 @@ func TestNATSURLList(t *testing.T) {
 	_, err = ConfigFromEnv(envOf(map[string]string{"NATS_URL": "nats://u:s3cr3t@a:42x2, nats://b:4223"}))
 	if err == nil || strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), "URL 1 of 2") {
 		t.Errorf("a bad URL with a password: %v, want URL 1 of 2 named without its password", err)
+	}
+}
+
+// SHUTDOWN_GRACE=0 means no grace: in-flight jobs are handed back at once.
+func TestShutdownGraceZero(t *testing.T) {
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"SHUTDOWN_GRACE": "0"}))
+	if err != nil || cfg.Consumer().ShutdownGrace <= 0 || cfg.Consumer().ShutdownGrace > time.Millisecond {
+		t.Errorf("SHUTDOWN_GRACE=0: %v, grace %s; want next to nothing", err, cfg.Consumer().ShutdownGrace)
 	}
 }
 

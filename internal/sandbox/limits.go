@@ -108,8 +108,8 @@ func (l Limits) Validate() error {
 			errs = append(errs, fmt.Errorf(format, args...))
 		}
 	}
-	check(l.Timeout >= time.Millisecond && l.Timeout <= 10*time.Minute,
-		"SANDBOX_TIMEOUT_MS must be between 1 and 600000, got %d", l.Timeout.Milliseconds())
+	check(l.Timeout >= time.Millisecond && l.Timeout <= maxTimeout,
+		"SANDBOX_TIMEOUT_MS must be between 1 and %d, got %d", maxTimeout.Milliseconds(), l.Timeout.Milliseconds())
 	check(l.MemoryMB >= 1 && l.MemoryMB <= 4096,
 		"SANDBOX_MEMORY_MB must be between 1 and 4096, got %d", l.MemoryMB)
 	check(l.MaxParallel >= 1 && l.MaxParallel <= 1024,
@@ -136,6 +136,9 @@ func (l Limits) Validate() error {
 	return errors.Join(errs...)
 }
 
+// maxTimeout is the longest SANDBOX_TIMEOUT_MS.
+const maxTimeout = 10 * time.Minute
+
 // EnvVars lists the environment variables LimitsFromEnv reads, in the order
 // the README documents them.
 var EnvVars = []string{
@@ -146,10 +149,12 @@ var EnvVars = []string{
 }
 
 // LimitsFromEnv reads the SANDBOX_* variables through getenv (os.Getenv in
-// production), applies the defaults and validates the result.
+// production), applies the defaults to those unset and validates the
+// result: a variable set to 0 is out of range, not unset.
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	var l Limits
 	var errs []error
+	zero := map[string]bool{}
 	intVar := func(name string, dst *int) {
 		s := getenv(name)
 		if s == "" {
@@ -160,10 +165,14 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 			errs = append(errs, fmt.Errorf("%s must be a whole number, got %q", name, s))
 			return
 		}
-		*dst = n
+		*dst, zero[name] = n, n == 0
 	}
 	var timeoutMS int
 	intVar("SANDBOX_TIMEOUT_MS", &timeoutMS)
+	if maxMS := int(maxTimeout / time.Millisecond); timeoutMS < 0 || timeoutMS > maxMS {
+		// Checked here: as a duration it could wrap into the range.
+		errs = append(errs, fmt.Errorf("SANDBOX_TIMEOUT_MS must be between 1 and %d, got %d", maxMS, timeoutMS))
+	}
 	l.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	intVar("SANDBOX_MEMORY_MB", &l.MemoryMB)
 	intVar("SANDBOX_MAX_PARALLEL", &l.MaxParallel)
@@ -186,5 +195,19 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 		return Limits{}, errors.Join(errs...)
 	}
 	l = l.WithDefaults()
+	for name, field := range map[string]*int{
+		"SANDBOX_MEMORY_MB": &l.MemoryMB, "SANDBOX_MAX_PARALLEL": &l.MaxParallel,
+		"SANDBOX_MAX_SOURCE_BYTES": &l.MaxSourceBytes, "SANDBOX_MAX_INPUT_BYTES": &l.MaxInputBytes,
+		"SANDBOX_MAX_OUTPUT_BYTES": &l.MaxOutputBytes, "SANDBOX_MAX_CALL_STACK": &l.MaxCallStackSize,
+		"SANDBOX_MAX_LOG_ENTRIES": &l.MaxLogEntries, "SANDBOX_MAX_LOG_BYTES": &l.MaxLogBytes,
+		"SANDBOX_MAX_HOST_CALLS": &l.MaxHostCalls, "SANDBOX_MAX_HOST_BYTES": &l.MaxHostBytes,
+	} {
+		if zero[name] {
+			*field = 0
+		}
+	}
+	if zero["SANDBOX_TIMEOUT_MS"] {
+		l.Timeout = 0
+	}
 	return l, l.Validate()
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"strings"
+	"time"
 	"testing"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -22,6 +23,35 @@ func TestLimitsStayWithinAJob(t *testing.T) {
 	for _, want := range []string{"SANDBOX_MAX_SOURCE_BYTES must be between 1 and 262144", "SANDBOX_MAX_INPUT_BYTES must be between 1 and 1048576"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Validate() = %v, want %q", err, want)
+		}
+	}
+}
+
+func TestLimitsFromEnv(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	l, err := LimitsFromEnv(env(nil))
+	if err != nil || l != (Limits{}).WithDefaults() {
+		t.Fatalf("no variables: %+v, %v; want the defaults", l, err)
+	}
+	l, err = LimitsFromEnv(env(map[string]string{"SANDBOX_TIMEOUT_MS": "250", "SANDBOX_MAX_PARALLEL": "3"}))
+	if err != nil || l.Timeout != 250*time.Millisecond || l.MaxParallel != 3 {
+		t.Fatalf("set: %+v, %v", l, err)
+	}
+	for vars, want := range map[string]string{
+		// 0 is out of range, not unset
+		"SANDBOX_TIMEOUT_MS=0":       "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got 0",
+		"SANDBOX_MAX_PARALLEL=0":     "SANDBOX_MAX_PARALLEL must be between 1 and 1024, got 0",
+		"SANDBOX_MEMORY_MB=0":        "SANDBOX_MEMORY_MB must be between 1 and 4096, got 0",
+		"SANDBOX_MAX_LOG_BYTES=0":    "SANDBOX_MAX_LOG_BYTES must be between 64 and 1048576, got 0",
+		"SANDBOX_MAX_OUTPUT_BYTES=0": "SANDBOX_MAX_OUTPUT_BYTES must be positive, got 0",
+		// a number of milliseconds that would wrap as a duration
+		"SANDBOX_TIMEOUT_MS=18446744073711": "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got 18446744073711",
+		"SANDBOX_TIMEOUT_MS=-5":             "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got -5",
+		"SANDBOX_MAX_PARALLEL=soon":         `SANDBOX_MAX_PARALLEL must be a whole number, got "soon"`,
+	} {
+		name, value, _ := strings.Cut(vars, "=")
+		if _, err := LimitsFromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", vars, err, want)
 		}
 	}
 }
