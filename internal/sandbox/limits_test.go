@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
 )
