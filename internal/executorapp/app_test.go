@@ -3,6 +3,7 @@ package executorapp
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -156,5 +157,43 @@ func TestMainHoldsAProcessorUnlessTurnedOff(t *testing.T) {
 				t.Error("the hold's context had not ended when Main returned")
 			}
 		})
+	}
+}
+
+// The embedded broker's folder serves one executor, and an address it
+// cannot listen on is named at once (the server logs nothing and would
+// only time out).
+func TestEmbeddedBrokerRefusesASharedFolderOrABusyAddress(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	cfg, err := ConfigFromEnv(envOf(map[string]string{"EXECUTOR_DATA_DIR": t.TempDir()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, unlock, err := startEmbedded(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := startEmbedded(cfg, log); err == nil || !strings.Contains(err.Error(), "is in use by another executor") {
+		t.Errorf("a second server on the folder: %v, want it refused", err)
+	}
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	unlock()
+	srv, unlock, err = startEmbedded(cfg, log)
+	if err != nil {
+		t.Fatalf("the folder once released: %v", err)
+	}
+	defer func() { srv.Shutdown(); srv.WaitForShutdown(); unlock() }()
+
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	other := cfg
+	other.DataDir, other.EmbeddedNATSAddr = t.TempDir(), busy.Addr().String()
+	start := time.Now()
+	if _, _, err := startEmbedded(other, log); err == nil || !strings.Contains(err.Error(), "cannot listen on EMBEDDED_NATS_ADDR") || time.Since(start) > 10*time.Second {
+		t.Errorf("a busy address: %v after %s, want it named at once", err, time.Since(start))
 	}
 }

@@ -15,12 +15,24 @@ import (
 )
 
 // startEmbedded runs a NATS server with JetStream in this process, storing
-// under cfg.DataDir. It listens on cfg.EmbeddedNATSAddr when set and on no
+// under cfg.DataDir, which it locks (unlock to release it, after the
+// server's shutdown). It listens on cfg.EmbeddedNATSAddr when set and on no
 // port otherwise (clients in this process connect in-process).
-func startEmbedded(cfg Config, log *slog.Logger) (*server.Server, error) {
+func startEmbedded(cfg Config, log *slog.Logger) (srv *server.Server, unlock func(), err error) {
 	if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-		return nil, fmt.Errorf("creating EXECUTOR_DATA_DIR %s: %w", cfg.DataDir, err)
+		return nil, nil, fmt.Errorf("creating EXECUTOR_DATA_DIR %s: %w", cfg.DataDir, err)
 	}
+	// Two servers on one store would each take the other's messages for
+	// their own: one executor per folder.
+	release, err := lockDir(cfg.DataDir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	opts := &server.Options{
 		ServerName: "flowscript-embedded",
 		JetStream:  true,
@@ -32,29 +44,36 @@ func startEmbedded(cfg Config, log *slog.Logger) (*server.Server, error) {
 	if cfg.EmbeddedNATSAddr != "" {
 		host, port, err := net.SplitHostPort(cfg.EmbeddedNATSAddr)
 		if err != nil {
-			return nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
+			return nil, nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
 		}
 		p, err := strconv.Atoi(port)
 		if err != nil {
-			return nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
+			return nil, nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
 		}
+		// The server logs nothing (NoLog) and would only time out on an
+		// address it cannot listen on: try it first.
+		l, err := net.Listen("tcp", cfg.EmbeddedNATSAddr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the embedded NATS server cannot listen on EMBEDDED_NATS_ADDR %s: %w (another NATS server?): choose a free address, or set NATS_URL to use that server", cfg.EmbeddedNATSAddr, err)
+		}
+		_ = l.Close()
 		opts.Host, opts.Port = host, p
 	}
-	srv, err := server.NewServer(opts)
+	srv, err = server.NewServer(opts)
 	if err != nil {
-		return nil, fmt.Errorf("creating the embedded NATS server: %w", err)
+		return nil, nil, fmt.Errorf("creating the embedded NATS server: %w", err)
 	}
 	go srv.Start()
 	if !srv.ReadyForConnections(30 * time.Second) {
 		srv.Shutdown()
-		return nil, fmt.Errorf("the embedded NATS server (store %s) was not ready within 30s", cfg.DataDir)
+		return nil, nil, fmt.Errorf("the embedded NATS server (store %s) was not ready within 30s", cfg.DataDir)
 	}
 	attrs := []any{"store_dir", cfg.DataDir}
 	if cfg.EmbeddedNATSAddr != "" {
 		attrs = append(attrs, "url", srv.ClientURL())
 	}
 	log.Info("embedded NATS server started", attrs...)
-	return srv, nil
+	return srv, release, nil
 }
 
 // Connection liveness: the client pings the broker every pingInterval and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -13,6 +14,7 @@ import (
 	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/capabilities"
 	"github.com/flowscript/flowscript/internal/consumer"
+	"github.com/flowscript/flowscript/internal/natsurl"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 	"github.com/flowscript/flowscript/internal/telemetry"
@@ -79,6 +81,8 @@ type Stack struct {
 	Executor *consumer.Executor
 
 	log *slog.Logger
+	// unlock releases the embedded server's EXECUTOR_DATA_DIR.
+	unlock func()
 }
 
 // StackOptions are a Stack's collaborators.
@@ -120,7 +124,7 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 	}()
 	if cfg.Embedded() {
 		phase("starting the embedded NATS server")
-		if s.Server, err = startEmbedded(cfg, o.Logger); err != nil {
+		if s.Server, s.unlock, err = startEmbedded(cfg, o.Logger); err != nil {
 			return s, err
 		}
 	}
@@ -128,6 +132,7 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 	if s.Conn, err = connect(cfg, s.Server, o.Logger); err != nil {
 		return s, err
 	}
+	awaitConnection(ctx, s.Conn, o.Logger)
 	phase("starting the sandbox")
 	s.Sandbox, err = o.NewRunner(ctx, RunnerOptions{
 		Limits: cfg.Limits,
@@ -202,6 +207,32 @@ func (s *Stack) Close() {
 		s.Server.Shutdown()
 		s.Server.WaitForShutdown()
 		s.log.Info("embedded NATS server stopped")
+	}
+	if s.unlock != nil {
+		s.unlock()
+	}
+}
+
+// awaitConnection waits until nc is connected or ctx ends, saying every
+// so often which servers it tries: the connection retries in the
+// background, and without this a broker that is down would show only as
+// provisioning that times out.
+func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) {
+	const firstWarning, everyWarning = 5 * time.Second, 30 * time.Second
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	start, warned := time.Now(), time.Duration(0)
+	for !nc.IsConnected() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if waited := time.Since(start); warned == 0 && waited >= firstWarning || warned > 0 && waited-warned >= everyWarning {
+			warned = waited
+			log.Warn("NATS is not reachable yet; retrying (check NATS_URL, and that the broker is up)",
+				"servers", natsurl.Redact(strings.Join(nc.Servers(), ",")), "waited", waited.Round(time.Second).String())
+		}
 	}
 }
 
