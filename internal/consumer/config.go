@@ -86,7 +86,8 @@ type Config struct {
 	ResultLookup ResultLookup
 	// MaxJobBytes caps a job message; a larger one is dead-lettered.
 	MaxJobBytes int
-	// MaxAckPending bounds the jobs in flight across all replicas.
+	// MaxAckPending bounds the jobs in flight across all replicas
+	// (MAX_ACK_PENDING).
 	MaxAckPending int
 
 	// HealthInterval is how often the replica asks the broker about its
@@ -270,7 +271,7 @@ func (c Config) Validate() error {
 	check(c.ResultLookup >= LookupAuto && c.ResultLookup <= LookupEveryDelivery, "the result lookup policy %d is unknown", c.ResultLookup)
 	check(c.MaxJobBytes >= 1024 && c.MaxJobBytes <= flowjob.MaxJobBytes,
 		"MAX_JOB_BYTES must be between 1024 and %d (the contract's cap), got %d", flowjob.MaxJobBytes, c.MaxJobBytes)
-	check(c.MaxAckPending >= c.Parallel, "the consumer's MaxAckPending (%d) must be at least SANDBOX_MAX_PARALLEL (%d)", c.MaxAckPending, c.Parallel)
+	check(c.MaxAckPending >= c.Parallel, "MAX_ACK_PENDING (%d) must be at least SANDBOX_MAX_PARALLEL (%d): it caps the jobs in flight across all replicas", c.MaxAckPending, c.Parallel)
 	check(c.PullWait >= 10*time.Millisecond, "the pull wait must be at least 10ms, got %s", c.PullWait)
 	check(c.ShutdownGrace >= 0, "SHUTDOWN_GRACE must not be negative, got %s", c.ShutdownGrace)
 	check(c.StoreRetryMaxElapsed > 0, "the store retry budget must be positive, got %s", c.StoreRetryMaxElapsed)

@@ -33,6 +33,7 @@ type Config struct {
 	ConsumerName     string        `env:"CONSUMER_NAME"`
 	SubjectPrefix    string        `env:"SUBJECT_PREFIX"`
 	MaxDeliver       int           `env:"MAX_DELIVER"`
+	MaxAckPending    int           `env:"MAX_ACK_PENDING"`
 	AckWait          time.Duration `env:"ACK_WAIT"`
 	DuplicateWindow  time.Duration `env:"DUPLICATE_WINDOW"`
 	JobsMaxMsgs      int64         `env:"JOBS_MAX_MSGS"`
@@ -261,6 +262,7 @@ func (c Config) Consumer() consumer.Config {
 		Consumer:         c.ConsumerName,
 		SubjectPrefix:    c.SubjectPrefix,
 		Parallel:         c.Limits.MaxParallel,
+		MaxAckPending:    c.MaxAckPending,
 		ScriptTimeout:    c.Limits.Timeout,
 		MaxDeliver:       c.MaxDeliver,
 		AckWait:          c.AckWait,
@@ -299,7 +301,7 @@ func (c Config) KV() sessionkv.Config {
 
 // LogValue prints the effective configuration without secrets.
 func (c Config) LogValue() slog.Value {
-	cc := c.Consumer()
+	cc, kv := c.Consumer(), c.KV()
 	nats := "embedded (" + c.DataDir + ")"
 	if !c.Embedded() {
 		nats = natsurl.Redact(c.NATSURL)
@@ -314,6 +316,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("consumer", cc.Consumer),
 		slog.String("subject_prefix", cc.SubjectPrefix),
 		slog.Int("max_deliver", cc.MaxDeliver),
+		slog.Int("max_ack_pending", cc.MaxAckPending),
 		slog.String("ack_wait", cc.AckWait.String()),
 		slog.String("duplicate_window", cc.DuplicateWindow.String()),
 		slog.Int64("jobs_max_msgs", cc.JobsMaxMsgs),
@@ -336,7 +339,11 @@ func (c Config) LogValue() slog.Value {
 		slog.String("admin_addr", c.AdminAddr),
 		slog.String("log_level", c.LogLevel),
 		slog.String("capabilities_policy_file", c.CapabilitiesPolicyFile),
-		slog.String("kv_bucket", c.KV().Bucket),
+		slog.String("kv_bucket", kv.Bucket),
+		slog.String("kv_ttl", kv.TTL.String()),
+		slog.Int("kv_max_value_bytes", kv.MaxValueBytes),
+		slog.Int("kv_max_key_bytes", kv.MaxKeyBytes),
+		slog.Int("kv_max_keys", kv.MaxKeysPerScope),
 		slog.Bool("continuations", c.ContinuationKey != ""),
 		slog.String("continuation_ttl", cc.ContinuationTTL.String()),
 		slog.String("sandbox_timeout", c.Limits.Timeout.String()),
@@ -347,6 +354,10 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("sandbox_max_output_bytes", c.Limits.MaxOutputBytes),
 		slog.Int("sandbox_max_call_stack", c.Limits.MaxCallStackSize),
 		slog.String("sandbox_timezone", c.Limits.TimeZone.String()),
+		slog.Int("sandbox_max_log_entries", c.Limits.MaxLogEntries),
+		slog.Int("sandbox_max_log_bytes", c.Limits.MaxLogBytes),
+		slog.Int("sandbox_max_host_calls", c.Limits.MaxHostCalls),
+		slog.Int("sandbox_max_host_bytes", c.Limits.MaxHostBytes),
 	)
 }
 

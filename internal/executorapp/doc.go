@@ -49,6 +49,10 @@
 //	                    cut short by a replica's shutdown do not count (up to
 //	                    MAX_DELIVER of them), and no delivery, however it ends,
 //	                    leaves a job in JOBS that is never delivered again.
+//	MAX_ACK_PENDING     jobs in flight across all replicas, the consumer's
+//	                    MaxAckPending (default 1000): a replica holds up to
+//	                    twice SANDBOX_MAX_PARALLEL, so raise it past replicas
+//	                    × 2 × SANDBOX_MAX_PARALLEL before scaling that far.
 //	ACK_WAIT            redelivery timeout of an unacked job (default 3 ×
 //	                    SANDBOX_TIMEOUT_MS, at least 30s).
 //	DUPLICATE_WINDOW    JOBS deduplication window on the job id (default 5m).
