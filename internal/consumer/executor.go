@@ -199,7 +199,14 @@ func (e *Executor) Run(ctx context.Context) error {
 		e.log.Info("stopping: no new jobs; waiting for the jobs in flight",
 			"in_flight", e.InFlight(), "grace", e.cfg.ShutdownGrace.String())
 		graceMu.Lock()
-		grace = time.AfterFunc(e.cfg.ShutdownGrace, cancelJobs)
+		grace = time.AfterFunc(e.cfg.ShutdownGrace, func() {
+			if n := e.InFlight(); n > 0 {
+				e.log.Warn("the shutdown grace is over: handing the jobs still running back to the broker "+
+					"(they are redelivered without using an attempt); raise SHUTDOWN_GRACE to let them finish",
+					"in_flight", n, "grace", e.cfg.ShutdownGrace.String())
+			}
+			cancelJobs()
+		})
 		graceMu.Unlock()
 	})
 	p, err := newPuller(e.nc, e.cfg.JobsStream, e.cfg.Consumer, e.cfg.PullWait, e.cfg.Parallel)

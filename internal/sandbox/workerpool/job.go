@@ -271,9 +271,12 @@ func (p *Pool) finish(proc *process, kind frameKind, end ending, cause error) *s
 	p.replace(proc, reason)
 
 	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "request", kind.String(), "reason", reason, "code", serr.Code}
-	if reason == "crash" || reason == "protocol" {
+	switch {
+	case reason == "crash" || reason == "protocol":
 		p.log.Warn("sandbox worker crashed; replaced", append(attrs, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
-	} else {
+	case end == endCanceled:
+		p.log.Info("sandbox worker stopped: its request was cancelled (a shutdown, or a caller that gave up)", attrs...)
+	default:
 		p.log.Info("sandbox worker ended by a script's limit; replaced", attrs...)
 	}
 	return serr
