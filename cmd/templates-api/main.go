@@ -17,6 +17,7 @@ func main() {
 	workerpool.MaybeRunWorker() // a sandbox worker never returns from here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := templatesapi.Main(ctx, templatesapi.Deps{
+		Args:       os.Args[1:],
 		Getenv:     os.Getenv,
 		Stdout:     os.Stdout,
 		Stderr:     os.Stderr,

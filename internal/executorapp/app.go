@@ -2,11 +2,13 @@ package executorapp
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
+	"strings"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -72,7 +74,20 @@ func Main(ctx context.Context, d Deps) int {
 	flags.SetOutput(d.Stderr)
 	demo := flags.String("demo", "auto", "auto|on|off: publish the sample jobs and print their result events (auto: with the embedded server only)")
 	demoOnly := flags.Bool("demo-only", false, "run the demo, then shut down")
-	if err := flags.Parse(d.Args); err != nil {
+	flags.Usage = func() {
+		_, _ = fmt.Fprintf(flags.Output(), "Usage: executor [-demo auto|on|off] [-demo-only]\n\n"+
+			"Runs executeScript jobs from NATS JetStream until SIGTERM or SIGINT. It is configured by\n"+
+			"environment variables, described in the README (Configuration) and in the package doc of\n"+
+			"internal/executorapp:\n%s\nFlags:\n", wrapWords(EnvVars(), 90, "  "))
+		flags.PrintDefaults()
+	}
+	if err := flags.Parse(d.Args); errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	} else if err != nil {
+		return ExitUsage
+	}
+	if flags.NArg() > 0 {
+		_, _ = fmt.Fprintf(d.Stderr, "executor: unexpected argument %q: the executor is configured by environment variables (executor -h lists them)\n", flags.Arg(0))
 		return ExitUsage
 	}
 	if *demo != "auto" && *demo != "on" && *demo != "off" {
@@ -205,4 +220,25 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 	}
 	log.Info("executor shut down")
 	return demoErr
+}
+
+// wrapWords joins words into lines of at most width bytes, each starting
+// with indent and ending with a newline.
+func wrapWords(words []string, width int, indent string) string {
+	var b, line strings.Builder
+	for _, w := range words {
+		if line.Len() > 0 && line.Len()+1+len(w) > width {
+			b.WriteString(line.String() + "\n")
+			line.Reset()
+		}
+		if line.Len() == 0 {
+			line.WriteString(indent + w)
+		} else {
+			line.WriteString(" " + w)
+		}
+	}
+	if line.Len() > 0 {
+		b.WriteString(line.String() + "\n")
+	}
+	return b.String()
 }

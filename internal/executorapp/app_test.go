@@ -197,3 +197,16 @@ func TestEmbeddedBrokerRefusesASharedFolderOrABusyAddress(t *testing.T) {
 		t.Errorf("a busy address: %v after %s, want it named at once", err, time.Since(start))
 	}
 }
+
+func TestMainHelpAndArguments(t *testing.T) {
+	var out testenv.SyncBuffer
+	if code := Main(context.Background(), Deps{Args: []string{"-h"}, Getenv: envOf(nil), Stdout: io.Discard, Stderr: &out}); code != ExitOK ||
+		!containsAll(out.String(), "Usage: executor", "SANDBOX_TIMEOUT_MS", "MAX_ACK_PENDING", "-demo-only") {
+		t.Errorf("-h: exit %d, %q", code, out.String())
+	}
+	var errOut testenv.SyncBuffer
+	if code := Main(context.Background(), Deps{Args: []string{"extra"}, Getenv: envOf(nil), Stdout: io.Discard, Stderr: &errOut}); code != ExitUsage ||
+		!strings.Contains(errOut.String(), `unexpected argument "extra"`) {
+		t.Errorf("an argument: exit %d, %q", code, errOut.String())
+	}
+}

@@ -64,6 +64,9 @@ func (inProcess) Close() error { return nil }
 // Deps is the service's outside world: cmd/templates-api passes the
 // process's, tests their own.
 type Deps struct {
+	// Args are the command-line arguments after the program's name: the
+	// service takes none but -h.
+	Args   []string
 	Getenv func(string) string
 	Stdout io.Writer // logs, JSON lines
 	Stderr io.Writer // configuration errors, before there is a logger
@@ -77,12 +80,33 @@ type Deps struct {
 	SpanProcessor sdktrace.SpanProcessor
 }
 
+// usage is what templates-api -h prints.
+const usage = `Usage: templates-api
+
+Serves the script templates API (DESIGN.md §6) until SIGTERM or SIGINT.
+It takes no arguments: it is configured by environment variables, among
+them AUTH_API_KEYS, AUTH_JWT_SECRET or AUTH_JWKS_URL (one is required),
+TEMPLATES_ADDR, DATABASE_URL (unset: the embedded store in
+TEMPLATES_DATA_DIR), the SANDBOX_* limits of test runs,
+CAPABILITIES_POLICY_FILE, LOG_LEVEL and the standard OTEL_* variables.
+Each is described in the README (Configuration) and in the package doc of
+internal/templatesapi.
+`
+
 // Main runs the templates API until ctx ends (cmd/templates-api ends it on
 // SIGTERM or SIGINT): it reads the configuration through d.Getenv, logs
 // JSON lines with trace ids to d.Stdout, sends spans where the OTEL_*
 // variables say, starts the sandbox and serves (Run). It returns the
 // process exit code.
 func Main(ctx context.Context, d Deps) int {
+	switch {
+	case len(d.Args) == 1 && (d.Args[0] == "-h" || d.Args[0] == "-help" || d.Args[0] == "--help" || d.Args[0] == "help"):
+		_, _ = fmt.Fprint(d.Stdout, usage)
+		return ExitOK
+	case len(d.Args) > 0:
+		_, _ = fmt.Fprintf(d.Stderr, "templates-api: it takes no arguments, got %q: it is configured by environment variables (templates-api -h names them)\n", d.Args)
+		return ExitUsage
+	}
 	cfg, err := ConfigFromEnv(d.Getenv)
 	if err != nil {
 		_, _ = fmt.Fprintf(d.Stderr, "templates-api: configuration:\n%v\n", err) // stderr is the last place to report to

@@ -68,4 +68,17 @@ func TestMainServesWithInjectedEnvAndWriters(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errOut.String(), "AUTH_") {
 		t.Errorf("no credentials configured: exit %d, stderr %q: want 2 naming the AUTH_ variables", code, errOut.String())
 	}
+
+	// The service takes no arguments: -h says how it is configured, and
+	// anything else is refused instead of ignored.
+	var help testenv.SyncBuffer
+	if code := Main(context.Background(), Deps{Args: []string{"--help"}, Getenv: func(string) string { return "" }, Stdout: &help, Stderr: io.Discard}); code != ExitOK ||
+		!strings.Contains(help.String(), "Usage: templates-api") || !strings.Contains(help.String(), "TEMPLATES_ADDR") {
+		t.Errorf("--help: exit %d, %q", code, help.String())
+	}
+	errOut = testenv.SyncBuffer{}
+	if code := Main(context.Background(), Deps{Args: []string{"--bogus"}, Getenv: func(string) string { return "" }, Stdout: io.Discard, Stderr: &errOut}); code != ExitUsage ||
+		!strings.Contains(errOut.String(), `it takes no arguments, got ["--bogus"]`) {
+		t.Errorf("an argument: exit %d, %q", code, errOut.String())
+	}
 }
