@@ -169,9 +169,12 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	}
 	var timeoutMS int
 	intVar("SANDBOX_TIMEOUT_MS", &timeoutMS)
+	var timeoutErr error
 	if maxMS := int(maxTimeout / time.Millisecond); timeoutMS < 0 || timeoutMS > maxMS {
-		// Checked here: as a duration it could wrap into the range.
-		errs = append(errs, fmt.Errorf("SANDBOX_TIMEOUT_MS must be between 1 and %d, got %d", maxMS, timeoutMS))
+		// Checked here, with the others' range (Validate) still to come: as
+		// a duration it could wrap into the range.
+		timeoutErr = fmt.Errorf("SANDBOX_TIMEOUT_MS must be between 1 and %d, got %d", maxMS, timeoutMS)
+		timeoutMS = 0
 	}
 	l.Timeout = time.Duration(timeoutMS) * time.Millisecond
 	intVar("SANDBOX_MEMORY_MB", &l.MemoryMB)
@@ -192,7 +195,7 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 		l.TimeZone = loc
 	}
 	if len(errs) > 0 {
-		return Limits{}, errors.Join(errs...)
+		return Limits{}, errors.Join(append(errs, timeoutErr)...)
 	}
 	l = l.WithDefaults()
 	for name, field := range map[string]*int{
@@ -209,5 +212,8 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	if zero["SANDBOX_TIMEOUT_MS"] {
 		l.Timeout = 0
 	}
-	return l, l.Validate()
+	if err := errors.Join(timeoutErr, l.Validate()); err != nil {
+		return Limits{}, err
+	}
+	return l, nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/cenkalti/backoff/v4"
@@ -60,31 +61,81 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 		}
 		checker = c
 	}
-	store, kind, err := OpenStore(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := store.Close(); err != nil {
-			log.Warn("closing the template store", "error", err)
-		}
-	}()
-
-	srv, err := NewServer(cfg, store, deps.Runner, checker, log)
-	if err != nil {
+	// The store opens before the service listens, as a client expects of a
+	// service that answers. A PostgreSQL that is not reachable yet (one
+	// that starts after the service) is retried for a minute, and the
+	// service listens meanwhile: /healthz answers, so a liveness probe does
+	// not kill a service that waits for its database; /readyz answers 503,
+	// and any other request waits for the store (up to openingWait, then
+	// 503).
+	store, kind, err := openStore(ctx, cfg, log, false)
+	waiting := errors.Is(err, templates.ErrUnavailable)
+	if err != nil && !waiting {
 		return err
 	}
 	ln := deps.Listener
 	if ln == nil {
 		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.Addr); err != nil {
+			if store != nil {
+				_ = store.Close()
+			}
 			return fmt.Errorf("listening on %s (TEMPLATES_ADDR): %w", cfg.Addr, err)
 		}
 	}
-	httpSrv, ln := srv.httpServer(ln) // timeouts and the connection cap: server.go
+	var handler atomic.Pointer[http.Handler]
+	opened := make(chan struct{})
+	opening := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		whileOpening(w, r, opened, &handler)
+	}))
+	handler.Store(&opening)
+	httpSrv, ln := newHTTPServer(cfg, log, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		(*handler.Load()).ServeHTTP(w, r)
+	}))
+	if !waiting { // serve the API from the first request
+		srv, err := NewServer(cfg, store, deps.Runner, checker, log)
+		if err != nil {
+			_ = store.Close()
+			return err
+		}
+		srv.serveOn(httpSrv)
+		ready := http.Handler(srv)
+		handler.Store(&ready)
+		close(opened)
+	}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
-	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath, "store", kind,
+	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath,
 		"sandbox_max_parallel", cfg.Sandbox.MaxParallel)
+
+	if waiting {
+		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", err)
+		if store, kind, err = openStore(ctx, cfg, log, true); err != nil {
+			_ = httpSrv.Close()
+			<-served
+			if ctx.Err() != nil {
+				log.Info("stopped before the template store was open")
+				return nil
+			}
+			return err
+		}
+		srv, err := NewServer(cfg, store, deps.Runner, checker, log)
+		if err != nil {
+			_ = store.Close()
+			_ = httpSrv.Close()
+			<-served
+			return err
+		}
+		srv.serveOn(httpSrv)
+		ready := http.Handler(srv)
+		handler.Store(&ready)
+		close(opened)
+	}
+	log.Info("templates API ready", "store", kind)
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Warn("closing the template store", "error", err)
+		}
+	}()
 
 	select {
 	case err := <-served:
@@ -110,12 +161,21 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 // unreachable database for up to a minute, or else the embedded store in
 // cfg.DataDir. It also returns which one ("postgres" or "embedded").
 func OpenStore(ctx context.Context, cfg Config, log *slog.Logger) (templates.Store, string, error) {
+	return openStore(ctx, cfg, log, true)
+}
+
+// openStore is OpenStore; without retry an unreachable PostgreSQL is an
+// error that wraps templates.ErrUnavailable at once.
+func openStore(ctx context.Context, cfg Config, log *slog.Logger, retry bool) (templates.Store, string, error) {
 	opts := templates.Options{MaxSourceBytes: cfg.Sandbox.MaxSourceBytes}
 	if cfg.DatabaseURL == "" {
 		s, err := templates.OpenEmbedded(cfg.DataDir, opts)
 		return s, "embedded", err
 	}
-	b := backoff.NewExponentialBackOff(backoff.WithMaxElapsedTime(storeStartWait), backoff.WithMaxInterval(5*time.Second))
+	var b backoff.BackOff = &backoff.StopBackOff{}
+	if retry {
+		b = backoff.NewExponentialBackOff(backoff.WithMaxElapsedTime(storeStartWait), backoff.WithMaxInterval(5*time.Second))
+	}
 	s, err := backoff.RetryNotifyWithData(func() (*templates.Postgres, error) {
 		attemptCtx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		defer cancel()
@@ -136,4 +196,32 @@ func OpenStore(ctx context.Context, cfg Config, log *slog.Logger) (templates.Sto
 			"reason", problem)
 	}
 	return s, "postgres", nil
+}
+
+// openingWait is how long a request that comes while the store opens
+// waits for it.
+const openingWait = 10 * time.Second
+
+// whileOpening answers while the store opens: alive (/healthz), not ready
+// (/readyz); any other request waits until opened closes, then goes to the
+// handler the API serves with, or is answered 503 past openingWait.
+func whileOpening(w http.ResponseWriter, r *http.Request, opened <-chan struct{}, handler *atomic.Pointer[http.Handler]) {
+	switch r.URL.Path {
+	case "/healthz":
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		return
+	case "/readyz":
+	default:
+		t := time.NewTimer(openingWait)
+		defer t.Stop()
+		select {
+		case <-opened:
+			(*handler.Load()).ServeHTTP(w, r)
+			return
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+	}
+	writeError(w, newError(http.StatusServiceUnavailable, CodeStoreUnavailable,
+		"the template store is not open yet: the service is starting").with("Retry-After", "2"))
 }

@@ -122,19 +122,30 @@ const (
 // in the connection limit: serve the returned listener. Shutting the
 // server down also closes s.
 func (s *Server) httpServer(ln net.Listener) (*http.Server, net.Listener) {
-	limited := newConnLimiter(ln, s.cfg.MaxConns, s.log)
+	hs, limited := newHTTPServer(s.cfg, s.log, ln, s)
+	s.serveOn(hs)
+	return hs, limited
+}
+
+// serveOn readies s to answer on hs: hs's shutdown closes s.
+func (s *Server) serveOn(hs *http.Server) {
+	hs.RegisterOnShutdown(s.Close)
+	s.auth.prefetch()
+}
+
+// newHTTPServer is the HTTP server of cfg on ln, answering with h.
+func newHTTPServer(cfg Config, log *slog.Logger, ln net.Listener, h http.Handler) (*http.Server, net.Listener) {
+	limited := newConnLimiter(ln, cfg.MaxConns, log)
 	hs := &http.Server{
-		Handler:           s,
+		Handler:           h,
 		ReadHeaderTimeout: connHeaderTimeout,
-		ReadTimeout:       connReadTimeout + s.cfg.Sandbox.Timeout,
-		WriteTimeout:      s.cfg.Sandbox.Timeout + time.Minute,
+		ReadTimeout:       connReadTimeout + cfg.Sandbox.Timeout,
+		WriteTimeout:      cfg.Sandbox.Timeout + time.Minute,
 		IdleTimeout:       connIdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnState:         limited.connState,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
-	hs.RegisterOnShutdown(s.Close)
-	s.auth.prefetch()
 	return hs, limited
 }
 

@@ -169,3 +169,21 @@ func (s *service) flood(tokens []string) (stop func() int) {
 	s.t.Cleanup(func() { stop() })
 	return stop
 }
+
+// A PostgreSQL that is not reachable at start is retried while the service
+// listens: /healthz answers (a liveness probe does not kill a service that
+// waits for its database), /readyz and the routes answer 503, and a
+// SIGTERM meanwhile is a clean stop.
+func TestServiceListensWhileItsDatabaseIsDown(t *testing.T) {
+	cfg := testConfig()
+	cfg.DatabaseURL = "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"
+	s := runService(t, cfg) // waits for /healthz
+	if status, msg := s.call("GET", "/readyz", ""); status != http.StatusServiceUnavailable || !strings.Contains(msg, "not open yet") {
+		t.Errorf("/readyz while the database is down: %d %q, want 503", status, msg)
+	}
+	if len(s.logs.records("PostgreSQL is not reachable yet; listening meanwhile")) == 0 {
+		t.Errorf("no warning that the service listens while it retries:\n%s", s.logs.text())
+	}
+	// runService's clean-up cancels Run and wants nil: stopping before the
+	// store opened is no failure.
+}
