@@ -240,6 +240,14 @@ func TestRunNamesTheSizeOfAScriptOverTheCap(t *testing.T) {
 	}
 }
 
+// A byte order mark at the start of a jobs file is not part of its first job.
+func TestJobsFileWithAByteOrderMark(t *testing.T) {
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: "\uFEFF" + `{"id": 1, "source": "return 7"}` + "\n"}.run(t)
+	if code != ExitOK || !strings.Contains(stdout, `"id":1,"output":"7","error":null`) {
+		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+}
+
 func TestReadLineCapsLongLines(t *testing.T) {
 	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"},
 		stdin: `{"id": 1, "source": "` + strings.Repeat("a", 70000) + `"}` + "\n" + `{"id": 2, "source": "return 2"}` + "\n",

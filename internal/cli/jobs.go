@@ -46,6 +46,9 @@ func runJobs(ctx context.Context, env Env, pool *workerpool.Pool, in io.Reader) 
 			break
 		}
 		line, err := readLine(r, maxLine)
+		if n == 1 { // a byte order mark an editor saved: not part of the first job
+			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+		}
 		if errors.Is(err, io.EOF) && len(line) == 0 {
 			<-slots
 			break

@@ -107,6 +107,12 @@ func Compile(source string, inputNames []string) (*Program, error) {
 	return CompileWithLimits(source, inputNames, Limits{}.WithDefaults())
 }
 
+// byteOrderMark is U+FEFF, which an editor may save at the start of a file:
+// JavaScript reads it as white space, and an editor counts no column for
+// it, so it is dropped before a source is compiled, and positions in errors
+// are the editor's.
+const byteOrderMark = "\uFEFF"
+
 // CompileWithLimits is Compile with the source cap of l.
 func CompileWithLimits(source string, inputNames []string, l Limits) (*Program, error) {
 	if err := checkSource(source, l); err != nil {
@@ -115,6 +121,7 @@ func CompileWithLimits(source string, inputNames []string, l Limits) (*Program, 
 	if err := checkNames(inputNames); err != nil {
 		return nil, err
 	}
+	source = strings.TrimPrefix(source, byteOrderMark)
 	key := cacheKey(source, inputNames)
 	if p, ok := programs.get(key); ok {
 		return p, nil
@@ -139,6 +146,7 @@ func Validate(source string, inputNames []string, l Limits) error {
 	if err := checkNames(inputNames); err != nil {
 		return err
 	}
+	source = strings.TrimPrefix(source, byteOrderMark)
 	if _, ok := programs.get(cacheKey(source, inputNames)); ok {
 		return nil
 	}

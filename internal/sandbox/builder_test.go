@@ -243,3 +243,16 @@ func TestSourceCannotEscapeTheGeneratedFunction(t *testing.T) {
 	// Balanced braces in strings, comments, templates and regexes are fine.
 	wantOutput(t, run(t, "const s = '}'; // }\nconst r = /\\}/; return s + `}` + r.source"), "}}\\}")
 }
+
+// A byte order mark an editor saved at the start of a file counts no
+// column, as in the editor.
+func TestByteOrderMarkCountsNoColumn(t *testing.T) {
+	e := wantError(t, run(t, "\uFEFFthrow new Error('x')"), CodeScriptError, "Error: x")
+	if e.Line != 1 || e.Column != 7 {
+		t.Errorf("thrown at %d:%d, want 1:7", e.Line, e.Column)
+	}
+	wantOutput(t, run(t, "\uFEFFfunction execute() { return 'ok' }"), "ok")
+	if err := Validate("\uFEFFreturn (", nil, Limits{}.WithDefaults()); err == nil || AsError(err).Column != 9 {
+		t.Errorf("syntax error: %v, want it at column 9", err)
+	}
+}
