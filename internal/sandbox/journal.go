@@ -123,7 +123,7 @@ func (r *recorder) next(kind string) (e journalEvent, replayed bool) {
 	}
 	e = r.replay[r.pos]
 	if e.Kind != kind {
-		r.diverged = fmt.Sprintf("the run did a %s where its journal holds a %s (event %d)", what(kind), what(e.Kind), r.pos+1)
+		r.diverged = fmt.Sprintf("the run made %s where its journal holds %s (event %d)", what(kind), what(e.Kind), r.pos+1)
 	}
 	r.pos++
 	return e, true
@@ -132,15 +132,15 @@ func (r *recorder) next(kind string) (e journalEvent, replayed bool) {
 func what(kind string) string {
 	switch kind {
 	case eventNow:
-		return "reading of the time"
+		return "a reading of the time"
 	case eventRand:
-		return "Math.random()"
+		return "a call of Math.random()"
 	case eventHost:
-		return "host call"
+		return "a host call"
 	case eventApproval:
-		return "approval.request"
+		return "a call of approval.request"
 	}
-	return kind
+	return "an event " + kind
 }
 
 // installJournal makes v's time and randomness go through r.
