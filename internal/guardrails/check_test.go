@@ -41,6 +41,8 @@ func TestCheckFindsFreeReferencesOnly(t *testing.T) {
 		{"typeof of a member still reads the name", "return typeof process.env", nil, []at{{CodeProcess, 1, 15}}},
 		{"process in execute", "function execute() {\n  process.exit('x')\n  return 1\n}", nil, []at{{CodeProcess, 2, 3}}},
 		{"console is the sandbox's", "function execute() {\n  console.log('x')\n  console.error(globalThis.console)\n  return 1\n}", nil, nil},
+		{"console methods it lacks", "console.table([1])\nconsole['time']('t')\nconsole.log.bind(console)\nreturn 1", nil, []at{{CodeConsole, 1, 9}, {CodeConsole, 2, 9}}},
+		{"a console of the author's", "const console = {table() {}}\nconsole.table([1])", nil, nil},
 		{"capability globals are the sandbox's", "if (capabilities.includes('kv')) kv.set('a', 1)\nreturn [approval.request({}), globalThis.capabilities]", nil, nil},
 		{"timers", "setTimeout(f, 1)\nclearInterval(1)", nil, []at{{CodeTimer, 1, 1}, {CodeTimer, 2, 1}}},
 		{"eval", "return eval('1')", nil, []at{{CodeEval, 1, 8}}},

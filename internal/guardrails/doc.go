@@ -23,6 +23,9 @@
 //     queueMicrotask, Buffer, global, window, document or eval. None exists
 //     in the sandbox: reaching the line throws a ReferenceError (or, for
 //     eval, is refused), so a script that names one is broken.
+//   - error (GUARDRAIL_CONSOLE): console.table, console.time and the other
+//     methods of Node's console the sandbox's console lacks (it has log,
+//     info, warn, error and debug): calling one throws a TypeError.
 //   - error: import, as a statement, a call or import.meta. goja cannot parse
 //     it, so the source is also a syntax error; the finding says why.
 //   - error: the Function constructor, called or constructed directly
@@ -55,8 +58,9 @@
 //     MaxConnectors.
 //   - not a finding: Function used as a value (x instanceof Function,
 //     Function.prototype), and any name the script declares itself;
-//     console (always present: the sandbox captures its logs), and the
-//     capability globals api, kv, approval and capabilities.
+//     console and its five methods (always present: the sandbox captures
+//     its logs), and the capability globals api, kv, approval and
+//     capabilities.
 //
 // Uses (Scan, Report.Uses): a free reference to api, kv or approval — or
 // globalThis.api and the like — is a use of that capability, whether it is

@@ -23,8 +23,9 @@ const (
 	CodeModule  Code = "GUARDRAIL_MODULE"
 	CodeProcess Code = "GUARDRAIL_PROCESS"
 	CodeNetwork Code = "GUARDRAIL_NETWORK"
-	// CodeConsole is no longer reported: console is always present in the
-	// sandbox (DESIGN.md §9). The code stays reserved.
+	// CodeConsole is a console method the sandbox's console does not have
+	// (console.table, console.time…): console itself is always present
+	// (DESIGN.md §9).
 	CodeConsole             Code = "GUARDRAIL_CONSOLE"
 	CodeTimer               Code = "GUARDRAIL_TIMER"
 	CodeEval                Code = "GUARDRAIL_EVAL"

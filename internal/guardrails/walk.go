@@ -256,6 +256,7 @@ func (c *checker) expr(s *scope, e ast.Expression) {
 		}
 		if lit, ok := e.Member.(*ast.StringLiteral); ok {
 			c.globalThisMember(s, e.Left, lit.Value.String(), lit.Idx)
+			c.consoleMember(s, e.Left, lit.Value.String(), lit.Idx)
 		}
 		c.expr(s, e.Left)
 		c.expr(s, e.Member)
@@ -265,6 +266,7 @@ func (c *checker) expr(s *scope, e ast.Expression) {
 			return
 		}
 		c.globalThisMember(s, e.Left, e.Identifier.Name.String(), e.Identifier.Idx)
+		c.consoleMember(s, e.Left, e.Identifier.Name.String(), e.Identifier.Idx)
 		c.expr(s, e.Left)
 	case *ast.PrivateDotExpression:
 		c.expr(s, e.Left)
@@ -534,6 +536,24 @@ func reachesFunction(s *scope, e ast.Expression) bool {
 		return ok && lit.Value == "constructor"
 	}
 	return false
+}
+
+// consoleMethods are the methods of Node's and the browsers' console that
+// the sandbox's console does not have (it has log, info, warn, error and
+// debug): calling one throws a TypeError.
+var consoleMethods = map[string]bool{
+	"table": true, "dir": true, "dirxml": true, "trace": true, "assert": true, "count": true,
+	"countReset": true, "group": true, "groupCollapsed": true, "groupEnd": true, "time": true,
+	"timeEnd": true, "timeLog": true, "timeStamp": true, "profile": true, "profileEnd": true, "clear": true,
+}
+
+// consoleMember reports console.table and the other console methods the
+// sandbox does not offer.
+func (c *checker) consoleMember(s *scope, obj ast.Expression, member string, at file.Idx) {
+	if id, ok := obj.(*ast.Identifier); ok && id.Name == "console" && !s.resolves("console") && consoleMethods[member] {
+		c.report(at, CodeConsole, SeverityError, "console."+member, "console."+member+
+			" is not available in the sandbox: its console has log, info, warn, error and debug; use console.log")
+	}
 }
 
 // globalThisMember warns about globalThis.<host global>: it reads
