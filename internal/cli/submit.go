@@ -85,8 +85,9 @@ Broker flags:
 
 Exit status: 0 when the result's status is succeeded or suspended (its
 continuation is in the printed result), 1 when it is failed or
-no result came within --timeout (the job stays queued: it runs when an
-executor starts), 2 for a usage error or a job that breaks the contract.
+no result came within --timeout (the job stays queued, or keeps running:
+its result is stored when it ends), 2 for a usage error or a job that
+breaks the contract.
 
 Examples:
   flowscript submit --file examples/01-success-cpf.json
@@ -130,9 +131,10 @@ func submit(ctx context.Context, env Env, args []string) int {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			names := opts.broker.names()
-			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: no result for job %s within %s: is an executor running on %s with SUBJECT_PREFIX=%s? "+
-				"The job stays queued and runs when one starts; its result will be stored on %s in stream %s.\n",
-				job.ID, opts.timeout, natsurl.Redact(opts.broker.url), names.SubjectPrefix, names.Subjects().Result(job.ID), names.ResultsStream)
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: no result for job %s within %s: it is still queued or still running "+
+				"(is an executor running on %s with SUBJECT_PREFIX=%s?). It runs when an executor takes it; its result will be stored on %s "+
+				"in stream %s: submit the same job again with --id %s to wait for it.\n",
+				job.ID, opts.timeout, natsurl.Redact(opts.broker.url), names.SubjectPrefix, names.Subjects().Result(job.ID), names.ResultsStream, job.ID)
 		case errors.Is(err, context.Canceled):
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: interrupted while waiting for the result of job %s\n", job.ID)
 		default:
