@@ -77,6 +77,7 @@ func TestUsage(t *testing.T) {
 		{"unknown flag", invocation{args: []string{"run", "--fast", script}}, ExitUsage, "", "flag provided but not defined: --fast", true},
 		{"jobs with inputs", invocation{args: []string{"run", "--jobs", "--input", "a=1", script}}, ExitUsage, "", "--jobs takes no --input or --json", true},
 		{"missing file", invocation{args: []string{"run", "/nonexistent/x.js"}}, ExitUsage, "", "opening the script: open /nonexistent/x.js", true},
+		{"a directory", invocation{args: []string{"run", os.TempDir()}}, ExitUsage, "", "is a directory: give a file", true},
 		{"bad limit", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}}, ExitUsage, "",
 			`SANDBOX_TIMEOUT_MS must be a whole number, got "soon"`, true},
 		{"two bad limits", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "-1", "SANDBOX_MEMORY_MB": "-1"}}, ExitUsage, "",

@@ -197,6 +197,10 @@ func openInput(env Env, file string) (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the script: %w", err)
 	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		_ = f.Close()
+		return nil, nil, fmt.Errorf("the script %s is a directory: give a file, or - to read standard input", file)
+	}
 	return f, func() { _ = f.Close() }, nil
 }
 

@@ -423,6 +423,9 @@ func readAll(env Env, file string, limit int, what string) ([]byte, error) {
 			return nil, fmt.Errorf("opening %s: %w", what, err)
 		}
 		defer func() { _ = f.Close() }()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return nil, fmt.Errorf("%s %s is a directory: give a file, or - to read standard input", what, file)
+		}
 		r = f
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
