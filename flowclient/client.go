@@ -18,6 +18,11 @@ import (
 // ErrNoResult reports that no result is stored for a job yet.
 var ErrNoResult = errors.New("no result is stored for this job yet")
 
+// ErrIDReused reports a job whose id another job (another session, flow or
+// block) already used: the result stored under the id is not this job's.
+// Give every job its own id (a UUID).
+var ErrIDReused = errors.New("the job id was already used by another job")
+
 // ErrInvalidJobID reports a job id no job can have (flowjob.ValidID): it
 // could only name a subject pattern, never one job's result.
 var ErrInvalidJobID = errors.New("not a job id: 1 to 128 letters A-Z a-z, digits, '-' and '_'")
@@ -186,7 +191,9 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 // result comes from the job's Reply-To inbox first; the RESULTS stream is
 // looked up as a fallback (the job was already published, the executor
 // that stored the result died before telling the inbox, the connection
-// dropped), so Run returns the stored result in every case.
+// dropped), so Run returns the stored result in every case. A result
+// stored under job.ID for another session, flow or block (the id was
+// another job's) is not returned: the error is ErrIDReused.
 func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, error) {
 	if job == nil {
 		return nil, errors.New("running job: the job is nil")
@@ -206,7 +213,13 @@ func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, er
 	if pub.Duplicate {
 		first = min(first, 100*time.Millisecond)
 	}
-	return c.await(ctx, job.ID, replies, first)
+	res, err := c.await(ctx, job.ID, replies, first)
+	if err == nil && res.SessionID != "" && (res.SessionID != job.SessionID || res.FlowID != job.FlowID || res.BlockID != job.BlockID) {
+		// The id was another job's: its result is not this one's.
+		return nil, fmt.Errorf("running job %s: %w: the result stored under it is for session %q, flow %q, block %q",
+			job.ID, ErrIDReused, res.SessionID, res.FlowID, res.BlockID)
+	}
+	return res, err
 }
 
 // Resume publishes the resume job of suspended — a job whose result was

@@ -172,6 +172,12 @@ func TestClientRunFallsBackToTheStream(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run of an already finished job: %v", err)
 		}
+		// Another session's job under the same id does not get that result.
+		other := cpfJob("client-fallback", "123")
+		other.SessionID = "session-2"
+		if r, err := c.Run(ctx, other); !errors.Is(err, flowclient.ErrIDReused) || !strings.Contains(err.Error(), `session "session-1"`) {
+			t.Errorf("Run of another job under a used id: %+v, %v; want ErrIDReused", r, err)
+		}
 		if again.Attempt != first.Attempt || !again.CompletedAt.Equal(first.CompletedAt) || again.Variables["cpfStatus"] != "invalido" {
 			t.Errorf("Run returned %+v, want the stored result %+v", again, first)
 		}
