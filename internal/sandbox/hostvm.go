@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -133,16 +132,23 @@ func (v *vm) approval(c goja.FunctionCall) goja.Value {
 	if !slices.Contains(h.grants, "approval") || h.journal == nil {
 		panic(v.throwHost(Denied("approval").Err))
 	}
-	var request json.RawMessage = v.appendJSON(nil, c.Argument(0))
+	arg := c.Argument(0)
+	var request json.RawMessage
+	if _, isString := arg.(goja.String); isString { // approval.request('Refund?')
+		request = append(v.appendJSON([]byte(`{"message":`), arg), '}')
+	} else {
+		request = v.appendJSON(nil, arg)
+	}
 	if problem := approvalShape(request); problem != "" {
-		panic(v.rt.NewTypeError("approval.request takes {message, data} or nothing: %s", problem))
+		panic(v.rt.NewTypeError("approval.request takes {message, data}, a message, or nothing: %s", problem))
 	}
 	return v.approvalRequest(h.journal, request)
 }
 
 // approvalShape says what is wrong with an approval request's JSON, or
-// "": null, or an object with at most message (a string) and data (any
-// JSON) — what the engine shows the person who approves.
+// "": null, or an object whose message, if any, is a string — what the
+// engine shows the person who approves ({message, data}; other members
+// are passed on as they are).
 func approvalShape(request json.RawMessage) string {
 	if string(request) == "null" {
 		return ""
@@ -151,16 +157,8 @@ func approvalShape(request json.RawMessage) string {
 	if err := json.Unmarshal(request, &members); err != nil || members == nil {
 		return "got " + jsonTypeOf(request)
 	}
-	for name, value := range members {
-		switch name {
-		case "data":
-		case "message":
-			if len(value) == 0 || (value[0] != '"' && string(value) != "null") {
-				return "message must be a string, got " + jsonTypeOf(value)
-			}
-		default:
-			return fmt.Sprintf("it has no member %q", name)
-		}
+	if m, ok := members["message"]; ok && (len(m) == 0 || m[0] != '"' && string(m) != "null") {
+		return "message must be a string, got " + jsonTypeOf(m)
 	}
 	return ""
 }

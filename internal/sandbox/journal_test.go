@@ -183,24 +183,31 @@ func TestJournalStopsGrowingAtItsCap(t *testing.T) {
 	}
 }
 
-// approval.request takes {message, data} or nothing: what the engine
-// shows the person who approves.
+// approval.request takes {message, data}, a message alone, or nothing:
+// what the engine shows the person who approves.
 func TestApprovalRequestShape(t *testing.T) {
 	for src, want := range map[string]string{
-		"approval.request('s')":                  "got a string",
-		"approval.request([1])":                  "got an array",
-		"approval.request({message: 1})":         "message must be a string, got a number",
-		"approval.request({msg: 'x'})":           `it has no member "msg"`,
-		"approval.request({message: 'x', n: 1})": `it has no member "n"`,
+		"approval.request(1)":                 "got a number",
+		"approval.request([1])":               "got an array",
+		"approval.request(true)":              "got a boolean",
+		"approval.request({message: 1})":      "message must be a string, got a number",
+		"approval.request({message: {a: 1}})": "message must be a string, got an object",
 	} {
 		res := resume(t, src, nil, []string{"approval"}, nil, nil)
-		if res.Err == nil || res.Err.Message != "TypeError: approval.request takes {message, data} or nothing: "+want || res.Err.Line != 1 {
+		if res.Err == nil || res.Err.Message != "TypeError: approval.request takes {message, data}, a message, or nothing: "+want || res.Err.Line != 1 {
 			t.Errorf("%s: %+v, want %q", src, res.Err, want)
 		}
 	}
-	for _, src := range []string{"approval.request()", "approval.request(null)", "approval.request({})", "approval.request({message: 'ok?', data: {n: [1]}})", "approval.request({data: 1})"} {
-		if res := resume(t, src, nil, []string{"approval"}, nil, nil); res.Suspended == nil {
-			t.Errorf("%s: %+v, want it suspended", src, res.Err)
+	for src, want := range map[string]string{
+		"approval.request()":                                   "null",
+		"approval.request(null)":                               "null",
+		"approval.request({})":                                 "{}",
+		"approval.request('Reembolsar 10?')":                   `{"message":"Reembolsar 10?"}`,
+		"approval.request({message: 'ok?', data: {n: [1]}})":   `{"message":"ok?","data":{"n":[1]}}`,
+		"approval.request({kind: 'approval', message: 'ok?'})": `{"kind":"approval","message":"ok?"}`,
+	} {
+		if res := resume(t, src, nil, []string{"approval"}, nil, nil); res.Suspended == nil || string(res.Suspended.Request) != want {
+			t.Errorf("%s: %+v %+v, want it suspended with %s", src, res.Err, res.Suspended, want)
 		}
 	}
 }
