@@ -189,7 +189,7 @@ func TestEmbeddedBrokerRefusesASharedFolderOrABusyAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer busy.Close()
+	defer func() { _ = busy.Close() }()
 	other := cfg
 	other.DataDir, other.EmbeddedNATSAddr = t.TempDir(), busy.Addr().String()
 	start := time.Now()

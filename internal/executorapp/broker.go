@@ -1,6 +1,7 @@
 package executorapp
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
@@ -52,7 +53,7 @@ func startEmbedded(cfg Config, log *slog.Logger) (srv *server.Server, unlock fun
 		}
 		// The server logs nothing (NoLog) and would only time out on an
 		// address it cannot listen on: try it first.
-		l, err := net.Listen("tcp", cfg.EmbeddedNATSAddr)
+		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", cfg.EmbeddedNATSAddr)
 		if err != nil {
 			return nil, nil, fmt.Errorf("the embedded NATS server cannot listen on EMBEDDED_NATS_ADDR %s: %w (another NATS server?): choose a free address, or set NATS_URL to use that server", cfg.EmbeddedNATSAddr, err)
 		}

@@ -111,7 +111,9 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", err)
 		if store, kind, err = openStore(ctx, cfg, log, true); err != nil {
 			_ = httpSrv.Close()
-			<-served
+			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+				log.Warn("serving the templates API", "error", err)
+			}
 			if ctx.Err() != nil {
 				log.Info("stopped before the template store was open")
 				return nil
@@ -122,7 +124,9 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 		if err != nil {
 			_ = store.Close()
 			_ = httpSrv.Close()
-			<-served
+			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+				log.Warn("serving the templates API", "error", err)
+			}
 			return err
 		}
 		srv.serveOn(httpSrv)
