@@ -16,8 +16,11 @@
 // What a schema cannot say is checked in code only: byte sizes (maxLength
 // counts characters, so it is a ceiling that refuses nothing Decode
 // accepts), unique input names, the interpolated size of the inputs and the
-// size of the whole job. So a job the schema refuses is always refused by
-// the executor; one it accepts may still be refused by flowjob.Validate.
+// size of the whole job. So a job the schema refuses is refused by the
+// executor too, but for input names, whose pattern approximates the
+// ECMAScript identifier rules (Unicode ID_Start and ID_Continue) the
+// executor follows; one it accepts may still be refused by
+// flowjob.Validate.
 //
 // It must stay importable by engines: the standard library only (embed),
 // no validator (tests use one), no logic beyond handing out the files.

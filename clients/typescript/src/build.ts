@@ -21,17 +21,37 @@ export type JobInit = Omit<Job, "id" | "version" | "action"> & {
  * A job with the contract's defaults filled in: version, a new id,
  * action.type "executeScript", action.inputVariables [] and variables {}.
  * Members come in the contract's order (as the Go package writes them).
- * It does not validate: publishJob does, and validateJob tells why.
+ * The inputs, variables and capabilities are copied: the job keeps the
+ * values it was built with when the engine's session objects change later
+ * (a resume must carry the inputs the job suspended with). It does not
+ * validate: publishJob does, and validateJob tells why.
  */
 export function buildJob(init: JobInit): Job {
+  const inputs = init.action.inputVariables;
   const action = ordered(
-    { type: ACTION_TYPE_EXECUTE_SCRIPT, ...init.action, inputVariables: init.action.inputVariables ?? [] },
+    {
+      type: ACTION_TYPE_EXECUTE_SCRIPT,
+      ...init.action,
+      inputVariables: Array.isArray(inputs) ? inputs.map((x) => (isPlain(x) ? { ...x } : x)) : (inputs ?? []),
+    },
     FIELDS.action,
   );
+  const vars = init.variables;
   return ordered(
-    { version: CONTRACT_VERSION, ...init, id: init.id ?? newJobId(), action, variables: init.variables ?? {} },
+    {
+      version: CONTRACT_VERSION,
+      ...init,
+      id: init.id ?? newJobId(),
+      action,
+      variables: isPlain(vars) ? { ...vars } : (vars ?? {}),
+      capabilities: Array.isArray(init.capabilities) ? [...init.capabilities] : init.capabilities,
+    },
     FIELDS.job,
   ) as Job;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 // ordered copies v with the members of order first, in that order, and
@@ -55,7 +75,13 @@ function ordered<T extends object>(v: T, order: readonly string[]): T {
  */
 export function resumeJob(suspended: Job, continuation: string, resolution: unknown, id: string = newJobId()): Job {
   return ordered(
-    { ...suspended, id, resume: { token: continuation, resolution: resolution === undefined ? null : resolution } },
+    {
+      ...suspended,
+      action: { ...suspended.action, inputVariables: suspended.action.inputVariables?.map((x) => ({ ...x })) },
+      variables: isPlain(suspended.variables) ? { ...suspended.variables } : suspended.variables,
+      id,
+      resume: { token: continuation, resolution: resolution === undefined ? null : resolution },
+    },
     FIELDS.job,
   ) as Job;
 }

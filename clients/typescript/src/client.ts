@@ -96,9 +96,18 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_POLL_FIRST_MS = 500;
 const DEFAULT_POLL_MAX_MS = 5_000;
 const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
+// flowjob.ValidSubjectPrefix and ValidStreamName.
+const SUBJECT_PREFIX = /^[^.*> \t\r\n]{1,256}(\.[^.*> \t\r\n]{1,256})*$/;
+const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function subjects(o: ContractOptions) {
   const prefix = o.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
+  if (!SUBJECT_PREFIX.test(prefix)) {
+    throw new TypeError(`subjectPrefix must be dot-separated tokens without wildcards or spaces, as the executors' SUBJECT_PREFIX, got ${JSON.stringify(prefix)}`);
+  }
+  if (o.resultsStream !== undefined && !STREAM_NAME.test(o.resultsStream)) {
+    throw new TypeError(`resultsStream must be 1 to 64 letters, digits, '-' or '_', as the executors' RESULTS_STREAM, got ${JSON.stringify(o.resultsStream)}`);
+  }
   return {
     jobs: o.jobsSubject ?? jobsSubject(prefix),
     results: o.resultsSubjectPrefix ?? resultsSubjectPrefix(prefix),
@@ -145,7 +154,11 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
  * timeoutMs, or with the signal's reason.
  */
 export function awaitResult(nc: NatsConnection, jobId: string, options: AwaitOptions = {}): Promise<ReceivedResult> {
-  return waitForResult(nc, jobId, options).promise;
+  try {
+    return waitForResult(nc, jobId, options).promise;
+  } catch (err) {
+    return Promise.reject(err); // a bad argument rejects, as the other functions do
+  }
 }
 
 /** Looks the stored result of jobId up in the RESULTS stream once; null when there is none yet. */
@@ -166,6 +179,9 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
   if (!result) {
     throw new Error(`decoding the stored result of job ${jobId}: not a result event`);
   }
+  if (result.jobId !== jobId) {
+    throw new Error(`the result stored for job ${jobId} names job ${JSON.stringify(result.jobId)}: the RESULTS stream holds a message no executor wrote`);
+  }
   return received(result, "stream", msg.header);
 }
 
@@ -176,7 +192,7 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
  */
 export async function submit(nc: NatsConnection, job: Job, options: SubmitOptions = {}): Promise<ReceivedResult> {
   assertValidJob(job);
-  const inbox = createInbox();
+  const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix); // the connection's own prefix, as its requests use
   const waiting = waitForResult(nc, job.id, { ...options, inbox });
   let published: Published;
   try {
@@ -200,7 +216,11 @@ interface Waiting {
 
 function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions): Waiting {
   checkJobId(jobId);
+  subjects(options); // its names are checked before anything waits
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeoutMs > 0)) {
+    throw new RangeError(`awaiting job ${jobId}: timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
+  }
   const pollMax = options.pollMaxMs ?? DEFAULT_POLL_MAX_MS;
   let wait = options.pollFirstMs ?? DEFAULT_POLL_FIRST_MS;
   if (!(wait > 0 && pollMax >= wait)) {
@@ -284,8 +304,8 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
   };
 }
 
-function checkJobId(jobId: string) {
-  if (!JOB_ID.test(jobId)) {
+function checkJobId(jobId: unknown) {
+  if (typeof jobId !== "string" || !JOB_ID.test(jobId)) {
     throw new TypeError(`job id ${JSON.stringify(jobId)} must be 1 to 128 letters, digits, '-' or '_' (it names the result subject)`);
   }
 }

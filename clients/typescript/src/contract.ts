@@ -45,4 +45,5 @@ export const LIMITS = {
   maxErrorMessageBytes: 4 << 10,
   maxVariables: 4096,
   maxVariablesBytes: 1 << 20,
+  maxTokenBytes: 4 << 10,
 } as const;

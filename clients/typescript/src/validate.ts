@@ -258,8 +258,31 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
       add(field, `is ${bytes(v)} bytes, over the ${max}-byte limit`);
     }
   };
-  for (const f of ["sessionId", "flowId", "blockId", "defaultExceptionBlockId"]) {
+  for (const f of ["sessionId", "flowId", "blockId", "defaultExceptionBlockId", "tenantId", "templateId"]) {
     cap(f, job[f], LIMITS.maxRefBytes);
+  }
+  // Whole numbers past 2^53 are not exact in JSON: flowjob refuses them.
+  for (const f of ["version", "timeoutMs", "templateVersion"]) {
+    const v = job[f];
+    if (typeof v === "number" && Number.isInteger(v) && Math.abs(v) > 2 ** 53) {
+      add(f, `${JSON.stringify(v)} is out of range`);
+    }
+  }
+  // The schema checks a deadline's form; the calendar is checked here
+  // (2026-02-30 is no day), as Go's time.Parse does.
+  const deadline = job["deadline"];
+  if (typeof deadline === "string" && /^\d{4}-\d{2}-\d{2}T/.test(deadline)) {
+    const [y, m, d] = deadline.slice(0, 10).split("-").map(Number) as [number, number, number];
+    if (d > new Date(Date.UTC(y, m, 0)).getUTCDate()) {
+      add("deadline", `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${JSON.stringify(deadline)}: ${deadline.slice(0, 10)} is no day`);
+    }
+  }
+  const resume = job["resume"];
+  if (isObject(resume)) {
+    cap("resume.token", resume["token"], LIMITS.maxTokenBytes);
+    if ("resolution" in resume && resume["resolution"] !== undefined && !isJSON(resume["resolution"])) {
+      add("resume.resolution", "must be JSON");
+    }
   }
   const action = job["action"];
   if (isObject(action)) {
@@ -287,6 +310,16 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   const vars = job["variables"];
   if (isObject(vars)) {
     let total = 0;
+    // JSON carries a lone surrogate, but flowjob reads it as U+FFFD: two
+    // names that differ only there are the same name to it.
+    const seen = new Set<string>();
+    for (const k of Object.keys(vars)) {
+      const name = k.replace(LONE_SURROGATE, "\uFFFD");
+      if (name !== k && seen.has(name)) {
+        add(keyPath("variables", name), "duplicate variable");
+      }
+      seen.add(name);
+    }
     for (const [k, v] of Object.entries(vars)) {
       total += bytes(k) + (typeof v === "string" ? bytes(v) : 0);
       if (bytes(k) > LIMITS.maxNameBytes) {
@@ -372,4 +405,16 @@ function quoted(v: unknown): string {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+// isJSON reports whether JSON.stringify writes v (a function, a symbol or
+// undefined it leaves out; a BigInt it refuses).
+function isJSON(v: unknown): boolean {
+  try {
+    return JSON.stringify(v) !== undefined;
+  } catch {
+    return false;
+  }
 }

@@ -255,6 +255,21 @@ describe("the RESULTS stream fallback", () => {
     );
   });
 
+  test("a stored result that names another job is refused, not returned", async () => {
+    await exec.nc.jetstream().publish(`${CONTRACT.subjectPrefix}.results.forged-1`, new TextEncoder().encode(JSON.stringify({ jobId: "someone-else" })));
+    await assert.rejects(getResult(exec.nc, "forged-1", CONTRACT), /names job "someone-else"/);
+  });
+
+  test("ids and names no job can have reject (they never throw) before anything waits", async () => {
+    for (const id of ["*", ">", "a.b", "", undefined as unknown as string]) {
+      await assert.rejects(awaitResult(exec.nc, id, quick), TypeError);
+      await assert.rejects(getResult(exec.nc, id, quick), TypeError);
+    }
+    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, subjectPrefix: "*" }), /subjectPrefix must be/);
+    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, resultsStream: "a.b" }), /resultsStream must be/);
+    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, timeoutMs: Number.NaN }), /timeoutMs must be a positive/);
+  });
+
   test("an aborted wait rejects with the signal's reason", async () => {
     const ac = new AbortController();
     const waiting = awaitResult(exec.nc, "aborted-job", { ...quick, inbox: createInbox(), signal: ac.signal });

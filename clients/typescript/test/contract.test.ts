@@ -215,6 +215,12 @@ describe("validation messages name the field", () => {
     ["a blank outputVariable", (j) => (j["action"]["outputVariable"] = " "), [{ field: "action.outputVariable", message: /^is only white space, got " ": name the session variable to write$/ }]],
     ["a blank sessionId", (j) => (j["sessionId"] = "\u3000"), [{ field: "sessionId", message: /^is only white space, got ".*": send the id$/ }]],
     ["a blank tenantId", (j) => (j["tenantId"] = "\t"), [{ field: "tenantId", message: /^is only white space, got "\\t": send the id, or leave the field out$/ }]],
+    ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /2026-02-30 is no day/ }]],
+    ["a tenantId over the cap in bytes", (j) => (j["tenantId"] = "ア".repeat(86)), [{ field: "tenantId", message: /is 258 bytes, over the 256-byte limit/ }]],
+    ["a timeout past 2^53", (j) => (j["timeoutMs"] = 1e19), [{ field: "timeoutMs", message: /is out of range/ }]],
+    ["a resolution JSON cannot hold", (j) => (j["resume"] = { token: "t", resolution: () => 1 }), [{ field: "resume.resolution", message: /^must be JSON$/ }]],
+    ["a token over the cap in bytes", (j) => (j["resume"] = { token: "ア".repeat(1366), resolution: true }), [{ field: "resume.token", message: /is 4098 bytes, over the 4096-byte limit/ }]],
+    ["two variable names that differ only in a lone surrogate", (j) => (j["variables"] = { "\uD800": "a", "\uD801": "b" }), [{ field: 'variables["\uFFFD"]', message: /^duplicate variable$/ }]],
     ["a source under the cap in characters, over it in bytes", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes / 2 + 1)), [{ field: "action.source", message: /is 262146 bytes, over the 262144-byte limit/ }]],
     ["a redirect without its block", (j) => { j["action"]["onError"] = "blocking"; j["action"]["errorHandoff"] = false; }, [{ field: "defaultExceptionBlockId", message: /^required: when context is "flow"/ }]],
     ["a newer contract", (j) => (j["version"] = 2), [{ field: "version", message: /contract version 2 is newer than this one \(1\)/ }]],
@@ -273,6 +279,23 @@ describe("buildJob", () => {
     assert.equal(j.version, CONTRACT_VERSION);
     assert.deepEqual(validateJob(j), []);
     assert.notEqual(newJobId(), newJobId());
+  });
+
+  test("copies the inputs and variables: a session that changes later does not change the job", () => {
+    const session = { amount: "10" };
+    const inputs = [{ name: "amount", value: "{{amount}}" }];
+    const j = buildJob({
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "flow",
+      variables: session,
+      action: { source: "return amount", inputVariables: inputs, outputVariable: "o", onError: "blocking" },
+    });
+    session.amount = "99999";
+    inputs[0]!.value = "{{other}}";
+    assert.deepEqual(j.variables, { amount: "10" });
+    assert.deepEqual(j.action.inputVariables, [{ name: "amount", value: "{{amount}}" }]);
   });
 });
 
