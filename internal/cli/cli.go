@@ -127,10 +127,10 @@ func usageError(env Env, name, format string, args ...any) int {
 	return ExitUsage
 }
 
-// flagDashes finds the flags package's one-dash spelling of a flag in its
-// errors ("flag provided but not defined: -fast"); the help and README
-// spell flags with two.
-var flagDashes = regexp.MustCompile(`(not defined: |for flag |value "[^"]*" for |needs an argument: )-([A-Za-z])`)
+// flagDashes finds the flags package's one-dash spelling of a flag at the
+// start of its errors ("flag provided but not defined: -fast", after a
+// subcommand's "get: "); the help and README spell flags with two.
+var flagDashes = regexp.MustCompile(`^((?:[a-z]+: )?(?:flag provided but not defined: |flag needs an argument: |invalid (?:boolean )?value "(?:[^"\\]|\\.)*" for (?:flag )?))-([A-Za-z])`)
 
 // parseInterspersed parses args with fs, allowing flags after positional
 // arguments (flowscript run script.js --json), and returns the positional

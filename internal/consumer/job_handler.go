@@ -249,18 +249,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		req.Capabilities = slices.DeleteFunc(slices.Clone(req.Capabilities), func(c string) bool { return c == flowjob.CapabilityApproval })
 	}
 	if job.Resume != nil {
-		// What would fail the resumed run whatever the script does is
-		// refused before the continuation is claimed, so that it can still
-		// be used once the job is mended.
-		switch {
-		case h.signer != nil && !slices.Contains(req.Capabilities, flowjob.CapabilityApproval):
-			return attempt{job: job, report: actions.Failed(flowjob.CodeCapabilityDenied,
-				"a resume job must be granted approval (its capabilities, and the policy for its tenant): the continuation was not used; resume again once it is granted", tries)}
-		case sandbox.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
-			return attempt{job: job, report: actions.Failed(flowjob.CodeInvalidJob, fmt.Sprintf(
-				"resume.resolution nests arrays and objects more than %d levels deep: the continuation was not used; resume again with a flatter resolution", sandbox.MaxJSONNesting), tries)}
-		}
-		journal, err := h.resumable(ctx, job, inputsSum(req))
+		journal, err := h.resumable(ctx, job, inputsSum(req), slices.Contains(req.Capabilities, flowjob.CapabilityApproval))
 		if ce := continuation.AsError(err); ce != nil {
 			return attempt{job: job, report: actions.Failed(ce.Code, ce.Message, tries)}
 		} else if err != nil {
@@ -306,7 +295,12 @@ func inputsSum(req sandbox.Request) string {
 // claims it for the job, returning the journal to replay. A continuation
 // that cannot be used is a *continuation.Error; any other error is the
 // bucket's, transient.
-func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs string) (json.RawMessage, error) {
+//
+// What would fail the resumed run whatever the script does — approval not
+// granted, a resolution nested deeper than JSON.parse reads — is refused
+// after the token is checked and before the continuation is claimed, so
+// that it can still be used once the job is mended.
+func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs string, approvalGranted bool) (json.RawMessage, error) {
 	if h.signer == nil {
 		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
 			Message: "this executor cannot resume jobs: CONTINUATION_KEY is not set on it (set the same key on every replica)"}
@@ -321,6 +315,14 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs str
 	}
 	if err := claims.Check(job, inputs); err != nil {
 		return nil, err
+	}
+	switch {
+	case !approvalGranted:
+		return nil, &continuation.Error{Code: flowjob.CodeCapabilityDenied,
+			Message: "a resume job must be granted approval (its capabilities, and the policy for its tenant): the continuation was not used; resume again once it is granted"}
+	case sandbox.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
+		return nil, &continuation.Error{Code: flowjob.CodeInvalidJob, Message: fmt.Sprintf(
+			"resume.resolution nests arrays and objects more than %d levels deep: the continuation was not used; resume again with a flatter resolution", sandbox.MaxJSONNesting)}
 	}
 	var journal []byte
 	err = retryPublish(ctx, h.cfg.StoreRetryMaxElapsed, func() error {

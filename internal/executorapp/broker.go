@@ -51,13 +51,17 @@ func startEmbedded(cfg Config, log *slog.Logger) (srv *server.Server, unlock fun
 		if err != nil {
 			return nil, nil, fmt.Errorf("EMBEDDED_NATS_ADDR must be host:port such as 127.0.0.1:4222, got %q", cfg.EmbeddedNATSAddr)
 		}
-		// The server logs nothing (NoLog) and would only time out on an
-		// address it cannot listen on: try it first.
-		l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", cfg.EmbeddedNATSAddr)
-		if err != nil {
-			return nil, nil, fmt.Errorf("the embedded NATS server cannot listen on EMBEDDED_NATS_ADDR %s: %w (another NATS server?): choose a free address, or set NATS_URL to use that server", cfg.EmbeddedNATSAddr, err)
+		if p == 0 { // nats-server reads port 0 as its default, 4222
+			p = server.RANDOM_PORT
+		} else {
+			// The server logs nothing (NoLog) and would only time out on an
+			// address it cannot listen on: try it first.
+			l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", cfg.EmbeddedNATSAddr)
+			if err != nil {
+				return nil, nil, fmt.Errorf("the embedded NATS server cannot listen on EMBEDDED_NATS_ADDR %s: %w (another NATS server?): choose a free address, or set NATS_URL to use that server", cfg.EmbeddedNATSAddr, err)
+			}
+			_ = l.Close()
 		}
-		_ = l.Close()
 		opts.Host, opts.Port = host, p
 	}
 	srv, err = server.NewServer(opts)

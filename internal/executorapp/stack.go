@@ -132,7 +132,9 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 	if s.Conn, err = connect(cfg, s.Server, o.Logger); err != nil {
 		return s, err
 	}
-	awaitConnection(ctx, s.Conn, o.Logger)
+	if err = awaitConnection(ctx, s.Conn, o.Logger); err != nil {
+		return s, err
+	}
 	phase("starting the sandbox")
 	s.Sandbox, err = o.NewRunner(ctx, RunnerOptions{
 		Limits: cfg.Limits,
@@ -216,24 +218,31 @@ func (s *Stack) Close() {
 // awaitConnection waits until nc is connected or ctx ends, saying every
 // so often which servers it tries: the connection retries in the
 // background, and without this a broker that is down would show only as
-// provisioning that times out.
-func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) {
+// provisioning that times out. A connection the client gave up on (closed)
+// is an error naming its last one.
+func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) error {
 	const firstWarning, everyWarning = 5 * time.Second, 30 * time.Second
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	start, warned := time.Now(), time.Duration(0)
 	for !nc.IsConnected() {
+		if nc.IsClosed() {
+			return fmt.Errorf("connecting to NATS at %s: the client gave up: %w (check NATS_URL and NATS_CREDS)",
+				natsurl.Redact(strings.Join(nc.Servers(), ",")), nc.LastError())
+		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-tick.C:
 		}
 		if waited := time.Since(start); warned == 0 && waited >= firstWarning || warned > 0 && waited-warned >= everyWarning {
 			warned = waited
 			log.Warn("NATS is not reachable yet; retrying (check NATS_URL, and that the broker is up)",
-				"servers", natsurl.Redact(strings.Join(nc.Servers(), ",")), "waited", waited.Round(time.Second).String())
+				"servers", natsurl.Redact(strings.Join(nc.Servers(), ",")), "waited", waited.Round(time.Second).String(),
+				"last_error", fmt.Sprint(nc.LastError()))
 		}
 	}
+	return nil
 }
 
 // drain flushes what the connection still has to send (acks, results) and

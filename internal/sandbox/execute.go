@@ -43,7 +43,7 @@ func Execute(ctx context.Context, l Limits, req Request) Result {
 	out, err := execute(ctx, l, req, &h)
 	res := Result{Output: out, Err: err, Duration: time.Since(start)}
 	if h != nil {
-		res.Logs, res.LogsTruncated = h.logs.entries, h.logs.truncated
+		res.Logs, res.LogsTruncated = h.logs.kept()
 		if h.journal != nil && h.journal.suspended != nil && err == nil {
 			res.Output, res.Suspended = "", h.journal.suspended
 		}
@@ -83,6 +83,7 @@ func execute(ctx context.Context, l Limits, req Request, hp **hostState) (string
 			return "", &Error{Code: CodeContinuationDiverged, Message: jerr.Error()}
 		}
 		h.journal = &recorder{replay: replay, resolution: req.Resolution}
+		h.logs.replaying = len(replay) > 0
 	}
 	*hp = h
 	return prog.run(ctx, l, values, h)

@@ -71,7 +71,9 @@ func Denied(capability string) HostReply {
 // HOST_CALL_LIMIT without reaching h. The size of an answer is known only
 // once h carried the call out, so the answer that passes the answers' cap
 // is still delivered (the call happened: saying it failed would invite a
-// retry of a side effect), and the calls after it are refused. Every side
+// retry of a side effect), and the calls after it are refused; an answer
+// larger than the whole cap is not delivered (HOST_CALL_LIMIT, saying the
+// call was made). Every side
 // of the boundary that answers host calls meters them with it: the worker
 // pool's parent (the trusted side) and an in-process run.
 func MeterHost(h Host, l Limits) Host {
@@ -109,6 +111,11 @@ func (m *meter) Call(ctx context.Context, call HostCall) HostReply {
 	m.mu.Lock()
 	m.bytesOut += len(reply.Value)
 	m.mu.Unlock()
+	if len(reply.Value) > m.limits.MaxHostBytes {
+		// One answer over the whole cap is never delivered: a worker reads
+		// no larger host reply.
+		return limitReply(fmt.Sprintf("the call was made, but its answer of %d bytes is over SANDBOX_MAX_HOST_BYTES (%d)", len(reply.Value), m.limits.MaxHostBytes))
+	}
 	return reply
 }
 

@@ -287,18 +287,8 @@ func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
 }
 
 // log captures one console line, unless the run's caps are reached.
-//
-// A resumed run replays its first part, and the suspended result carried
-// that part's lines: its own lines are those of the live part. The book
-// fills during the replay exactly as it did in the suspended run (which
-// lines were formatted decides which toJSON the replay calls), and starts
-// empty, with its caps, at the first line after the resume point.
 func (v *vm) log(level string, args []goja.Value) {
 	b := &v.host.logs
-	if j := v.host.journal; j != nil && j.pos >= len(j.replay) && len(j.replay) > 0 && !j.logsLive {
-		j.logsLive = true
-		*b = logBook{maxEntries: b.maxEntries, maxBytes: b.maxBytes, mirror: b.mirror, gen: b.gen + 1}
-	}
 	if b.full() {
 		if !b.truncated {
 			b.truncated = true
@@ -402,12 +392,20 @@ func className(obj *goja.Object) (class string) {
 }
 
 // logBook holds a run's console lines within its caps.
+//
+// A resumed run replays its first part, and the suspended result carried
+// that part's lines: its own lines are those of the live part. While it
+// replays (replaying) the book fills exactly as it did in the suspended
+// run — which lines were formatted decides which toJSON the replay calls —
+// but tells its mirror nothing, and its lines are not the result's; when
+// the replay ends (startLive) it starts empty, with its caps.
 type logBook struct {
 	entries    []LogEntry
 	bytes      int
 	maxEntries int
 	maxBytes   int
 	truncated  bool
+	replaying  bool
 	// mirror, when set, is told every change (Request.Logs); gen counts
 	// the times the book started over.
 	mirror LogMirror
@@ -415,9 +413,23 @@ type logBook struct {
 }
 
 func (b *logBook) sync() {
-	if b.mirror != nil {
+	if b.mirror != nil && !b.replaying {
 		b.mirror.Mirror(b.gen, b.entries, b.truncated)
 	}
+}
+
+// startLive empties the book of a resumed run whose replay just ended.
+func (b *logBook) startLive() {
+	*b = logBook{maxEntries: b.maxEntries, maxBytes: b.maxBytes, mirror: b.mirror, gen: b.gen + 1}
+	b.sync()
+}
+
+// kept is what the result carries: nothing of a replay that never ended.
+func (b *logBook) kept() ([]LogEntry, bool) {
+	if b.replaying {
+		return nil, false
+	}
+	return b.entries, b.truncated
 }
 
 func (b *logBook) full() bool {

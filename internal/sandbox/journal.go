@@ -82,9 +82,6 @@ type recorder struct {
 	// line and column are where a run whose journal was too large asked
 	// for approval.
 	line, column int
-	// logsLive is set once the console log book was emptied for the live
-	// part of a resumed run (vm.log).
-	logsLive bool
 }
 
 // record appends e to the journal, unless the journal is full.
@@ -230,6 +227,9 @@ func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 			}
 		}
 		r.record(e)
+		if r.pos == len(r.replay) { // the replay ends here: the run goes on live
+			v.host.logs.startLive()
+		}
 		return v.parseJSON(e.Value)
 	}
 	r.record(journalEvent{Kind: eventApproval, Request: request})

@@ -86,6 +86,24 @@ return a + b`
 	}
 }
 
+// A resumed run that logs nothing after its approval, or that fails in its
+// replay, carries none of the suspended run's lines.
+func TestResumedRunWithoutLiveLines(t *testing.T) {
+	src := "console.log('before')\nconst a = approval.request({message: 'one'})\nreturn a"
+	grants := []string{"approval"}
+	r1 := resume(t, src, nil, grants, nil, nil)
+	if r1.Suspended == nil || len(r1.Logs) != 1 {
+		t.Fatalf("first: %+v, logs %+v", r1.Err, r1.Logs)
+	}
+	if r2 := resume(t, src, nil, grants, r1.Suspended.Journal, json.RawMessage(`"A"`)); r2.Output != "A" || len(r2.Logs) != 0 {
+		t.Errorf("resumed: %q %+v, logs %+v; want no lines", r2.Output, r2.Err, r2.Logs)
+	}
+	diverging := "console.log('before')\nDate.now()\nconst a = approval.request({message: 'one'})\nreturn a"
+	if r3 := resume(t, diverging, nil, grants, r1.Suspended.Journal, json.RawMessage(`"A"`)); r3.Err == nil || len(r3.Logs) != 0 {
+		t.Errorf("diverged in the replay: %+v, logs %+v; want no lines", r3.Err, r3.Logs)
+	}
+}
+
 // Resolve's result holds every run's console lines once, in order.
 func TestResolveKeepsEveryRunsLines(t *testing.T) {
 	src := `console.log('one')

@@ -117,6 +117,15 @@ func TestHostCallCaps(t *testing.T) {
 	if res.Err != nil || res.Output != "153600" {
 		t.Errorf("one answer of 150 KiB: %q, %+v", res.Output, res.Err)
 	}
+	// One answer over the whole cap is refused on the trusted side, not
+	// sent to a worker that reads no larger reply.
+	huge := &countingHost{answer: func(context.Context, sandbox.HostCall) sandbox.HostReply {
+		return sandbox.HostReply{Value: json.RawMessage(`"` + strings.Repeat("x", 300<<10) + `"`)}
+	}}
+	res = p.Run(context.Background(), sandbox.Request{Source: "return kv.get('a').length", Capabilities: []string{"kv"}, Host: huge})
+	if res.Err == nil || res.Err.Code != sandbox.CodeHostCallLimit || !strings.Contains(res.Err.Message, "the call was made") {
+		t.Errorf("one answer over the cap: %+v, want HOST_CALL_LIMIT (not a crash)", res.Err)
+	}
 }
 
 // TestHugeConsoleLineStaysInMemory: a line far over the log cap is cut

@@ -38,12 +38,14 @@ type logWriter struct {
 	used    int // bytes of records
 }
 
-// start makes the region the job id's, with no lines.
+// start makes the region the job id's, with no lines: the last job's
+// lines are cut off before the id changes, so a worker killed in between
+// leaves no line under another job's id.
 func (w *logWriter) start(id uint64) {
 	w.gen, w.written, w.used = 0, 0, 0
-	binary.LittleEndian.PutUint64(w.mem, id)
 	w.mem[12] = 0
 	w.publish()
+	atomic.StoreUint64((*uint64)(unsafe.Pointer(&w.mem[0])), id)
 }
 
 // Mirror copies the entries the region does not hold yet; a book that
@@ -51,6 +53,7 @@ func (w *logWriter) start(id uint64) {
 func (w *logWriter) Mirror(gen int, entries []sandbox.LogEntry, truncated bool) {
 	if gen != w.gen || len(entries) < w.written {
 		w.gen, w.written, w.used = gen, 0, 0
+		w.publish() // before the old records are written over
 	}
 	for _, e := range entries[w.written:] {
 		rec := logRecordAt + len(e.Level) + len(e.Message)
@@ -90,9 +93,9 @@ func readLogRegion(mem []byte, id uint64, l sandbox.Limits) (logs []sandbox.LogE
 	if len(mem) < logHeader || binary.LittleEndian.Uint64(mem) != id {
 		return nil, false
 	}
-	used := int(binary.LittleEndian.Uint32(mem[8:]))
+	used := uint64(binary.LittleEndian.Uint32(mem[8:]))
 	truncated = mem[12] != 0
-	if used > len(mem)-logHeader {
+	if used > uint64(len(mem)-logHeader) {
 		return nil, true
 	}
 	b := mem[logHeader : logHeader+used]
@@ -103,11 +106,12 @@ func readLogRegion(mem []byte, id uint64, l sandbox.Limits) (logs []sandbox.LogE
 			return logs, true
 		}
 		level := string(b[1 : 1+n])
-		line := int(binary.LittleEndian.Uint32(b[1+n:]))
-		size := int(binary.LittleEndian.Uint32(b[5+n:]))
-		if size > len(b)-logRecordAt-n || len(logs) == l.MaxLogEntries || total+size > l.MaxLogBytes {
+		line := int(binary.LittleEndian.Uint32(b[1+n:]) & 0x7fffffff)
+		size64 := uint64(binary.LittleEndian.Uint32(b[5+n:]))
+		if size64 > uint64(len(b)-logRecordAt-n) || len(logs) == l.MaxLogEntries || total+int(size64) > l.MaxLogBytes {
 			return logs, true
 		}
+		size := int(size64)
 		msg := strings.ToValidUTF8(string(b[logRecordAt+n:logRecordAt+n+size]), "\uFFFD")
 		logs = append(logs, sandbox.LogEntry{Level: level, Message: msg, Line: line})
 		total += size
