@@ -43,7 +43,7 @@ func TestConfigValidateNamesTheField(t *testing.T) {
 		{"huge jobs", func(c *Config) { c.MaxJobBytes = 64 << 20 }, "MAX_JOB_BYTES"},
 		{"negative grace", func(c *Config) { c.ShutdownGrace = -time.Second }, "SHUTDOWN_GRACE"},
 		{"six replicas", func(c *Config) { c.Replicas = 6 }, "STREAM_REPLICAS"},
-		{"ack pending under parallel", func(c *Config) { c.Parallel = 64; c.MaxAckPending = 8 }, "MaxAckPending"},
+		{"ack pending under parallel", func(c *Config) { c.Parallel = 64; c.MaxAckPending = 8 }, "MAX_ACK_PENDING"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
