@@ -19,6 +19,7 @@ import (
 
 	"github.com/flowscript/flowscript/internal/jsident"
 	"github.com/flowscript/flowscript/internal/natsurl"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 func init() {
@@ -405,7 +406,7 @@ func parseInput(s string) (name, value string, err error) {
 	case jsident.Check(name) != nil:
 		return "", "", jsident.Check(name)
 	case !utf8.ValidString(value):
-		at := invalidUTF8([]byte(value))
+		at := textcut.InvalidAt([]byte(value))
 		return "", "", fmt.Errorf("the value of %s is not UTF-8 text (byte 0x%02X at offset %d)", name, value[at], at)
 	}
 	return name, value, nil
@@ -435,26 +436,10 @@ func readAll(env Env, file string, limit int, what string) ([]byte, error) {
 	if len(data) > limit {
 		return nil, fmt.Errorf("%s is %s the %d-byte limit", what, sizeOf(r), limit)
 	}
-	if at := invalidUTF8(data); at >= 0 {
+	if at := textcut.InvalidAt(data); at >= 0 {
 		return nil, fmt.Errorf("%s is not UTF-8 text (byte 0x%02X at offset %d): save it as UTF-8", what, data[at], at)
 	}
 	return data, nil
-}
-
-// invalidUTF8 is the offset of the first byte of data that is not UTF-8,
-// or -1.
-func invalidUTF8(data []byte) int {
-	if utf8.Valid(data) {
-		return -1
-	}
-	for i := 0; i < len(data); {
-		c, size := utf8.DecodeRune(data[i:])
-		if c == utf8.RuneError && size <= 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
 }
 
 // newJobID returns prefix-<16 random hex digits>.

@@ -13,7 +13,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // decodeJSON reads exactly one JSON object of at most limit bytes into dst
@@ -38,16 +39,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 	if err != nil {
 		return decodeError(err, limit)
 	}
-	if !utf8.Valid(raw) {
-		at := len(raw)
-		for i := 0; i < len(raw); {
-			c, size := utf8.DecodeRune(raw[i:])
-			if c == utf8.RuneError && size <= 1 {
-				at = i
-				break
-			}
-			i += size
-		}
+	if at := textcut.InvalidAt(raw); at >= 0 {
 		return newError(http.StatusBadRequest, CodeInvalidUTF8,
 			fmt.Sprintf("the body is not valid UTF-8 (first bad byte at offset %d): send UTF-8 text", at))
 	}

@@ -1,7 +1,8 @@
 // Package textcut shortens text for messages: the one UTF-8-safe
 // truncation of the code base (error messages in the sandbox's replies and
 // in result events). It must never split a rune or return more bytes than
-// asked.
+// asked. It also says where bytes stop being UTF-8 (InvalidAt), for the
+// messages that refuse such text.
 package textcut
 
 import (
@@ -41,4 +42,20 @@ func Quote(s string, limit int) string {
 		return `""` + Ellipsis
 	}
 	return strconv.Quote(c[:len(c)-len(Ellipsis)]) + Ellipsis
+}
+
+// InvalidAt is the offset of the first byte of b that is not UTF-8, or -1
+// when b is UTF-8 text.
+func InvalidAt(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
 }

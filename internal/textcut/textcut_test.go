@@ -61,3 +61,17 @@ func FuzzCut(f *testing.F) {
 		}
 	})
 }
+
+func TestInvalidAt(t *testing.T) {
+	for s, want := range map[string]int{
+		"":             -1,
+		"ação ✓":       -1,
+		"a\xe7\xe3o":   1,
+		"ok\xff":       2,
+		"\xed\xa0\x80": 0, // a surrogate's encoding is no UTF-8
+	} {
+		if got := InvalidAt([]byte(s)); got != want {
+			t.Errorf("InvalidAt(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
