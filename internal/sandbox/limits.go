@@ -154,7 +154,7 @@ var EnvVars = []string{
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	var l Limits
 	var errs []error
-	zero := map[string]bool{}
+	var zeros []*int // fields set to 0: out of range, not unset
 	intVar := func(name string, dst *int) {
 		s := getenv(name)
 		if s == "" {
@@ -165,7 +165,10 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 			errs = append(errs, fmt.Errorf("%s must be a whole number, got %q", name, s))
 			return
 		}
-		*dst, zero[name] = n, n == 0
+		*dst = n
+		if n == 0 {
+			zeros = append(zeros, dst)
+		}
 	}
 	var timeoutMS int
 	intVar("SANDBOX_TIMEOUT_MS", &timeoutMS)
@@ -197,19 +200,12 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	if len(errs) > 0 {
 		return Limits{}, errors.Join(append(errs, timeoutErr)...)
 	}
-	l = l.WithDefaults()
-	for name, field := range map[string]*int{
-		"SANDBOX_MEMORY_MB": &l.MemoryMB, "SANDBOX_MAX_PARALLEL": &l.MaxParallel,
-		"SANDBOX_MAX_SOURCE_BYTES": &l.MaxSourceBytes, "SANDBOX_MAX_INPUT_BYTES": &l.MaxInputBytes,
-		"SANDBOX_MAX_OUTPUT_BYTES": &l.MaxOutputBytes, "SANDBOX_MAX_CALL_STACK": &l.MaxCallStackSize,
-		"SANDBOX_MAX_LOG_ENTRIES": &l.MaxLogEntries, "SANDBOX_MAX_LOG_BYTES": &l.MaxLogBytes,
-		"SANDBOX_MAX_HOST_CALLS": &l.MaxHostCalls, "SANDBOX_MAX_HOST_BYTES": &l.MaxHostBytes,
-	} {
-		if zero[name] {
-			*field = 0
-		}
+	timeoutZero := getenv("SANDBOX_TIMEOUT_MS") != "" && timeoutMS == 0 && timeoutErr == nil
+	l = l.WithDefaults() // l stays the variable the zeros point into
+	for _, field := range zeros {
+		*field = 0
 	}
-	if zero["SANDBOX_TIMEOUT_MS"] {
+	if timeoutZero {
 		l.Timeout = 0
 	}
 	if err := errors.Join(timeoutErr, l.Validate()); err != nil {
