@@ -91,7 +91,8 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	httpSrv, ln := newHTTPServer(cfg, log, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		(*handler.Load()).ServeHTTP(w, r)
 	}))
-	if !waiting { // serve the API from the first request
+	// serveAPI makes the API answer on httpSrv, once the store is open.
+	serveAPI := func() error {
 		srv, err := NewServer(cfg, store, deps.Runner, checker, log)
 		if err != nil {
 			_ = store.Close()
@@ -101,6 +102,12 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 		ready := http.Handler(srv)
 		handler.Store(&ready)
 		close(opened)
+		return nil
+	}
+	if !waiting { // serve the API from the first request
+		if err := serveAPI(); err != nil {
+			return err
+		}
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()
@@ -109,7 +116,10 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 
 	if waiting {
 		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", err)
-		if store, kind, err = openStore(ctx, cfg, log, true); err != nil {
+		if store, kind, err = openStore(ctx, cfg, log, true); err == nil {
+			err = serveAPI()
+		}
+		if err != nil {
 			_ = httpSrv.Close()
 			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 				log.Warn("serving the templates API", "error", err)
@@ -120,19 +130,6 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 			}
 			return err
 		}
-		srv, err := NewServer(cfg, store, deps.Runner, checker, log)
-		if err != nil {
-			_ = store.Close()
-			_ = httpSrv.Close()
-			if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-				log.Warn("serving the templates API", "error", err)
-			}
-			return err
-		}
-		srv.serveOn(httpSrv)
-		ready := http.Handler(srv)
-		handler.Store(&ready)
-		close(opened)
 	}
 	log.Info("templates API ready", "store", kind)
 	defer func() {
