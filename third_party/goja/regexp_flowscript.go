@@ -29,9 +29,11 @@ package goja
 //
 // A pattern that is one character class, alone or under a greedy +, * or ?
 // (\D, \s+, [^a-zà-ú]+), is matched by a scan, without a regexp. A pattern
-// that only a few ASCII characters can start stays on regexp2 where upstream
-// used it: regexp2 skips to those characters, Go's regexp tries a match at
-// every position, and was measured slower on such patterns.
+// whose matches start with two or more characters of narrow sets is tried
+// only where they are (prefixRun, patch 23). Any other pattern that only a
+// few ASCII characters can start stays on regexp2 where upstream used it:
+// regexp2 skips to those characters, Go's regexp tries a match at every
+// position, and was measured slower on such patterns.
 //
 // A global search follows ECMAScript (RegExpBuiltinExec in a loop): an empty
 // match is kept even where the previous match ended, and the next search
@@ -76,9 +78,14 @@ type goSearch struct {
 	// a rest that cannot start with one of its characters ([\w.+-]+@…,
 	// \d+ reais): it is searched run by run (leadRun).
 	lead *leadRun
+	// prefix is set when every match starts with two or more characters of
+	// narrow sets (\d{3}\.\d{3}, (?:pedido|order) with i): they are
+	// checked at each position before the pattern is tried there.
+	prefix *prefixRun
 	// narrow: few characters can start a match (at most 16 in ASCII, none
-	// outside it) and the pattern has no lead: regexp2 skips to them, Go's
-	// regexp tries every position, so regexp2 is kept where upstream used it.
+	// outside it) and the pattern has no lead and no prefix: regexp2 skips
+	// to them, Go's regexp tries every position, so regexp2 is kept where
+	// upstream used it.
 	narrow bool
 }
 
@@ -97,8 +104,11 @@ func (g *goSearch) init(p *regexpPattern) {
 			if g.run == nil {
 				g.lead = newLeadRun(parsed, re.NumSubexp())
 			}
+			if g.run == nil && g.lead == nil {
+				g.prefix = newPrefixRun(parsed, expr, !g.fromRest, p.ignoreCase)
+			}
 			if first, ok := firstChars(parsed); ok {
-				g.narrow = first.narrow() && g.lead == nil
+				g.narrow = first.narrow() && g.lead == nil && g.prefix == nil
 			}
 		}
 		g.asciiSource = asciiOnlySource(p.src)
@@ -201,6 +211,46 @@ func makeGoText(s unicodeString) (*goText, bool) {
 	return t, true
 }
 
+// goText returns the text Go's regexp may search for a scanned non-ASCII
+// string imported from Go, or false: its own UTF-8 when that is what
+// makeGoText would make (valid, no character outside the BMP), so no copy
+// is made, and it is made once for every pattern that searches the string.
+func (i *importedString) goText() (*goText, bool) {
+	if i.text == nil && !i.noGoText {
+		if t, ok := goTextOfUTF8(i.s, i.u); ok {
+			i.text = t
+		} else if t, ok = makeGoText(i.u); ok {
+			i.text = t
+		} else {
+			i.noGoText = true
+		}
+	}
+	return i.text, i.text != nil
+}
+
+// goTextOfUTF8 is makeGoText for u given as its UTF-8 text s, or false
+// when s is not valid UTF-8 or has a character outside the BMP.
+func goTextOfUTF8(s string, u unicodeString) (*goText, bool) {
+	t := &goText{src: s, from: u}
+	n := 0 // UTF-16 index
+	for b := 0; b < len(s); n++ {
+		if s[b] < utf8.RuneSelf {
+			b++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[b:])
+		if r == utf8.RuneError && w == 1 || r > 0xFFFF {
+			return nil, false
+		}
+		if r == 0x017F || r == 0x212A {
+			t.folds = true
+		}
+		b += w
+		t.marks = append(t.marks, goTextMark{b: b, u: n + 1})
+	}
+	return t, true
+}
+
 // isOf reports whether t is the text of u (strings do not change, so the
 // same array and length are the same string).
 func (t *goText) isOf(u unicodeString) bool {
@@ -229,7 +279,12 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 	t := p.lastText
 	if !t.isOf(u) {
 		var ok bool
-		if t, ok = makeGoText(u); !ok {
+		if imp, isImported := s.(*importedString); isImported {
+			t, ok = imp.goText()
+		} else {
+			t, ok = makeGoText(u)
+		}
+		if !ok {
 			return nil
 		}
 		p.lastText = t
@@ -248,6 +303,9 @@ func (p *regexpPattern) goFind(s string, pos int) []int {
 	}
 	if lead := p.fast.lead; lead != nil {
 		return lead.find(s, pos)
+	}
+	if prefix := p.fast.prefix; prefix != nil {
+		return prefix.find(s, pos)
 	}
 	re := (*regexp.Regexp)(p.regexpWrapper)
 	if pos == 0 {
@@ -728,4 +786,257 @@ func (p *regexpPattern) hasFlags(flags string) bool {
 		seen[n] = true
 	}
 	return seen == [6]bool{p.global, p.ignoreCase, p.multiline, p.dotAll, p.sticky, p.unicode}
+}
+
+// prefixRun searches a pattern whose matches all start with two or more
+// characters of known, narrow sets, one set per position, before anything
+// the search cannot tell in advance: \d{3}\.\d{3}, (?:pedido|order)\s* with
+// i, \b(\d{2})\/ (FlowScript patch 23). Such a pattern was narrow (see
+// goSearch): on any text but ASCII from its start it stayed on regexp2,
+// which skips to a character that can start a match and runs its
+// backtracking interpreter there, however unlikely the next characters; in
+// Portuguese text that was every "o" for (?:pedido|order). find checks every
+// position of the prefix with a bit test per character, and tries the
+// pattern (anchored, on Go's regexp) only where they all hold.
+type prefixRun struct {
+	sets  []firstSet     // ASCII only; sets[j] holds the match's character j
+	first [256]bool      // sets[0] by byte, for the scan to a try's start
+	at    *regexp.Regexp // ^(?:pattern)
+	// ctx is ^(?s:.)(?:pattern), for a pattern that reads the character
+	// before its match (^ with m, \b, \B): it is read as that context.
+	ctx *regexp.Regexp
+	// span is the most bytes a match can take (4 per character), or -1 when
+	// it has no bound: a try reads that and one character more (what $, \b
+	// and \B after the match look at). Go's regexp clears a bitmap as long
+	// as the text it is given on every search, so a try on the whole rest
+	// of the text cost as much as reading it.
+	span int
+}
+
+// prefixMax bounds the positions a prefixRun checks, and prefixBudget the
+// steps spent finding them: past either the prefix is cut where it is.
+const (
+	prefixMax    = 16
+	prefixBudget = 4096
+)
+
+// newPrefixRun returns the prefixRun of a pattern (simplified) whose
+// prefix has at least two positions and starts with a narrow set, or nil.
+// folded says that the search never sees U+017F or U+212A (the i flag: see
+// goTextOf), so they are left out of the sets case folding adds them to.
+func newPrefixRun(re *syntax.Regexp, expr string, context, folded bool) *prefixRun {
+	budget := prefixBudget
+	sets := headSets([]*syntax.Regexp{re}, prefixMax, folded, &budget)
+	if budget < 0 {
+		return nil
+	}
+	for i := range sets {
+		if sets[i].nonASCII {
+			sets = sets[:i]
+			break
+		}
+	}
+	if len(sets) < 2 || !sets[0].narrow() {
+		return nil
+	}
+	at, err := regexp.Compile(`^(?:` + expr + `)`)
+	if err != nil {
+		return nil
+	}
+	q := &prefixRun{sets: sets, at: at, span: -1}
+	for c := range utf8.RuneSelf {
+		q.first[c] = sets[0].has(rune(c))
+	}
+	if n := maxChars(re); n >= 0 && n <= 1<<16 {
+		q.span = utf8.UTFMax * n
+	}
+	if context {
+		if q.ctx, err = regexp.Compile(`^(?s:.)(?:` + expr + `)`); err != nil {
+			return nil
+		}
+	}
+	return q
+}
+
+// headSets returns, for the concatenation of res, the set of characters
+// each match can have at each position, for as many positions (up to k) as
+// every match is sure to take before the first the pattern cannot tell in
+// advance (a * or a + past its first repeat, the end); nil for none.
+func headSets(res []*syntax.Regexp, k int, folded bool, budget *int) []firstSet {
+	if *budget--; *budget < 0 || k == 0 || len(res) == 0 {
+		return nil
+	}
+	re, rest := res[0], res[1:]
+	with := func(head ...*syntax.Regexp) []*syntax.Regexp { // a new slice: head may be a node's Sub
+		return append(append(make([]*syntax.Regexp, 0, len(head)+len(rest)), head...), rest...)
+	}
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return headSets(rest, k, folded, budget) // they take no character
+	case syntax.OpLiteral, syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		one := re
+		if re.Op == syntax.OpLiteral && len(re.Rune) > 1 {
+			one = &syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: re.Rune[:1]}
+			rest = with(&syntax.Regexp{Op: syntax.OpLiteral, Flags: re.Flags, Rune: re.Rune[1:]})
+		}
+		class, ok := charClass(one)
+		if !ok {
+			return nil
+		}
+		var f firstSet
+		f.add(class)
+		if folded && f.nonASCII {
+			f.nonASCII = hasOtherThanFolds(class)
+		}
+		return append([]firstSet{f}, headSets(rest, k-1, folded, budget)...)
+	case syntax.OpCapture:
+		return headSets(with(re.Sub[0]), k, folded, budget)
+	case syntax.OpConcat:
+		return headSets(with(re.Sub...), k, folded, budget)
+	case syntax.OpAlternate:
+		var sets []firstSet
+		for i, sub := range re.Sub {
+			alt := headSets(with(sub), k, folded, budget)
+			if i == 0 {
+				sets = alt
+			} else {
+				sets = unionSets(sets, alt)
+			}
+		}
+		return sets
+	case syntax.OpQuest:
+		return unionSets(headSets(with(re.Sub[0]), k, folded, budget), headSets(rest, k, folded, budget))
+	case syntax.OpPlus:
+		// One repeat is sure; what follows it is not.
+		return headSets([]*syntax.Regexp{re.Sub[0]}, k, folded, budget)
+	case syntax.OpRepeat:
+		if re.Min == 0 || re.Min > prefixMax {
+			return nil
+		}
+		head := make([]*syntax.Regexp, re.Min)
+		for i := range head {
+			head[i] = re.Sub[0]
+		}
+		if re.Max != re.Min {
+			return headSets(head, k, folded, budget)
+		}
+		return headSets(with(head...), k, folded, budget)
+	}
+	return nil // *, and anything else: nothing sure
+}
+
+// unionSets is the positions two alternatives share, each with both
+// alternatives' characters.
+func unionSets(a, b []firstSet) []firstSet {
+	n := min(len(a), len(b))
+	out := make([]firstSet, n)
+	for i := range n {
+		out[i] = firstSet{
+			ascii:    [2]uint64{a[i].ascii[0] | b[i].ascii[0], a[i].ascii[1] | b[i].ascii[1]},
+			nonASCII: a[i].nonASCII || b[i].nonASCII,
+		}
+	}
+	return out
+}
+
+// hasOtherThanFolds reports whether class (sorted pairs lo, hi) has a
+// character outside ASCII other than U+017F and U+212A.
+func hasOtherThanFolds(class []rune) bool {
+	for i := 0; i < len(class); i += 2 {
+		lo, hi := max(class[i], utf8.RuneSelf), class[i+1]
+		n := int(hi - lo + 1)
+		for _, c := range [...]rune{0x17F, 0x212A} {
+			if lo <= c && c <= hi {
+				n--
+			}
+		}
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// find is goFind for a prefixRun: the leftmost match at byte offset pos or
+// after it, with the character before each try in view.
+func (q *prefixRun) find(s string, pos int) []int {
+	n := len(q.sets)
+next:
+	for i := pos; i+n <= len(s); i++ {
+		for !q.first[s[i]] {
+			if i++; i+n > len(s) {
+				return nil
+			}
+		}
+		// Every set is ASCII: a byte of a longer character is in none, so a
+		// try starts on a character and each position is one byte.
+		for j := 1; j < n; j++ {
+			c := s[i+j]
+			if c >= utf8.RuneSelf || q.sets[j].ascii[c>>6]&(1<<(c&63)) == 0 {
+				continue next
+			}
+		}
+		from, re := i, q.at
+		if q.ctx != nil && i > 0 {
+			_, w := utf8.DecodeLastRuneInString(s[:i])
+			from, re = i-w, q.ctx
+		}
+		end := len(s)
+		if q.span >= 0 && i+q.span+utf8.UTFMax < end {
+			end = i + q.span + utf8.UTFMax
+			for !utf8.RuneStart(s[end]) {
+				end++
+			}
+		}
+		m := re.FindStringSubmatchIndex(s[from:end])
+		if m == nil {
+			continue
+		}
+		for k, x := range m {
+			if x >= 0 {
+				m[k] = x + from
+			}
+		}
+		m[0] = i
+		return m
+	}
+	return nil
+}
+
+// maxChars returns the most characters a match of re can take, or -1 when
+// there is no bound.
+func maxChars(re *syntax.Regexp) int {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return len(re.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return 1
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxChars(re.Sub[0])
+	case syntax.OpConcat, syntax.OpAlternate:
+		total := 0
+		for _, sub := range re.Sub {
+			n := maxChars(sub)
+			if n < 0 {
+				return -1
+			}
+			if re.Op == syntax.OpConcat {
+				total += n
+			} else {
+				total = max(total, n)
+			}
+		}
+		return total
+	case syntax.OpStar, syntax.OpPlus, syntax.OpRepeat:
+		n := maxChars(re.Sub[0])
+		switch {
+		case n == 0:
+			return 0
+		case n < 0 || re.Op != syntax.OpRepeat || re.Max < 0:
+			return -1
+		}
+		return n * re.Max
+	}
+	return 0 // empty matches and assertions take no character
 }

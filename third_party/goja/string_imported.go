@@ -26,6 +26,11 @@ type importedString struct {
 	u unicodeString
 
 	scanned bool
+
+	// text is s as Go's regexp reads it, made on the first search that
+	// needs it (FlowScript patch 23).
+	text     *goText
+	noGoText bool
 }
 
 func (i *importedString) scan() {
