@@ -74,16 +74,22 @@ func Main(ctx context.Context, d Deps) int {
 	flags.SetOutput(d.Stderr)
 	demo := flags.String("demo", "auto", "auto|on|off: publish the sample jobs and print their result events (auto: with the embedded server only)")
 	demoOnly := flags.Bool("demo-only", false, "run the demo, then shut down")
-	flags.Usage = func() {
-		_, _ = fmt.Fprintf(flags.Output(), "Usage: executor [-demo auto|on|off] [-demo-only]\n\n"+
+	// The flag package prints its own error line; the usage goes to
+	// standard output when asked for (-h), after the error otherwise.
+	usage := func(w io.Writer) {
+		_, _ = fmt.Fprintf(w, "Usage: executor [-demo auto|on|off] [-demo-only]\n\n"+
 			"Runs executeScript jobs from NATS JetStream until SIGTERM or SIGINT. It is configured by\n"+
 			"environment variables, described in the README (Configuration) and in the package doc of\n"+
 			"internal/executorapp:\n%s\nFlags:\n", wrapWords(EnvVars(), 90, "  "))
+		flags.SetOutput(w)
 		flags.PrintDefaults()
 	}
+	flags.Usage = func() {}
 	if err := flags.Parse(d.Args); errors.Is(err, flag.ErrHelp) {
+		usage(d.Stdout)
 		return ExitOK
 	} else if err != nil {
+		usage(d.Stderr)
 		return ExitUsage
 	}
 	if flags.NArg() > 0 {

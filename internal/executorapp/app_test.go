@@ -200,13 +200,19 @@ func TestEmbeddedBrokerRefusesASharedFolderOrABusyAddress(t *testing.T) {
 
 func TestMainHelpAndArguments(t *testing.T) {
 	var out testenv.SyncBuffer
-	if code := Main(context.Background(), Deps{Args: []string{"-h"}, Getenv: envOf(nil), Stdout: io.Discard, Stderr: &out}); code != ExitOK ||
-		!containsAll(out.String(), "Usage: executor", "SANDBOX_TIMEOUT_MS", "MAX_ACK_PENDING", "-demo-only") {
-		t.Errorf("-h: exit %d, %q", code, out.String())
+	var helpErr testenv.SyncBuffer
+	if code := Main(context.Background(), Deps{Args: []string{"-h"}, Getenv: envOf(nil), Stdout: &out, Stderr: &helpErr}); code != ExitOK ||
+		!containsAll(out.String(), "Usage: executor", "SANDBOX_TIMEOUT_MS", "MAX_ACK_PENDING", "-demo-only") || helpErr.String() != "" {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q (the help goes to standard output)", code, out.String(), helpErr.String())
 	}
 	var errOut testenv.SyncBuffer
 	if code := Main(context.Background(), Deps{Args: []string{"extra"}, Getenv: envOf(nil), Stdout: io.Discard, Stderr: &errOut}); code != ExitUsage ||
 		!strings.Contains(errOut.String(), `unexpected argument "extra"`) {
 		t.Errorf("an argument: exit %d, %q", code, errOut.String())
+	}
+	var flagOut, flagErr testenv.SyncBuffer
+	if code := Main(context.Background(), Deps{Args: []string{"-demoo"}, Getenv: envOf(nil), Stdout: &flagOut, Stderr: &flagErr}); code != ExitUsage ||
+		!containsAll(flagErr.String(), "flag provided but not defined: -demoo", "Usage: executor") || flagOut.String() != "" {
+		t.Errorf("an unknown flag: exit %d, stdout %q, stderr %q", code, flagOut.String(), flagErr.String())
 	}
 }
