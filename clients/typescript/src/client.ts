@@ -92,6 +92,26 @@ export class ResultTimeoutError extends Error {
   }
 }
 
+/**
+ * submit found a result stored under the job's id for another session, flow
+ * or block: the id was another job's (flowclient.ErrIDReused in Go). That
+ * result is not this job's, and this job did not run: give each job a new
+ * id (newJobId).
+ */
+export class IdReusedError extends Error {
+  override readonly name = "IdReusedError";
+  constructor(
+    readonly jobId: string,
+    /** The result stored under the id, another job's. */
+    readonly stored: Result,
+  ) {
+    super(
+      `job ${jobId}: the id was already used by another job: the result stored under it is for session ${JSON.stringify(stored.sessionId)}, ` +
+        `flow ${JSON.stringify(stored.flowId)}, block ${JSON.stringify(stored.blockId)}; give each job a new id (newJobId)`,
+    );
+  }
+}
+
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_POLL_FIRST_MS = 500;
 const DEFAULT_POLL_MAX_MS = 5_000;
@@ -205,7 +225,12 @@ export async function submit(nc: NatsConnection, job: Job, options: SubmitOption
   if (published.duplicate) {
     waiting.pollSoon(); // its executor will not reply to this inbox: the result is (or will be) stored
   }
-  return waiting.promise;
+  const got = await waiting.promise;
+  const r = got.result;
+  if (r.sessionId !== "" && (r.sessionId !== job.sessionId || r.flowId !== job.flowId || r.blockId !== job.blockId)) {
+    throw new IdReusedError(job.id, r);
+  }
+  return got;
 }
 
 interface Waiting {

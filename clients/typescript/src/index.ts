@@ -19,6 +19,7 @@ export {
   getResult,
   submit,
   ResultTimeoutError,
+  IdReusedError,
   type ContractOptions,
   type PublishOptions,
   type AwaitOptions,

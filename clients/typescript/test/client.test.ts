@@ -21,6 +21,7 @@ import {
   publishJob,
   ResultTimeoutError,
   submit,
+  IdReusedError,
   validateJob,
   validateResult,
   type Job,
@@ -237,6 +238,15 @@ describe("the RESULTS stream fallback", () => {
     const second = await submit(exec.nc, j, opts);
     assert.equal(second.source, "stream");
     assert.deepEqual(second.result, first.result);
+  });
+
+  test("an id another session's job used: IdReusedError, not that job's result", async () => {
+    const j = job({ source: "return 'theirs'", outputVariable: "o", onError: "continue" });
+    await submit(exec.nc, j, opts);
+    const mine: Job = { ...j, sessionId: j.sessionId + "-other" };
+    await assert.rejects(submit(exec.nc, mine, opts), (err: unknown) => {
+      return err instanceof IdReusedError && err.jobId === j.id && err.stored.sessionId === j.sessionId && /already used by another job/.test(err.message);
+    });
   });
 
   test("no result in time: ResultTimeoutError", async () => {
