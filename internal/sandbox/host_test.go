@@ -85,6 +85,27 @@ func TestGrantedCallsCrossAsJSON(t *testing.T) {
 	}
 }
 
+// A text argument with a lone surrogate is refused at the call: the host
+// would get U+FFFD, and two kv keys would name one stored key.
+func TestLoneSurrogateArgumentsAreRefused(t *testing.T) {
+	host := &recordingHost{answer: func(HostCall) HostReply { return HostReply{} }}
+	for _, key := range []string{`'a\uD800'`, `'a\uDC00b'`, `'\uDBFF'`, `'x\uD83D'`} {
+		res := runHost(t, "\nkv.set("+key+", 1)\nreturn 'set'", []string{"kv"}, host, Limits{})
+		if res.Err == nil || res.Err.Code != CodeScriptError || res.Err.Line != 2 ||
+			!strings.Contains(res.Err.Message, "TypeError: kv.set: argument 1 is not well-formed text: a lone surrogate") {
+			t.Errorf("kv.set(%s): %+v, want a TypeError at line 2", key, res.Err)
+		}
+	}
+	if len(host.calls) != 0 {
+		t.Errorf("a key with a lone surrogate reached the host: %+v", host.calls)
+	}
+	// Pairs, U+FFFD itself and other text pass.
+	wantOutput(t, runHost(t, `kv.set('a\uD83D\uDE00', 1); kv.set('\uFFFD', 2); kv.set('ação', 3); return 'set'`, []string{"kv"}, host, Limits{}), "set")
+	if len(host.calls) != 3 || string(host.calls[0].Args) != `["a😀",1]` || string(host.calls[1].Args) != "[\"\uFFFD\",2]" {
+		t.Errorf("host got %+v", host.calls)
+	}
+}
+
 // Patched built-ins cannot change the shape the host receives.
 func TestPatchedBuiltInsDoNotChangeWhatTheHostReceives(t *testing.T) {
 	host := &recordingHost{}

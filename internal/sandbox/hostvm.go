@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/dop251/goja"
 
@@ -196,6 +197,12 @@ func (v *vm) hostCall(capability, method string, args []goja.Value, parse native
 	if !slices.Contains(h.grants, capability) || h.host == nil {
 		panic(v.throwHost(Denied(capability).Err))
 	}
+	for i, a := range args {
+		if at, unit, found := loneSurrogate(a); found {
+			panic(v.rt.NewTypeError("%s.%s: argument %d is not well-formed text: a lone surrogate (\\u%04X) at index %d, which the host would receive as U+FFFD; "+
+				"pass whole characters", capability, method, i+1, unit, at))
+		}
+	}
 	call := HostCall{Capability: capability, Method: method, Args: v.argsJSON(args)}
 	live := func() HostReply { return h.host.Call(h.ctx, call) }
 	reply := HostReply{}
@@ -237,6 +244,29 @@ func (v *vm) throwHost(e *HostError) *goja.Object {
 		v.host.thrown[obj] = &Error{Code: e.Code, Message: e.Message}
 	}
 	return obj
+}
+
+// loneSurrogate finds a lone surrogate in a string argument: UTF-8 has no
+// such character, so it would reach the host as U+FFFD, and two different
+// kv keys ("a\uD800", "a\uDC00") would name one stored key. Only a string
+// whose UTF-8 holds U+FFFD can have one; that string is read again as
+// UTF-16.
+func loneSurrogate(a goja.Value) (at int, unit uint16, found bool) {
+	s, ok := a.(goja.String)
+	if !ok || !strings.ContainsRune(s.String(), utf8.RuneError) {
+		return 0, 0, false
+	}
+	n := s.Length()
+	for i := 0; i < n; i++ {
+		c := s.CharAt(i)
+		switch {
+		case c >= 0xD800 && c <= 0xDBFF && i+1 < n && s.CharAt(i+1) >= 0xDC00 && s.CharAt(i+1) <= 0xDFFF:
+			i++ // a pair: one character
+		case c >= 0xD800 && c <= 0xDFFF:
+			return i, c, true
+		}
+	}
+	return 0, 0, false
 }
 
 // argsJSON is the JSON array of a host call's arguments. The array is
