@@ -44,7 +44,8 @@ with its source, {"id", "deleted": true}, or a test run's {"ok", "output" |
 saving it: a syntax error comes back with its line and column. update
 stores the content as the template's next version; earlier versions stay
 readable with versions ID --version N. Without --description, update keeps
-the template's description.
+the template's description: it reads the template first, and writes only if
+nobody updated it in between (If-Match).
 
 list prints every template, newest first, as one JSON array: it walks the
 API's pages (200 templates each) for you. With --limit it prints one page
@@ -308,11 +309,15 @@ func templatesUpdate(ctx context.Context, env Env, o templatesOptions) int {
 	if err != nil {
 		return usageError(env, "templates", "update: %v", err)
 	}
+	put := o.api
 	if !o.descriptionSet { // PUT replaces the whole template: send its description back
-		raw, code := o.api.call(ctx, env, o.sub, http.MethodGet, "/script-templates/"+url.PathEscape(o.id), nil)
+		raw, header, code := o.api.do(ctx, env, o.sub, http.MethodGet, "/script-templates/"+url.PathEscape(o.id), nil)
 		if code != ExitOK {
 			return code
 		}
+		// Only over the version whose description this is: another
+		// author's update in between is not overwritten with it.
+		put.ifMatch = header.Get("ETag")
 		var current struct {
 			Description string `json:"description"`
 		}
@@ -323,7 +328,7 @@ func templatesUpdate(ctx context.Context, env Env, o templatesOptions) int {
 		o.description = current.Description
 	}
 	body := map[string]string{"name": o.name, "description": o.description, "source": string(source)}
-	raw, code := o.api.call(ctx, env, o.sub, http.MethodPut, "/script-templates/"+url.PathEscape(o.id), body)
+	raw, code := put.call(ctx, env, o.sub, http.MethodPut, "/script-templates/"+url.PathEscape(o.id), body)
 	if code != ExitOK {
 		return code
 	}
@@ -407,6 +412,9 @@ type apiClient struct {
 	base   string
 	apiKey string
 	token  string
+	// ifMatch, when set, is sent as If-Match: the write happens only while
+	// the template is as it was read.
+	ifMatch string
 }
 
 // call sends one request and returns the answer's body, or prints what
@@ -483,6 +491,9 @@ func (c apiClient) do(ctx context.Context, env Env, sub, method, path string, bo
 	fmt.Fprintf(&b, "flowscript templates %s: the API answered %s\n", sub, resp.Status)
 	b.Write(bytes.TrimSpace(raw))
 	b.WriteByte('\n')
+	if resp.StatusCode == http.StatusPreconditionFailed && c.ifMatch != "" {
+		b.WriteString("The template changed after this command read it (another update came in between); nothing was written. Look at it with get, then run the update again.\n")
+	}
 	if resp.StatusCode == http.StatusUnauthorized && c.apiKey == "" && c.token == "" {
 		b.WriteString("No credential was sent: set FLOWSCRIPT_API_KEY (or --api-key) or FLOWSCRIPT_TOKEN (or --token).\n")
 	}
@@ -508,6 +519,9 @@ func (c apiClient) roundTrip(ctx context.Context, method, target string, body an
 		return apiAnswer{}, nil, fmt.Errorf("building the request: %w", err)
 	}
 	req.Header.Set("Accept", "application/json")
+	if c.ifMatch != "" {
+		req.Header.Set("If-Match", c.ifMatch)
+	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}

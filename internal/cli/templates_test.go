@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -443,5 +445,70 @@ func TestTemplatesPagesAndVersions(t *testing.T) {
 	code, _, stderr = tpl(t, base, "", "versions", id, "--version", "3")
 	if code != ExitFailed || !strings.Contains(stderr, "has no version 3") {
 		t.Errorf("a missing version: exit %d; stderr %s", code, stderr)
+	}
+}
+
+// TestTemplatesUpdateDoesNotOverwriteAnUpdateInBetween: update without
+// --description reads the template for its description and writes with
+// If-Match, so another author's update that lands between the read and the
+// write is not overwritten with the old description: the API answers 412
+// and the command says to look again.
+func TestTemplatesUpdateDoesNotOverwriteAnUpdateInBetween(t *testing.T) {
+	cfg := templatesapi.Config{APIKeys: []string{testAPIKey}, Sandbox: sandbox.Limits{Timeout: time.Second, MaxParallel: 1}.WithDefaults()}.WithDefaults()
+	srv, err := templatesapi.NewServer(cfg, embeddedStore(t, cfg.Sandbox.MaxSourceBytes), sandbox.NewInProcess(cfg.Sandbox), guardrails.NewInProcess(cfg.Sandbox), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var interpose atomic.Pointer[string] // the template to update after the command reads it
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv.ServeHTTP(w, r)
+		if p := interpose.Load(); p != nil && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/script-templates/"+*p) &&
+			interpose.CompareAndSwap(p, nil) { // another author's update, after the command's read
+			id := *p
+			body := `{"name": "Valida CPF", "description": "theirs", "source": "return 'theirs'"}`
+			req := httptest.NewRequest(http.MethodPut, "/api/script-templates/"+id, strings.NewReader(body))
+			req.Header.Set("X-API-Key", testAPIKey)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			srv.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Errorf("the update in between: %d %s", rec.Code, rec.Body)
+			}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	base := ts.URL + "/api"
+
+	code, stdout, stderr := tpl(t, base, "return 1", "create", "--name", "Valida CPF", "--description", "mine", "--source", "-")
+	if code != ExitOK {
+		t.Fatalf("create: exit %d: %s", code, stderr)
+	}
+	var created templateJSON
+	oneJSON(t, stdout, &created)
+	id := created.ID
+
+	interpose.Store(&id)
+	code, _, stderr = tpl(t, base, "return 2", "update", id, "--name", "Valida CPF", "--source", "-")
+	if code != ExitFailed || !strings.Contains(stderr, "412") || !strings.Contains(stderr, "changed after this command read it") {
+		t.Fatalf("update over an update in between: exit %d, stderr %q; want 1 and the 412 explained", code, stderr)
+	}
+	code, stdout, stderr = tpl(t, base, "", "get", id)
+	if code != ExitOK {
+		t.Fatalf("get: exit %d: %s", code, stderr)
+	}
+	var got templateJSON
+	oneJSON(t, stdout, &got)
+	if got.Description != "theirs" || got.Source != "return 'theirs'" {
+		t.Errorf("after the refused update: %+v, want the other author's version kept", got)
+	}
+
+	// With nothing in between, the same update goes through.
+	code, stdout, stderr = tpl(t, base, "return 2", "update", id, "--name", "Valida CPF", "--source", "-")
+	if code != ExitOK {
+		t.Fatalf("update: exit %d: %s", code, stderr)
+	}
+	oneJSON(t, stdout, &got)
+	if got.Description != "theirs" || got.Source != "return 2" {
+		t.Errorf("update: %+v, want the description kept and the new source", got)
 	}
 }
