@@ -72,6 +72,11 @@ func TestPrefixRunChosen(t *testing.T) {
 		"ab\nabb\r\nxab ab", "book ok ok! look", "abef cdef ef aef", "xyz\nxy ab\nxyzz", "SK sk ſk sK Sk Kk",
 		"acd bc bcd ác", "123123 12 123", "á1é23.456.789-01ó (11) 98765-4321ú 01/02/2024ü",
 	}
+	// A try's text ends one character past the longest match: texts whose
+	// last character, two or three bytes long, straddles that end.
+	for k := range 48 {
+		texts = append(texts, "123.456.789-09"+strings.Repeat("x", k)+"é", "01/02/2024 "+strings.Repeat("1", k)+"€")
+	}
 	for _, pp := range prefixPatterns {
 		p, err := compileRegexp(pp.src, pp.flags)
 		if err != nil {

@@ -985,7 +985,7 @@ next:
 		end := len(s)
 		if q.span >= 0 && i+q.span+utf8.UTFMax < end {
 			end = i + q.span + utf8.UTFMax
-			for !utf8.RuneStart(s[end]) {
+			for end < len(s) && !utf8.RuneStart(s[end]) {
 				end++
 			}
 		}
