@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -95,12 +96,18 @@ func TestPrefixRunChosen(t *testing.T) {
 				if pos < len(text) && !utf8.RuneStart(text[pos]) {
 					continue
 				}
-				if got, want := p.fast.prefix.find(text, pos), withoutPrefix(p, text, pos); !reflect.DeepEqual(got, want) {
+				if got, want := prefixFind(p, text, pos), withoutPrefix(p, text, pos); !reflect.DeepEqual(got, want) {
 					t.Errorf("/%s/%s in %q from %d: got %v, without the prefix search %v", pp.src, pp.flags, text, pos, got, want)
 				}
 			}
 		}
 	}
+}
+
+// prefixFind is goFind with patch 23: the prefix search, and the search
+// from where it stops when its tries read too much.
+func prefixFind(p *regexpPattern, text string, pos int) []int {
+	return p.goFind(text, pos)
 }
 
 // withoutPrefix is goFind without patch 23.
@@ -142,10 +149,60 @@ func FuzzPrefixRun(f *testing.F) {
 				if pos < len(text) && !utf8.RuneStart(text[pos]) {
 					continue
 				}
-				if got, want := p.fast.prefix.find(text, pos), withoutPrefix(p, text, pos); !reflect.DeepEqual(got, want) {
+				if got, want := prefixFind(p, text, pos), withoutPrefix(p, text, pos); !reflect.DeepEqual(got, want) {
 					t.Fatalf("/%s/ in %q from %d: got %v, without the prefix search %v", p.src, text, pos, got, want)
 				}
 			}
 		}
 	})
+}
+
+// TestPrefixRunFallsBack: where Go's regexp cannot take the text (a
+// surrogate pair; ſ or the Kelvin sign with i), a prefix pattern goes to
+// regexp2 as before it had a prefix: upstream's other path ignores the
+// sticky flag of a non-global replace. Answers are Node's.
+func TestPrefixRunFallsBack(t *testing.T) {
+	v, err := New().RunString(`JSON.stringify([
+		"😀 12".replace(/\d\d/y, "X"),
+		"ſ 12".replace(/\d\d/iy, "X"),
+		"a 123.456.789-09 😀".replace(/\d{3}\.\d{3}\.\d{3}-\d{2}/y, "X"),
+		"12 😀".replace(/\d\d/y, "X"),
+		"😀 12 34".match(/\d\d/g),
+		"ſ PEDIDO 1234567".replace(/pedido\s*(\d{6,8})/i, "<$1>"),
+	])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `["😀 12","ſ 12","a 123.456.789-09 😀","X 😀",["12","34"],"ſ <1234567>"]`
+	if got := v.String(); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
+// TestPrefixRunBoundsItsTries: a pattern with no bound on its length makes
+// each try read the rest of the text; past a budget the search goes on in
+// one pass of Go's regexp, with the same answers. Before the budget,
+// \d{2,}x over 100,000 digits took minutes (every digit a try to the end).
+func TestPrefixRunBoundsItsTries(t *testing.T) {
+	p, err := compileRegexp(`\d{2,}x`, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fast.init(p); p.fast.prefix == nil {
+		t.Fatal("no prefix search")
+	}
+	digits := strings.Repeat("1", 100_000)
+	for _, text := range []string{digits, digits + "x", "é" + digits + "x é", strings.Repeat("12x", 30_000)} {
+		start := time.Now()
+		for _, pos := range []int{0, 1, 2, 999, len(text) / 2, len(text) - 3} {
+			if got, want := prefixFind(p, text, pos), withoutPrefix(p, text, pos); !reflect.DeepEqual(got, want) {
+				t.Errorf("%d bytes from %d: got %v, without the prefix search %v", len(text), pos, got, want)
+			}
+		}
+		// A bound with a thousandfold margin: only a search that reads the
+		// rest of the text from every digit gets near it.
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("%d bytes: the searches took %s", len(text), d)
+		}
+	}
 }

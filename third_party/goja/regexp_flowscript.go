@@ -83,9 +83,10 @@ type goSearch struct {
 	// checked at each position before the pattern is tried there.
 	prefix *prefixRun
 	// narrow: few characters can start a match (at most 16 in ASCII, none
-	// outside it) and the pattern has no lead and no prefix: regexp2 skips
-	// to them, Go's regexp tries every position, so regexp2 is kept where
-	// upstream used it.
+	// outside it) and the pattern has no lead: regexp2 skips to them, Go's
+	// regexp tries every position, so regexp2 is kept where upstream used
+	// it; for a pattern with a prefix, only where Go's regexp cannot take
+	// the text (goTextOf returns nil), as before the prefix.
 	narrow bool
 }
 
@@ -108,7 +109,7 @@ func (g *goSearch) init(p *regexpPattern) {
 				g.prefix = newPrefixRun(parsed, expr, !g.fromRest, p.ignoreCase)
 			}
 			if first, ok := firstChars(parsed); ok {
-				g.narrow = first.narrow() && g.lead == nil && g.prefix == nil
+				g.narrow = first.narrow() && g.lead == nil
 			}
 		}
 		g.asciiSource = asciiOnlySource(p.src)
@@ -270,7 +271,7 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 		return nil
 	}
 	a, u := devirtualizeString(s)
-	if p.fast.narrow && (u != nil || start != 0) {
+	if p.fast.narrow && p.fast.prefix == nil && (u != nil || start != 0) {
 		return nil
 	}
 	if u == nil {
@@ -305,7 +306,11 @@ func (p *regexpPattern) goFind(s string, pos int) []int {
 		return lead.find(s, pos)
 	}
 	if prefix := p.fast.prefix; prefix != nil {
-		return prefix.find(s, pos)
+		m, resume := prefix.find(s, pos)
+		if resume < 0 {
+			return m
+		}
+		pos = resume // the tries read too much: one search from there
 	}
 	re := (*regexp.Regexp)(p.regexpWrapper)
 	if pos == 0 {
@@ -959,14 +964,20 @@ func hasOtherThanFolds(class []rune) bool {
 }
 
 // find is goFind for a prefixRun: the leftmost match at byte offset pos or
-// after it, with the character before each try in view.
-func (q *prefixRun) find(s string, pos int) []int {
+// after it, with the character before each try in view. A pattern with no
+// bound on its length (\d{2,}x) can make every try read the rest of the
+// text; once the tries have been given four times the text after pos (and
+// 64 KB), find stops and returns resume, the offset from which the caller
+// searches as before, one pass of Go's regexp (no match starts before it).
+// Otherwise resume is -1.
+func (q *prefixRun) find(s string, pos int) (m []int, resume int) {
 	n := len(q.sets)
+	budget := 4*(len(s)-pos) + 64<<10
 next:
 	for i := pos; i+n <= len(s); i++ {
 		for !q.first[s[i]] {
 			if i++; i+n > len(s) {
-				return nil
+				return nil, -1
 			}
 		}
 		// Every set is ASCII: a byte of a longer character is in none, so a
@@ -989,6 +1000,9 @@ next:
 				end++
 			}
 		}
+		if budget -= end - from; budget < 0 {
+			return nil, i
+		}
 		m := re.FindStringSubmatchIndex(s[from:end])
 		if m == nil {
 			continue
@@ -999,9 +1013,9 @@ next:
 			}
 		}
 		m[0] = i
-		return m
+		return m, -1
 	}
-	return nil
+	return nil, -1
 }
 
 // maxChars returns the most characters a match of re can take, or -1 when
