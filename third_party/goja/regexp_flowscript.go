@@ -983,8 +983,7 @@ next:
 		// Every set is ASCII: a byte of a longer character is in none, so a
 		// try starts on a character and each position is one byte.
 		for j := 1; j < n; j++ {
-			c := s[i+j]
-			if c >= utf8.RuneSelf || q.sets[j].ascii[c>>6]&(1<<(c&63)) == 0 {
+			if !q.sets[j].has(rune(s[i+j])) {
 				continue next
 			}
 		}
@@ -1047,8 +1046,8 @@ func maxChars(re *syntax.Regexp) int {
 		switch {
 		case n == 0:
 			return 0
-		case n < 0 || re.Op != syntax.OpRepeat || re.Max < 0:
-			return -1
+		case n < 0 || re.Op != syntax.OpRepeat || re.Max < 0 || n > 1<<20/max(re.Max, 1):
+			return -1 // no bound, or none worth keeping
 		}
 		return n * re.Max
 	}
