@@ -206,3 +206,23 @@ func TestPrefixRunBoundsItsTries(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefixRunCompilesOnFirstTry: the anchored regexps are compiled when
+// a prefix first holds, so a pattern made at run time whose prefix never
+// holds in the text costs no compile.
+func TestPrefixRunCompilesOnFirstTry(t *testing.T) {
+	p, err := compileRegexp(`w12x`, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.fast.init(p); p.fast.prefix == nil {
+		t.Fatal("no prefix search")
+	}
+	q := p.fast.prefix
+	if m := prefixFind(p, "brown fox, w1 w12 x12x", 0); m != nil || q.at != nil {
+		t.Errorf("a text the prefix never holds in: match %v, compiled %v", m, q.at)
+	}
+	if m := prefixFind(p, "a w12x", 0); !reflect.DeepEqual(m, []int{2, 6}) || q.at == nil {
+		t.Errorf("a text with the match: %v, compiled %v", m, q.at)
+	}
+}

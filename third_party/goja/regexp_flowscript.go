@@ -804,12 +804,20 @@ func (p *regexpPattern) hasFlags(flags string) bool {
 // position of the prefix with a bit test per character, and tries the
 // pattern (anchored, on Go's regexp) only where they all hold.
 type prefixRun struct {
-	sets  []firstSet     // ASCII only; sets[j] holds the match's character j
-	first [256]bool      // sets[0] by byte, for the scan to a try's start
-	at    *regexp.Regexp // ^(?:pattern)
-	// ctx is ^(?s:.)(?:pattern), for a pattern that reads the character
-	// before its match (^ with m, \b, \B): it is read as that context.
-	ctx *regexp.Regexp
+	sets  []firstSet // ASCII only; sets[j] holds the match's character j
+	first [256]bool  // sets[0] by byte, for the scan to a try's start
+	// one is sets[0]'s only character, when it has one (0 otherwise): the
+	// scan jumps to it with strings.IndexByte.
+	one byte
+	// at is ^(?:pattern); ctx is ^(?s:.)(?:pattern), for a pattern that
+	// reads the character before its match (^ with m, \b, \B): it is read
+	// as that context. Both are compiled for the first try: a pattern made
+	// at run time (new RegExp(word)) whose prefix never holds costs no
+	// compile.
+	expr    string
+	context bool
+	compile sync.Once
+	at, ctx *regexp.Regexp
 	// span is the most bytes a match can take (4 per character), or -1 when
 	// it has no bound: a try reads that and one character more (what $, \b
 	// and \B after the match look at). Go's regexp clears a bitmap as long
@@ -844,23 +852,39 @@ func newPrefixRun(re *syntax.Regexp, expr string, context, folded bool) *prefixR
 	if len(sets) < 2 || !sets[0].narrow() {
 		return nil
 	}
-	at, err := regexp.Compile(`^(?:` + expr + `)`)
-	if err != nil {
-		return nil
-	}
-	q := &prefixRun{sets: sets, at: at, span: -1}
+	q := &prefixRun{sets: sets, expr: expr, context: context, span: -1}
+	members := 0
 	for c := range utf8.RuneSelf {
-		q.first[c] = sets[0].has(rune(c))
+		if q.first[c] = sets[0].has(rune(c)); q.first[c] {
+			q.one = byte(c)
+			members++
+		}
+	}
+	if members != 1 {
+		q.one = 0
 	}
 	if n := maxChars(re); n >= 0 && n <= 1<<16 {
 		q.span = utf8.UTFMax * n
 	}
-	if context {
-		if q.ctx, err = regexp.Compile(`^(?s:.)(?:` + expr + `)`); err != nil {
-			return nil
-		}
-	}
 	return q
+}
+
+// tries returns the anchored regexps of the tries, compiled on first need,
+// or false if they do not compile (then the search goes on as before).
+func (q *prefixRun) tries() (at, ctx *regexp.Regexp, ok bool) {
+	q.compile.Do(func() {
+		a, err := regexp.Compile(`^(?:` + q.expr + `)`)
+		if err != nil {
+			return
+		}
+		if q.context {
+			if q.ctx, err = regexp.Compile(`^(?s:.)(?:` + q.expr + `)`); err != nil {
+				return
+			}
+		}
+		q.at = a
+	})
+	return q.at, q.ctx, q.at != nil
 }
 
 // headSets returns, for the concatenation of res, the set of characters
@@ -975,6 +999,13 @@ func (q *prefixRun) find(s string, pos int) (m []int, resume int) {
 	budget := 4*(len(s)-pos) + 64<<10
 next:
 	for i := pos; i+n <= len(s); i++ {
+		if q.one != 0 {
+			j := strings.IndexByte(s[i:len(s)-n+1], q.one)
+			if j < 0 {
+				return nil, -1
+			}
+			i += j
+		}
 		for !q.first[s[i]] {
 			if i++; i+n > len(s) {
 				return nil, -1
@@ -987,10 +1018,14 @@ next:
 				continue next
 			}
 		}
-		from, re := i, q.at
-		if q.ctx != nil && i > 0 {
+		at, ctx, ok := q.tries()
+		if !ok {
+			return nil, i
+		}
+		from, re := i, at
+		if ctx != nil && i > 0 {
 			_, w := utf8.DecodeLastRuneInString(s[:i])
-			from, re = i-w, q.ctx
+			from, re = i-w, ctx
 		}
 		end := len(s)
 		if q.span >= 0 && i+q.span+utf8.UTFMax < end {
