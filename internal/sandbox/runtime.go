@@ -71,7 +71,7 @@ func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
 	v := &vm{rt: rt}
-	proto := rt.Get("Function").ToObject(rt).Get("prototype").ToObject(rt)
+	proto := rt.FunctionPrototype() // the Function constructor is never made (see lockDown)
 	var ok bool
 	if v.call, ok = proto.Get("call").Export().(nativeFunc); !ok {
 		return nil, errors.New("the function prototype's call is not a native function")
@@ -113,7 +113,10 @@ func (v *vm) takeJSON() error {
 //   - every path to the Function constructor — Function.prototype's
 //     constructor, the global Function — leads to the thrower of
 //     lockdown.js, and so do the constructors of the generator and async
-//     kinds when the program has such functions (nothing else reaches them);
+//     kinds when the program has such functions (nothing else reaches them).
+//     The thrower takes the two built-in places before anything reads
+//     them (goja's ReplaceBuiltin), so the Function constructor itself is
+//     never made;
 //   - eval and GoError (goja's wrapper for Go errors: a host type, not a
 //     language built-in) are removed from every runtime, without making
 //     them (goja's RemoveGlobals): a script can reach the global object
@@ -133,7 +136,7 @@ func (v *vm) lockDown(fnProto *goja.Object, f features) error {
 		return err
 	}
 	lock := func(proto *goja.Object) error {
-		return proto.DefineDataProperty("constructor", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+		return proto.ReplaceBuiltin("constructor", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
 	if err := lock(fnProto); err != nil {
 		return err
@@ -151,7 +154,7 @@ func (v *vm) lockDown(fnProto *goja.Object, f features) error {
 		}
 	}
 	global := rt.GlobalObject()
-	if err := global.DefineDataProperty("Function", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
+	if err := global.ReplaceBuiltin("Function", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {
 		return err
 	}
 	// Always: a script can reach the global object without naming it (an

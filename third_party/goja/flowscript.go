@@ -58,20 +58,74 @@ func isProperty(v Value) bool {
 // sandbox that must take eval away from every script pays nothing for the
 // function, and for GoError its constructor and prototype, it never makes
 // (FlowScript patch).
+//
+// Until the global object's names are listed, the mark is only the white
+// hole deleteStr leaves (a nil value): materialisePropNames leaves marked
+// names out when it lists them, so the global's list of 60 names is not
+// copied for every runtime (FlowScript patch 24).
 func (r *Runtime) RemoveGlobals(names ...string) {
 	o, templated := r.globalObject.self.(*templatedObject)
 	for _, n := range names {
 		name := unistring.NewFromString(n)
 		if templated && removableGlobals[n] && o.tmpl.props[name] != nil {
 			if _, made := o.values[name]; !made {
-				o.materialisePropNames()
-				o._delete(name)
+				if o.propNames != nil {
+					o._delete(name)
+				}
 				o.values[name] = nil // the white hole deleteStr leaves
 				continue
 			}
 		}
 		r.globalObject.self.deleteStr(name, false)
 	}
+}
+
+// FunctionPrototype is the runtime's Function.prototype, made without the
+// Function constructor (FlowScript patch 24).
+func (r *Runtime) FunctionPrototype() *Object {
+	return r.getFunctionPrototype()
+}
+
+// ReplaceBuiltin gives o, a built-in object whose properties are still
+// those of its template, the data property name with value and the given
+// attributes, as DefineDataProperty would, without making the template's
+// value first: it keeps its place among o's properties. The attributes
+// come in DefineDataProperty's order. It applies only to
+// the properties of replaceableBuiltins (configurable data properties of
+// their templates, so that DefineDataProperty would replace them too) and
+// only until they are read; otherwise it is DefineDataProperty. A sandbox
+// that puts a thrower in place of the Function constructor thus never
+// makes the constructor (FlowScript patch 24).
+func (o *Object) ReplaceBuiltin(name string, value Value, writable, configurable, enumerable Flag) error {
+	var t *templatedObject
+	switch self := o.self.(type) {
+	case *templatedObject:
+		t = self
+	case *templatedFuncObject:
+		t = &self.templatedObject
+	}
+	n := unistring.NewFromString(name)
+	if t != nil && writable != FLAG_NOT_SET && enumerable != FLAG_NOT_SET && configurable != FLAG_NOT_SET &&
+		replaceable(t.tmpl, name) && t.tmpl.props[n] != nil {
+		if _, made := t.values[n]; !made {
+			t.values[n] = valueProp(value, writable.Bool(), enumerable.Bool(), configurable.Bool())
+			return nil
+		}
+	}
+	return o.DefineDataProperty(name, value, writable, configurable, enumerable)
+}
+
+// replaceable reports whether ReplaceBuiltin may replace template t's
+// property name unmade: each is valueProp(…, true, false, true) in its
+// template.
+func replaceable(t *objectTemplate, name string) bool {
+	switch name {
+	case "Function":
+		return t == getGlobalObjectTemplate()
+	case "constructor":
+		return t == getFunctionProtoTemplate()
+	}
+	return false
 }
 
 // removableGlobals are the global template's properties RemoveGlobals may

@@ -503,12 +503,107 @@ func TestRemoveGlobals(t *testing.T) {
 			t.Errorf("read first %v: eval or GoError is still there: %s", readFirst, got)
 		}
 	}
+	// Put back before the global's names are first listed: each name once,
+	// at the end, as after delete (patch 24 lists unmade removals lazily).
+	const putBack = `(function () {
+		const g = globalThis;
+		Object.defineProperty(g, "GoError", {value: 6, enumerable: true, configurable: true});
+		g.eval = 5;
+		const names = Object.getOwnPropertyNames(g);
+		return [names.filter(n => n === "eval" || n === "GoError").length, names.slice(-2).join(","),
+			JSON.stringify(Object.keys(g)), names.length].join(" | ");
+	})()`
+	byDelete, byRemove := New(), New()
+	if _, err := byDelete.RunString("delete globalThis.eval; delete globalThis.GoError"); err != nil {
+		t.Fatal(err)
+	}
+	byRemove.RemoveGlobals("eval", "GoError")
+	want, err := byDelete.RunString(putBack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := byRemove.RunString(putBack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != want.String() || !strings.HasPrefix(got.String(), "2 | GoError,eval | ") {
+		t.Errorf("put back before listing:\n got %s\nwant %s", got, want)
+	}
 	r := New()
 	for name := range removableGlobals {
 		v, err := r.RunString(`Object.getOwnPropertyDescriptor(globalThis, "` + name + `").configurable`)
 		if err != nil || !v.ToBoolean() {
 			t.Errorf("%s is not configurable in a fresh runtime (%v): RemoveGlobals must not remove it unread", name, err)
 		}
+	}
+}
+
+// TestReplaceBuiltin: ReplaceBuiltin leaves a runtime as DefineDataProperty
+// does (the value, its attributes, its place among the object's names),
+// whether the property was read before or not, and on a property it does not
+// know, and when unread it never makes the Function constructor.
+func TestReplaceBuiltin(t *testing.T) {
+	const probe = `(function (m) {
+		const g = globalThis, fp = Object.getPrototypeOf(function () {});
+		const d = Object.getOwnPropertyDescriptor(g, "Function"), c = Object.getOwnPropertyDescriptor(fp, "constructor");
+		return [d.value === m, d.writable, d.enumerable, d.configurable, c.value === m, c.writable, c.configurable,
+			Function === m, (function () {}).constructor === m, Object.getOwnPropertyNames(g).join(","),
+			Object.getOwnPropertyNames(fp).join(","), Object.getOwnPropertyDescriptor(g, "Boolean").writable, Boolean === m,
+			Object.getOwnPropertyNames(g).indexOf("Function")].join(" | ");
+	})`
+	setUp := func(r *Runtime, readFirst bool, replace func(o *Object, name string, v Value) error) Value {
+		t.Helper()
+		if readFirst {
+			if _, err := r.RunString("Function.prototype.constructor === Function"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := r.NewObject()
+		fp := r.FunctionPrototype()
+		for _, p := range []struct {
+			o    *Object
+			name string
+		}{{r.GlobalObject(), "Function"}, {fp, "constructor"}, {r.GlobalObject(), "Boolean"}} {
+			if err := replace(p.o, p.name, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fn, err := r.RunString(probe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, _ := AssertFunction(fn)
+		got, err := call(Undefined(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, readFirst := range []bool{false, true} {
+		byDefine, byReplace := New(), New()
+		want := setUp(byDefine, readFirst, func(o *Object, name string, v Value) error {
+			return o.DefineDataProperty(name, v, FLAG_FALSE, FLAG_FALSE, FLAG_TRUE)
+		})
+		got := setUp(byReplace, readFirst, func(o *Object, name string, v Value) error {
+			return o.ReplaceBuiltin(name, v, FLAG_FALSE, FLAG_FALSE, FLAG_TRUE)
+		})
+		if got.String() != want.String() {
+			t.Errorf("read first %v:\n got %s\nwant %s", readFirst, got, want)
+		}
+		if !strings.HasPrefix(got.String(), "true | false | true | false | true | false | false | true | true | ") {
+			t.Errorf("read first %v: not replaced: %s", readFirst, got)
+		}
+		if made := byReplace.global.Function != nil; made != readFirst {
+			t.Errorf("read first %v: the Function constructor made: %v", readFirst, made)
+		}
+	}
+	// An attribute left unset is DefineDataProperty's business.
+	r := New()
+	if err := r.GlobalObject().ReplaceBuiltin("Function", r.NewObject(), FLAG_NOT_SET, FLAG_FALSE, FLAG_FALSE); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := r.RunString(`Object.getOwnPropertyDescriptor(globalThis, "Function").writable`); err != nil || !v.ToBoolean() {
+		t.Errorf("an unset attribute did not keep the built-in's (writable %v, %v)", v, err)
 	}
 }
 

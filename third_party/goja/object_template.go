@@ -171,7 +171,15 @@ func (o *templatedObject) getOwnPropSym(s *Symbol) Value {
 
 func (o *templatedObject) materialisePropNames() {
 	if o.propNames == nil {
-		o.propNames = append(([]unistring.String)(nil), o.tmpl.propNames...)
+		o.propNames = make([]unistring.String, 0, len(o.tmpl.propNames))
+		for _, name := range o.tmpl.propNames {
+			// A white hole before the names are listed: a property
+			// RemoveGlobals took away unmade (FlowScript patch 24).
+			if v, exists := o.values[name]; exists && v == nil {
+				continue
+			}
+			o.propNames = append(o.propNames, name)
+		}
 	}
 }
 
@@ -262,9 +270,14 @@ func (o *templatedObject) hasOwnPropertySym(s *Symbol) bool {
 func (o *templatedObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	existingVal := o.getOwnPropStr(name)
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
+		if existingVal == nil {
+			// Listed before the value is set: a white hole's name is
+			// left out of the list, then goes to its end (FlowScript
+			// patch 24).
+			o.materialisePropNames()
+		}
 		o.values[name] = v
 		if existingVal == nil {
-			o.materialisePropNames()
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
 		}
