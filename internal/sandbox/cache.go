@@ -66,21 +66,29 @@ type cacheKeyT [sha256.Size]byte
 func cacheKey(source string, names []string) cacheKeyT {
 	// Each part goes in with its length first, so no two lists of parts
 	// hash the same bytes: a source ending in "\x00a" with no inputs is not
-	// that source's prefix with an input named a.
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	write := func(s string) {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		h.Write([]byte(s))
-	}
-	write(source)
+	// that source's prefix with an input named a. The parts are laid out
+	// in a reused buffer and hashed in one call: no allocation per job.
+	bp := keyBuffers.Get().(*[]byte)
+	b := (*bp)[:0]
+	b = binary.AppendUvarint(b, uint64(len(source)))
+	b = append(b, source...)
 	for _, name := range names {
-		write(name)
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
 	}
-	var k cacheKeyT
-	h.Sum(k[:0])
+	k := cacheKeyT(sha256.Sum256(b))
+	if cap(b) <= maxKeptKeyBuffer {
+		*bp = b
+		keyBuffers.Put(bp)
+	}
 	return k
 }
+
+// keyBuffers are cacheKey's buffers; one over maxKeptKeyBuffer (a source
+// of that size) is left to the GC.
+var keyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeptKeyBuffer = 64 << 10
 
 // programCache is a least-recently-used cache bounded by the programs'
 // cost in bytes.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 	_ "time/tzdata" // the worker has no environment and maybe no zoneinfo files: embed the zones
 
@@ -426,9 +427,7 @@ func (w *worker) guarded(work func(ctx context.Context)) (overMemory bool, retir
 	lim := w.jobBudget()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	stop := make(chan struct{})
-	tripped := make(chan bool, 1)
-	go w.watch(lim, stop, tripped, cancel)
+	dog := w.watch(lim, cancel)
 
 	panicked := false
 	func() {
@@ -440,11 +439,11 @@ func (w *worker) guarded(work func(ctx context.Context)) (overMemory bool, retir
 		}()
 		work(ctx)
 	}()
-	close(stop)
+	tripped := dog.stop()
 	m := readMemory()
 	w.heapAfterLastJob = m.heapObjects
 	spent := m.heapSpace > lim.space
-	overMemory = <-tripped || m.heapObjects > lim.end || spent
+	overMemory = tripped || m.heapObjects > lim.end || spent
 	switch {
 	case panicked:
 		retiring = retirePanic
@@ -548,38 +547,65 @@ func (w *worker) runCheck(req checkRequest) (rep checkReport, retiring retireRea
 	return rep, retiring
 }
 
-// watch samples memory until stop closes, then says whether it interrupted
-// the request for memory. Over the script's share of live heap it cancels
-// the request's context (a job's VM is interrupted and the job reports
-// SCRIPT_MEMORY_LIMIT); over the hard budget of mapped memory — a native
-// built-in that ignores the interrupt and keeps allocating — it exits the
-// worker, and the parent reports SCRIPT_MEMORY_LIMIT from the stderr line.
-func (w *worker) watch(lim budget, stop <-chan struct{}, tripped chan<- bool, cancel context.CancelCauseFunc) {
-	t := time.NewTicker(watchInterval)
-	over := false
-	for {
-		select {
-		case <-stop:
-			t.Stop()
-			tripped <- over
-			return
-		case <-t.C:
-		}
-		m := readMemory()
-		if m.mapped > lim.hardMap {
-			_, _ = fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, lim.hardMap)
-			os.Exit(exitMemory)
-		}
-		if !over && m.liveHeap > lim.soft {
-			over = true
-			_, _ = fmt.Fprintf(w.stderr, "%s: live heap %d bytes, limit %d\n", stderrMemoryTrip, m.liveHeap, lim.soft)
-			cancel(errors.New("memory limit exceeded"))
-		}
-		if os.Getppid() != w.ppid {
-			_, _ = fmt.Fprintln(w.stderr, "flowscript-worker: the parent process is gone; exiting")
-			os.Exit(exitOrphan)
-		}
+// watchdog samples a request's memory every watchInterval until stopped.
+// Over the script's share of live heap it cancels the request's context (a
+// job's VM is interrupted and the job reports SCRIPT_MEMORY_LIMIT); over
+// the hard budget of mapped memory — a native built-in that ignores the
+// interrupt and keeps allocating — it exits the worker, and the parent
+// reports SCRIPT_MEMORY_LIMIT from the stderr line. Each sample runs from a
+// timer, so a request that ends within watchInterval, as most do, costs a
+// timer and no goroutine.
+type watchdog struct {
+	w      *worker
+	lim    budget
+	cancel context.CancelCauseFunc
+	timer  *time.Timer
+
+	mu      sync.Mutex
+	stopped bool
+	over    bool // the live heap went over the script's share
+}
+
+// watch starts the watchdog of one request.
+func (w *worker) watch(lim budget, cancel context.CancelCauseFunc) *watchdog {
+	d := &watchdog{w: w, lim: lim, cancel: cancel}
+	d.mu.Lock() // a sample waits until d.timer is set
+	defer d.mu.Unlock()
+	d.timer = time.AfterFunc(watchInterval, d.sample)
+	return d
+}
+
+// stop ends the sampling and reports whether a sample found the live heap
+// over the script's share. No sample runs after it returns.
+func (d *watchdog) stop() bool {
+	d.timer.Stop()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	return d.over
+}
+
+func (d *watchdog) sample() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return
 	}
+	w, m := d.w, readMemory()
+	if m.mapped > d.lim.hardMap {
+		_, _ = fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, d.lim.hardMap)
+		os.Exit(exitMemory)
+	}
+	if !d.over && m.liveHeap > d.lim.soft {
+		d.over = true
+		_, _ = fmt.Fprintf(w.stderr, "%s: live heap %d bytes, limit %d\n", stderrMemoryTrip, m.liveHeap, d.lim.soft)
+		d.cancel(errors.New("memory limit exceeded"))
+	}
+	if os.Getppid() != w.ppid {
+		_, _ = fmt.Fprintln(w.stderr, "flowscript-worker: the parent process is gone; exiting")
+		os.Exit(exitOrphan)
+	}
+	d.timer.Reset(watchInterval)
 }
 
 // memoryLimitError is the SCRIPT_MEMORY_LIMIT error, naming the limit.
