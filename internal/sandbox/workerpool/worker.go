@@ -576,7 +576,7 @@ func (w *worker) watch(lim budget, cancel context.CancelCauseFunc) *watchdog {
 }
 
 // stop ends the sampling and reports whether a sample found the live heap
-// over the script's share. No sample runs after it returns.
+// over the script's share. No sample reads memory after it returns.
 func (d *watchdog) stop() bool {
 	d.timer.Stop()
 	d.mu.Lock()
@@ -585,12 +585,20 @@ func (d *watchdog) stop() bool {
 	return d.over
 }
 
+// sample runs from d.timer: one check, then the next in watchInterval.
 func (d *watchdog) sample() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
 		return
 	}
+	d.check()
+	d.timer.Reset(watchInterval)
+}
+
+// check is one sample; it exits the worker past the hard budget, or when
+// its parent is gone. d.mu is held.
+func (d *watchdog) check() {
 	w, m := d.w, readMemory()
 	if m.mapped > d.lim.hardMap {
 		_, _ = fmt.Fprintf(w.stderr, "%s: %d bytes mapped, budget %d\n", stderrMemoryHard, m.mapped, d.lim.hardMap)
@@ -605,7 +613,6 @@ func (d *watchdog) sample() {
 		_, _ = fmt.Fprintln(w.stderr, "flowscript-worker: the parent process is gone; exiting")
 		os.Exit(exitOrphan)
 	}
-	d.timer.Reset(watchInterval)
 }
 
 // memoryLimitError is the SCRIPT_MEMORY_LIMIT error, naming the limit.
