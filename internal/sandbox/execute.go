@@ -136,14 +136,14 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 		}
 	}
 	if err != nil {
-		return "", p.classify(ctx, v, l, err)
+		return "", h.locate(p.classify(ctx, v, l, err))
 	}
 	if h.journal != nil && h.journal.pos < len(h.journal.replay) {
 		return "", &Error{Code: CodeContinuationDiverged, Message: fmt.Sprintf(
 			"the resumed run ended after %d of the %d events of its journal", h.journal.pos, len(h.journal.replay))}
 	}
 	if ctx.Err() != nil {
-		return "", causeOf(ctx)
+		return "", h.locate(causeOf(ctx))
 	}
 	text, fail := p.checkOutput(out, l)
 	if fail == nil && root != nil && strings.Contains(text, "{}") {

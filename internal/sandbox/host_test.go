@@ -158,7 +158,8 @@ func TestHostFailures(t *testing.T) {
 }
 
 // A host call still pending at the deadline ends the run with
-// SCRIPT_TIMEOUT; the host's late answer is dropped.
+// SCRIPT_TIMEOUT at the call's line, even when the script caught the
+// call's error and ran on; the host's late answer is dropped.
 func TestHostCallPendingAtTheDeadline(t *testing.T) {
 	hanging := HostFunc(func(ctx context.Context, c HostCall) HostReply {
 		<-ctx.Done()
@@ -168,6 +169,9 @@ func TestHostCallPendingAtTheDeadline(t *testing.T) {
 	res := runHost(t, "try { api.get('crm', '/slow') } catch (e) {} \nwhile (true) {}", []string{"api"}, hanging, Limits{Timeout: 300 * time.Millisecond})
 	if res.Err == nil || res.Err.Code != CodeTimeout {
 		t.Fatalf("result %+v, want SCRIPT_TIMEOUT", res.Err)
+	}
+	if res.Err.Line != 1 {
+		t.Errorf("timed out at %d:%d, want the pending call's line 1", res.Err.Line, res.Err.Column)
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the run took %s past a 300ms deadline", took)

@@ -50,6 +50,21 @@ type hostState struct {
 	// journal is the run's journal when it may suspend (approval granted)
 	// or resumes; nil otherwise (journal.go).
 	journal *recorder
+	// timedOut is where the script called the host call that was still
+	// pending at the deadline (answered SCRIPT_TIMEOUT): the run's timeout
+	// reports that line whichever notices the deadline first, the host's
+	// answer or the runtime's interrupt.
+	timedOut struct{ line, column int }
+}
+
+// locate gives a timeout the line of the host call that was still pending
+// at the deadline, if one was: the same error whether the script saw the
+// call's SCRIPT_TIMEOUT thrown or the runtime's interrupt came first.
+func (h *hostState) locate(e *Error) *Error {
+	if e != nil && e.Code == CodeTimeout && e.Line == 0 && h.timedOut.line > 0 {
+		e.Line, e.Column = h.timedOut.line, h.timedOut.column
+	}
+	return e
 }
 
 // installHost installs the host's globals in v, when the program may reach
@@ -214,6 +229,9 @@ func (v *vm) hostCall(capability, method string, args []goja.Value, parse native
 		return goja.Undefined() // diverged: the run is interrupted
 	}
 	if reply.Err != nil {
+		if reply.Err.Code == CodeTimeout && h.position != nil {
+			h.timedOut.line, h.timedOut.column = h.position(v.rt.CaptureCallStack(0, nil))
+		}
 		panic(v.throwHost(reply.Err))
 	}
 	if len(reply.Value) == 0 {
