@@ -693,3 +693,10 @@ const probeIteratorWithoutNext = `(function () {
 	}
 	return out.join(", ");
 })()`
+
+// TestNumberToLocaleStringMatchesNode runs testdata/flowscript/number_locale.js
+// (patch 25: 24 values in 24 locale arguments and 29 option sets, and the
+// errors of bad locales and options) against Node 20's output (ICU 78).
+func TestNumberToLocaleStringMatchesNode(t *testing.T) {
+	matchesFile(t, "number_locale", "number_locale.node.json")
+}

@@ -1,0 +1,564 @@
+package goja
+
+// FlowScript patch 25: Number.prototype.toLocaleString formats by locale
+// and options, as Intl.NumberFormat does, for the locales and options
+// chatbot scripts use (upstream sends both arguments to toString, so
+// (1234.5).toLocaleString("pt-BR") threw "toString() radix argument must be
+// between 2 and 36"). The locale data (separators, minimum grouping
+// digits, percent sign, currency symbols and their places) is Node 20's
+// with ICU 78 for the locales in numberLocales (a language alone takes
+// languageDefaults' region); any other locale formats as en-US, which is
+// what Node writes for most locales' plain numbers but not for all their
+// currency symbols. An option this code does not implement throws a
+// RangeError that names it, rather than format differently from Node.
+// Intl itself stays absent.
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dop251/goja/unistring"
+)
+
+// currencyForm is how a locale writes a currency: its symbol, the text
+// between symbol and number, and whether the symbol comes first.
+type currencyForm struct {
+	symbol, space string
+	before        bool
+	// spacing: the space is ICU's currency spacing, not the pattern's, and
+	// is only written next to a digit (en-US "BRL 1.00", "BRLNaN").
+	spacing bool
+}
+
+// numberLocale is one locale's number format.
+type numberLocale struct {
+	tag            string
+	group, decimal string
+	// minGrouping2: a four-digit integer part is not grouped (1234, 12 345).
+	minGrouping2 bool
+	percent      string // after the number
+	currencies   map[string]currencyForm
+	// minusAfterSymbol: a negative amount is written "US$-1,00" (es-CL).
+	minusAfterSymbol bool
+	// patternSpace is the space between symbol and number in the locale's
+	// currency pattern ("" in en-US's "¤#,##0.00"); set by init.
+	patternSpace string
+}
+
+// formFor is how the locale writes symbol (a code, a narrow symbol): on
+// its currencies' side, with the space of its pattern (pt-BR "R$ 1,00",
+// de "1,00 $"); where the pattern has none (en-US "$1.00"), a no-break
+// space between a symbol that ends in a letter and a digit ("BRL 1.00"),
+// as ICU's currency spacing does.
+func (l *numberLocale) formFor(symbol string) currencyForm {
+	f := currencyForm{symbol: symbol, space: l.patternSpace, before: l.currencies["EUR"].before}
+	if f.space == "" && endsInLetter(symbol) {
+		f.space, f.spacing = "\u00a0", true
+	}
+	return f
+}
+
+func endsInLetter(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsLetter(r)
+}
+
+// narrowSymbols are currencyDisplay "narrowSymbol"'s symbols, the same in
+// every locale here.
+var narrowSymbols = map[string]string{
+	"BRL": "R$", "USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "ARS": "$", "MXN": "$", "CLP": "$", "COP": "$",
+}
+
+func init() {
+	for _, l := range numberLocales {
+		for _, f := range l.currencies {
+			if !endsInLetter(f.symbol) {
+				l.patternSpace = f.space
+				break
+			}
+		}
+		for code, f := range l.currencies {
+			f.spacing = f.space != "" && l.patternSpace == ""
+			l.currencies[code] = f
+		}
+	}
+}
+
+// numberLocales are keyed by lowercase language-REGION; languageDefaults
+// names the locale of a language given alone (or with another region).
+var numberLocales = map[string]*numberLocale{
+	"en-us": {tag: "en-US", group: ",", decimal: ".", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "", true, false},
+		"USD": {"$", "", true, false},
+		"EUR": {"€", "", true, false},
+		"GBP": {"£", "", true, false},
+		"JPY": {"¥", "", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MX$", "", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"en-gb": {tag: "en-GB", group: ",", decimal: ".", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "", true, false},
+		"USD": {"US$", "", true, false},
+		"EUR": {"€", "", true, false},
+		"GBP": {"£", "", true, false},
+		"JPY": {"JP¥", "", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MX$", "", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"pt-br": {tag: "pt-BR", group: ".", decimal: ",", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "\u00a0", true, false},
+		"USD": {"US$", "\u00a0", true, false},
+		"EUR": {"€", "\u00a0", true, false},
+		"GBP": {"£", "\u00a0", true, false},
+		"JPY": {"JP¥", "\u00a0", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MX$", "\u00a0", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"pt-pt": {tag: "pt-PT", group: "\u00a0", decimal: ",", minGrouping2: true, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "\u00a0", false, false},
+		"USD": {"US$", "\u00a0", false, false},
+		"EUR": {"€", "\u00a0", false, false},
+		"GBP": {"£", "\u00a0", false, false},
+		"JPY": {"JP¥", "\u00a0", false, false},
+		"ARS": {"ARS", "\u00a0", false, false},
+		"MXN": {"MX$", "\u00a0", false, false},
+		"CLP": {"CLP", "\u00a0", false, false},
+		"COP": {"COP", "\u00a0", false, false},
+	}},
+	"es-es": {tag: "es-ES", group: ".", decimal: ",", minGrouping2: true, percent: "\u00a0%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", false, false},
+		"USD": {"US$", "\u00a0", false, false},
+		"EUR": {"€", "\u00a0", false, false},
+		"GBP": {"GBP", "\u00a0", false, false},
+		"JPY": {"JPY", "\u00a0", false, false},
+		"ARS": {"ARS", "\u00a0", false, false},
+		"MXN": {"MXN", "\u00a0", false, false},
+		"CLP": {"CLP", "\u00a0", false, false},
+		"COP": {"COP", "\u00a0", false, false},
+	}},
+	"es-mx": {tag: "es-MX", group: ",", decimal: ".", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", true, false},
+		"USD": {"USD", "\u00a0", true, false},
+		"EUR": {"EUR", "\u00a0", true, false},
+		"GBP": {"GBP", "\u00a0", true, false},
+		"JPY": {"JPY", "\u00a0", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"$", "", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"es-ar": {tag: "es-AR", group: ".", decimal: ",", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", true, false},
+		"USD": {"US$", "\u00a0", true, false},
+		"EUR": {"EUR", "\u00a0", true, false},
+		"GBP": {"GBP", "\u00a0", true, false},
+		"JPY": {"JPY", "\u00a0", true, false},
+		"ARS": {"$", "\u00a0", true, false},
+		"MXN": {"MXN", "\u00a0", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"es-co": {tag: "es-CO", group: ".", decimal: ",", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", true, false},
+		"USD": {"US$", "\u00a0", true, false},
+		"EUR": {"EUR", "\u00a0", true, false},
+		"GBP": {"GBP", "\u00a0", true, false},
+		"JPY": {"JPY", "\u00a0", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MXN", "\u00a0", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"$", "\u00a0", true, false},
+	}},
+	"es-cl": {tag: "es-CL", minusAfterSymbol: true, group: ".", decimal: ",", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", true, false},
+		"USD": {"US$", "", true, false},
+		"EUR": {"EUR", "\u00a0", true, false},
+		"GBP": {"GBP", "\u00a0", true, false},
+		"JPY": {"JPY", "\u00a0", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MXN", "\u00a0", true, false},
+		"CLP": {"$", "", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
+	"de-de": {tag: "de-DE", group: ".", decimal: ",", minGrouping2: false, percent: "\u00a0%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "\u00a0", false, false},
+		"USD": {"$", "\u00a0", false, false},
+		"EUR": {"€", "\u00a0", false, false},
+		"GBP": {"£", "\u00a0", false, false},
+		"JPY": {"¥", "\u00a0", false, false},
+		"ARS": {"ARS", "\u00a0", false, false},
+		"MXN": {"MX$", "\u00a0", false, false},
+		"CLP": {"CLP", "\u00a0", false, false},
+		"COP": {"COP", "\u00a0", false, false},
+	}},
+	"fr-fr": {tag: "fr-FR", group: "\u202f", decimal: ",", minGrouping2: false, percent: "\u00a0%", currencies: map[string]currencyForm{
+		"BRL": {"R$", "\u00a0", false, false},
+		"USD": {"$US", "\u00a0", false, false},
+		"EUR": {"€", "\u00a0", false, false},
+		"GBP": {"£GB", "\u00a0", false, false},
+		"JPY": {"JPY", "\u00a0", false, false},
+		"ARS": {"$AR", "\u00a0", false, false},
+		"MXN": {"$MX", "\u00a0", false, false},
+		"CLP": {"$CL", "\u00a0", false, false},
+		"COP": {"$CO", "\u00a0", false, false},
+	}},
+	"it-it": {tag: "it-IT", group: ".", decimal: ",", minGrouping2: true, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", false, false},
+		"USD": {"USD", "\u00a0", false, false},
+		"EUR": {"€", "\u00a0", false, false},
+		"GBP": {"£", "\u00a0", false, false},
+		"JPY": {"JPY", "\u00a0", false, false},
+		"ARS": {"ARS", "\u00a0", false, false},
+		"MXN": {"MXN", "\u00a0", false, false},
+		"CLP": {"CLP", "\u00a0", false, false},
+		"COP": {"COP", "\u00a0", false, false},
+	}},
+}
+
+var languageDefaults = map[string]string{
+	"en": "en-us", "pt": "pt-br", "es": "es-es", "de": "de-de", "fr": "fr-fr", "it": "it-it",
+}
+
+// currencyDigits are ISO 4217's minor units where they are not 2 (ICU's
+// where they differ: COP and IQD).
+var currencyDigits = map[string]int{
+	"BHD": 3, "BIF": 0, "CLP": 0, "COP": 0, "DJF": 0, "GNF": 0, "IQD": 0, "ISK": 0, "JOD": 3,
+	"JPY": 0, "KMF": 0, "KRW": 0, "KWD": 3, "LYD": 3, "OMR": 3, "PYG": 0, "RWF": 0, "TND": 3,
+	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+}
+
+var (
+	localeTagSyntax = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
+	currencySyntax  = regexp.MustCompile(`^[A-Za-z]{3}$`)
+)
+
+// numberLocaleFor resolves the locales argument: undefined, a tag, or a
+// list whose first tag is used.
+func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
+	tag := ""
+	switch {
+	case locales == nil || locales == _undefined:
+	case isString(locales):
+		tag = locales.String()
+	default:
+		list := locales.ToObject(r)
+		if toLength(list.self.getStr("length", nil)) > 0 {
+			first := nilSafe(list.self.getIdx(valueInt(0), nil))
+			if !isString(first) {
+				if _, isObj := first.(*Object); !isObj {
+					panic(r.NewTypeError("Language ID should be string or object."))
+				}
+			}
+			tag = first.String()
+		}
+	}
+	if tag == "" && (locales == nil || locales == _undefined || !isString(locales)) {
+		return numberLocales["en-us"]
+	}
+	if !localeTagSyntax.MatchString(tag) {
+		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
+	}
+	parts := strings.Split(strings.ToLower(tag), "-")
+	if len(parts) > 1 && len(parts[1]) == 2 {
+		if l := numberLocales[parts[0]+"-"+parts[1]]; l != nil {
+			return l
+		}
+	}
+	if key, ok := languageDefaults[parts[0]]; ok {
+		return numberLocales[key]
+	}
+	return numberLocales["en-us"]
+}
+
+func isString(v Value) bool {
+	_, ok := v.(String)
+	return ok
+}
+
+// numberFormat is a resolved set of Intl.NumberFormat options.
+type numberFormat struct {
+	locale           *numberLocale
+	style            string // decimal, percent, currency
+	currency         currencyForm
+	minInt           int
+	minFrac, maxFrac int
+	grouping         string // "auto", "always", "min2" or "" (none)
+}
+
+// option reads options[name], nil when absent or undefined.
+func (r *Runtime) option(options *Object, name unistring.String) Value {
+	if options == nil {
+		return nil
+	}
+	v := options.self.getStr(name, nil)
+	if v == nil || v == _undefined {
+		return nil
+	}
+	return v
+}
+
+// unsupportedNumberOptions are Intl.NumberFormat options this code does not
+// implement, with the one value of each it does (or "" for none).
+var unsupportedNumberOptions = []struct {
+	name    unistring.String
+	allowed string
+}{
+	{"notation", "standard"}, {"signDisplay", "auto"}, {"compactDisplay", ""},
+	{"minimumSignificantDigits", ""}, {"maximumSignificantDigits", ""},
+	{"roundingMode", "halfExpand"}, {"roundingPriority", "auto"}, {"roundingIncrement", "1"},
+	{"trailingZeroDisplay", "auto"}, {"unit", ""}, {"unitDisplay", ""}, {"currencySign", "standard"},
+}
+
+// resolveNumberFormat reads locales and options as Intl.NumberFormat does.
+func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
+	f := &numberFormat{locale: r.numberLocaleFor(locales), style: "decimal", minInt: 1, grouping: "auto"}
+	var options *Object
+	if opts != nil && opts != _undefined {
+		options = opts.ToObject(r)
+	}
+	rangeErr := func(format string, args ...interface{}) {
+		panic(r.newErrorf(r.getRangeError(), format, args...))
+	}
+	for _, o := range unsupportedNumberOptions {
+		if v := r.option(options, o.name); v != nil && v.String() != o.allowed {
+			rangeErr("toLocaleString: the option %s (%s) is not supported in this sandbox; supported: style (decimal, percent, currency), "+
+				"currency, currencyDisplay (symbol, narrowSymbol, code), minimumIntegerDigits, minimumFractionDigits, maximumFractionDigits, useGrouping",
+				o.name, v.String())
+		}
+	}
+	if v := r.option(options, "style"); v != nil {
+		switch f.style = v.String(); f.style {
+		case "decimal", "percent", "currency":
+		case "unit":
+			rangeErr("toLocaleString: style \"unit\" is not supported in this sandbox")
+		default:
+			rangeErr("Value %s out of range for Intl.NumberFormat options property style", f.style)
+		}
+	}
+	code := ""
+	if v := r.option(options, "currency"); v != nil {
+		code = v.String()
+		if !currencySyntax.MatchString(code) {
+			rangeErr("Invalid currency code : %s", code)
+		}
+		code = strings.ToUpper(code)
+	}
+	display := "symbol"
+	if v := r.option(options, "currencyDisplay"); v != nil {
+		switch display = v.String(); display {
+		case "symbol", "narrowSymbol", "code":
+		case "name":
+			rangeErr("toLocaleString: currencyDisplay \"name\" is not supported in this sandbox")
+		default:
+			rangeErr("Value %s out of range for Intl.NumberFormat options property currencyDisplay", display)
+		}
+	}
+	if f.style == "currency" && code == "" {
+		panic(r.NewTypeError("Currency code is required with currency style."))
+	}
+	digitsOption := func(name unistring.String, lo, hi int) (int, bool) {
+		v := r.option(options, name)
+		if v == nil {
+			return 0, false
+		}
+		n := v.ToFloat()
+		if math.IsNaN(n) || n < float64(lo) || n > float64(hi) {
+			rangeErr("%s value is out of range.", name)
+		}
+		return int(math.Floor(n)), true
+	}
+	if n, ok := digitsOption("minimumIntegerDigits", 1, 21); ok {
+		f.minInt = n
+	}
+	minFrac, hasMin := digitsOption("minimumFractionDigits", 0, 100)
+	maxFrac, hasMax := digitsOption("maximumFractionDigits", 0, 100)
+	if v := r.option(options, "useGrouping"); v != nil {
+		switch s := v.String(); {
+		case s == "always" || s == "auto" || s == "min2":
+			f.grouping = s
+		case s == "true" || s == "false":
+			if s == "false" {
+				f.grouping = ""
+			}
+		case !v.ToBoolean():
+			f.grouping = ""
+		default:
+			rangeErr("Value %s out of range for Intl.NumberFormat options property useGrouping", s)
+		}
+	}
+
+	defMin, defMax := 0, 3
+	switch f.style {
+	case "percent":
+		defMax = 0
+	case "currency":
+		d, ok := currencyDigits[code]
+		if !ok {
+			d = 2
+		}
+		defMin, defMax = d, d
+		form, ok := f.locale.currencies[code]
+		switch {
+		case display == "code" || !ok && display == "symbol":
+			form = f.locale.formFor(code)
+		case display == "narrowSymbol":
+			if narrow, ok := narrowSymbols[code]; ok {
+				form = f.locale.formFor(narrow)
+			} else {
+				form = f.locale.formFor(code)
+			}
+		}
+		f.currency = form
+	}
+	switch {
+	case hasMin && hasMax:
+		if minFrac > maxFrac {
+			rangeErr("maximumFractionDigits value is out of range.")
+		}
+	case hasMin:
+		maxFrac = max(minFrac, defMax)
+	case hasMax:
+		minFrac = min(defMin, maxFrac)
+	default:
+		minFrac, maxFrac = defMin, defMax
+	}
+	f.minFrac, f.maxFrac = minFrac, maxFrac
+	return f
+}
+
+// format writes x in f.
+func (f *numberFormat) format(x float64) string {
+	var b strings.Builder
+	negative := math.Signbit(x) && !math.IsNaN(x)
+	finite := !math.IsNaN(x) && !math.IsInf(x, 0)
+	space := f.currency.space
+	if f.currency.spacing && !finite {
+		space = "" // ICU's currency spacing is only next to a digit
+	}
+	switch {
+	case f.style == "currency" && f.currency.before && f.locale.minusAfterSymbol:
+		b.WriteString(f.currency.symbol)
+		if negative {
+			b.WriteByte('-')
+		} else {
+			b.WriteString(space)
+		}
+	case f.style == "currency" && f.currency.before:
+		if negative {
+			b.WriteByte('-')
+		}
+		b.WriteString(f.currency.symbol)
+		b.WriteString(space)
+	case negative:
+		b.WriteByte('-')
+	}
+	switch {
+	case math.IsNaN(x):
+		b.WriteString("NaN")
+	case math.IsInf(x, 0):
+		b.WriteString("∞")
+	default:
+		f.writeDigits(&b, math.Abs(x))
+	}
+	switch {
+	case f.style == "percent":
+		b.WriteString(f.locale.percent)
+	case f.style == "currency" && !f.currency.before:
+		b.WriteString(space)
+		b.WriteString(f.currency.symbol)
+	}
+	return b.String()
+}
+
+// writeDigits writes x (finite, not negative) rounded half away from zero
+// at maxFrac decimals, as the shortest decimal that reads back as x is
+// (1.005 is "1.01" at two decimals, as in Node, not toFixed's "1.00").
+func (f *numberFormat) writeDigits(b *strings.Builder, x float64) {
+	e := strconv.FormatFloat(x, 'e', -1, 64) // d.ddddde±x
+	mant, expStr, _ := strings.Cut(e, "e")
+	exp, _ := strconv.Atoi(expStr)
+	digits := strings.Replace(mant, ".", "", 1)
+	if f.style == "percent" {
+		exp += 2
+	}
+	// digits are d0.d1d2... × 10^exp: the integer part has exp+1 digits.
+	point := exp + 1
+	if point < 0 {
+		digits = strings.Repeat("0", -point) + digits
+		point = 0
+	}
+	if len(digits) < point {
+		digits += strings.Repeat("0", point-len(digits))
+	}
+	intPart, frac := digits[:point], digits[point:]
+	if len(frac) > f.maxFrac {
+		roundUp := frac[f.maxFrac] >= '5'
+		frac = frac[:f.maxFrac]
+		if roundUp {
+			all := []byte(intPart + frac)
+			i := len(all) - 1
+			for ; i >= 0 && all[i] == '9'; i-- {
+				all[i] = '0'
+			}
+			if i >= 0 {
+				all[i]++
+			} else {
+				all = append([]byte{'1'}, all...)
+			}
+			intPart, frac = string(all[:len(all)-len(frac)]), string(all[len(all)-len(frac):])
+		}
+	}
+	frac = strings.TrimRight(frac, "0")
+	if len(frac) < f.minFrac {
+		frac += strings.Repeat("0", f.minFrac-len(frac))
+	}
+	intPart = strings.TrimLeft(intPart, "0")
+	if len(intPart) < f.minInt {
+		intPart = strings.Repeat("0", f.minInt-len(intPart)) + intPart
+	}
+	f.writeGrouped(b, intPart)
+	if frac != "" {
+		b.WriteString(f.locale.decimal)
+		b.WriteString(frac)
+	}
+}
+
+// writeGrouped writes the integer part with the locale's group separator.
+func (f *numberFormat) writeGrouped(b *strings.Builder, intPart string) {
+	minDigits := 4 // the smallest grouped integer part
+	switch {
+	case f.grouping == "":
+		minDigits = len(intPart) + 1
+	case f.grouping == "min2", f.grouping == "auto" && f.locale.minGrouping2:
+		minDigits = 5
+	}
+	if len(intPart) < minDigits {
+		b.WriteString(intPart)
+		return
+	}
+	first := len(intPart) % 3
+	if first == 0 {
+		first = 3
+	}
+	b.WriteString(intPart[:first])
+	for i := first; i < len(intPart); i += 3 {
+		b.WriteString(f.locale.group)
+		b.WriteString(intPart[i : i+3])
+	}
+}
+
+func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value {
+	x := r.toNumber(call.This).ToFloat()
+	f := r.resolveNumberFormat(call.Argument(0), call.Argument(1))
+	return newStringValue(f.format(x))
+}
