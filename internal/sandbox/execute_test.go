@@ -195,8 +195,12 @@ func TestDateUsesTheConfiguredZone(t *testing.T) {
 	time.Local = saoPaulo // as if the host ran in São Paulo
 	UseTimeZone(nil)      // the default: UTC
 	wantOutput(t, run(t, "return new Date(0).getHours() + ' ' + new Date(0).getTimezoneOffset()"), "0 0")
+	wantOutput(t, run(t, "return new Date(Date.UTC(2020, 11, 25, 15, 14, 59)).toLocaleString('pt-BR')"), "25/12/2020, 15:14:59")
 	UseTimeZone(saoPaulo)
 	wantOutput(t, run(t, "return String(new Date(0).getHours())"), "21")
+	// toLocale*String in the configured zone, in the locale's form (goja patch 25).
+	wantOutput(t, run(t, "const d = new Date(Date.UTC(2020, 11, 25, 15, 14, 59)); return [d.toLocaleString('pt-BR'), d.toLocaleDateString('en-US'), d.toLocaleTimeString()].join(' | ')"),
+		"25/12/2020, 12:14:59 | 12/25/2020 | 12:14:59 PM")
 }
 
 func TestErrorValues(t *testing.T) {

@@ -202,6 +202,9 @@ func (r *Runtime) dateproto_toLocaleString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
+			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "both"); ok {
+				return newStringValue(s) // FlowScript patch 25
+			}
 			return asciiString(d.time().Format(datetimeLayout_en_GB))
 		} else {
 			return stringInvalidDate
@@ -214,6 +217,9 @@ func (r *Runtime) dateproto_toLocaleDateString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
+			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "date"); ok {
+				return newStringValue(s) // FlowScript patch 25
+			}
 			return asciiString(d.time().Format(dateLayout_en_GB))
 		} else {
 			return stringInvalidDate
@@ -226,6 +232,9 @@ func (r *Runtime) dateproto_toLocaleTimeString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
+			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "time"); ok {
+				return newStringValue(s) // FlowScript patch 25
+			}
 			return asciiString(d.time().Format(timeLayout_en_GB))
 		} else {
 			return stringInvalidDate

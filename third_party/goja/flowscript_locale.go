@@ -11,13 +11,15 @@ package goja
 // what Node writes for most locales' plain numbers but not for all their
 // currency symbols. An option this code does not implement throws a
 // RangeError that names it, rather than format differently from Node.
-// Intl itself stays absent.
+// Date's toLocale*String write the same locales' forms when they are given
+// no options (dateLocales). Intl itself stays absent.
 
 import (
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -561,4 +563,97 @@ func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value {
 	x := r.toNumber(call.This).ToFloat()
 	f := r.resolveNumberFormat(call.Argument(0), call.Argument(1))
 	return newStringValue(f.format(x))
+}
+
+// dateLocale is how a locale writes Date's toLocaleDateString,
+// toLocaleTimeString and toLocaleString without options (ICU patterns:
+// d, dd day; M, MM month; y year; H, HH 0–23 hour; h, hh 1–12 hour; mm
+// minute; ss second; a day period).
+type dateLocale struct {
+	date, time, join string
+	am, pm           string
+}
+
+// dateLocales are keyed as numberLocales (FlowScript patch 25), read from
+// Node 20 (ICU 78).
+var dateLocales = map[string]dateLocale{
+	"en-us": {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
+	"en-gb": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-br": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-pt": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"es-es": {"d/M/y", "H:mm:ss", ", ", "", ""},
+	"es-mx": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
+	"es-ar": {"d/M/y", "hh:mm:ss", ", ", "", ""},
+	"es-co": {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"es-cl": {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"de-de": {"d.M.y", "HH:mm:ss", ", ", "", ""},
+	"fr-fr": {"dd/MM/y", "HH:mm:ss", " ", "", ""},
+	"it-it": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+}
+
+// format writes t in pattern for l.
+func (l dateLocale) format(pattern string, t time.Time) string {
+	var b strings.Builder
+	for i := 0; i < len(pattern); {
+		c := pattern[i]
+		n := 1
+		for i+n < len(pattern) && pattern[i+n] == c {
+			n++
+		}
+		num := func(v int) {
+			s := strconv.Itoa(v)
+			if n == 2 && len(s) < 2 {
+				b.WriteByte('0')
+			}
+			b.WriteString(s)
+		}
+		switch c {
+		case 'd':
+			num(t.Day())
+		case 'M':
+			num(int(t.Month()))
+		case 'y':
+			b.WriteString(strconv.Itoa(t.Year()))
+		case 'H':
+			num(t.Hour())
+		case 'h':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			num(h)
+		case 'm':
+			num(t.Minute())
+		case 's':
+			num(t.Second())
+		case 'a':
+			if t.Hour() < 12 {
+				b.WriteString(l.am)
+			} else {
+				b.WriteString(l.pm)
+			}
+		default:
+			b.WriteString(pattern[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// localeDateString is Date's toLocale*String for the locales argument
+// when no options are given: which is "date", "time" or "both". ok is
+// false when options are given: the caller then writes what upstream
+// wrote, which ignores the locale and the options.
+func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) (string, bool) {
+	if options != nil && options != _undefined {
+		return "", false
+	}
+	l := dateLocales[strings.ToLower(r.numberLocaleFor(locales).tag)]
+	switch which {
+	case "date":
+		return l.format(l.date, t), true
+	case "time":
+		return l.format(l.time, t), true
+	}
+	return l.format(l.date, t) + l.join + l.format(l.time, t), true
 }

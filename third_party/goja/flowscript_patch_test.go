@@ -700,3 +700,10 @@ const probeIteratorWithoutNext = `(function () {
 func TestNumberToLocaleStringMatchesNode(t *testing.T) {
 	matchesFile(t, "number_locale", "number_locale.node.json")
 }
+
+// TestDateToLocaleStringsMatchNode runs testdata/flowscript/date_locale.js
+// (patch 25: Date's toLocale*String in 23 locale arguments, no options)
+// against Node 20's output (ICU 78).
+func TestDateToLocaleStringsMatchNode(t *testing.T) {
+	matchesFile(t, "date_locale", "date_locale.node.json")
+}

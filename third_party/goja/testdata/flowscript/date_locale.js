@@ -1,0 +1,22 @@
+// Date's toLocaleDateString, toLocaleTimeString and toLocaleString by
+// locale, without options (FlowScript patch 25): the same file runs in
+// Node (date_locale.node.json) and in goja. Local-time dates, so that the
+// fields are the same in any time zone.
+(function () {
+  const ds = [new Date(2020, 0, 5, 3, 4, 5), new Date(2020, 11, 25, 15, 14, 59), new Date(2020, 11, 25, 0, 0, 0),
+    new Date(2020, 11, 25, 12, 0, 0), new Date(1999, 9, 31, 23, 59, 9)];
+  const out = [];
+  for (const l of [undefined, "en-US", "en", "en-GB", "pt-BR", "pt", "pt-br", "pt-PT", "es", "es-ES", "es-MX", "es-AR",
+    "es-CO", "es-CL", "de", "de-DE", "fr", "fr-FR", "it", "it-IT", "xx", ["pt-BR"], []]) {
+    out.push(JSON.stringify(l) + " " + JSON.stringify(ds.map(d => [d.toLocaleDateString(l), d.toLocaleTimeString(l), d.toLocaleString(l)])));
+  }
+  out.push(new Date(NaN).toLocaleDateString("pt-BR"), new Date(NaN).toLocaleString("pt-BR"));
+  for (const bad of ["", "not a tag"]) {
+    try {
+      out.push(new Date(0).toLocaleDateString(bad));
+    } catch (e) {
+      out.push(e.name);
+    }
+  }
+  return JSON.stringify(out, null, 0);
+})()
