@@ -12,13 +12,15 @@ package goja
 // currency symbols. An option this code does not implement throws a
 // RangeError that names it, rather than format differently from Node.
 // Date's toLocale*String write the same locales' forms when they are given
-// no options (dateLocales). Intl itself stays absent.
+// no options, or timeZone alone (dateLocales). Intl itself stays absent.
 
 import (
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -641,12 +643,16 @@ func (l dateLocale) format(pattern string, t time.Time) string {
 }
 
 // localeDateString is Date's toLocale*String for the locales argument
-// when no options are given: which is "date", "time" or "both". ok is
-// false when options are given: the caller then writes what upstream
-// wrote, which ignores the locale and the options.
+// when no options are given, or only timeZone: which is "date", "time" or
+// "both". ok is false when other options are given: the caller then writes
+// what upstream wrote, which ignores the locale and the options.
 func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) (string, bool) {
 	if options != nil && options != _undefined {
-		return "", false
+		zone, ok := r.timeZoneOnly(options)
+		if !ok {
+			return "", false
+		}
+		t = t.In(zone)
 	}
 	l := dateLocales[strings.ToLower(r.numberLocaleFor(locales).tag)]
 	switch which {
@@ -657,3 +663,50 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 	}
 	return l.format(l.date, t) + l.join + l.format(l.time, t), true
 }
+
+// timeZoneOnly reads options that hold no option but timeZone (an IANA
+// name, or UTC in any case): its zone, or ok false when other options are
+// set. A zone that does not exist is Node's RangeError.
+func (r *Runtime) timeZoneOnly(options Value) (zone *time.Location, ok bool) {
+	obj := options.ToObject(r)
+	name := ""
+	for _, key := range obj.self.stringKeys(false, nil) {
+		if key.String() != "timeZone" {
+			return nil, false
+		}
+		if v := obj.self.getStr("timeZone", nil); v != nil && v != _undefined {
+			name = v.String()
+		}
+	}
+	if name == "" {
+		return time.Local, true
+	}
+	if strings.EqualFold(name, "UTC") || strings.EqualFold(name, "Etc/UTC") || strings.EqualFold(name, "GMT") {
+		return time.UTC, true
+	}
+	zone, err := loadZone(name)
+	if err != nil {
+		panic(r.newErrorf(r.getRangeError(), "Invalid time zone specified: %s", name))
+	}
+	return zone, true
+}
+
+var zones sync.Map // IANA name → *time.Location
+
+// loadZone loads an IANA zone once per process.
+func loadZone(name string) (*time.Location, error) {
+	if z, ok := zones.Load(name); ok {
+		return z.(*time.Location), nil
+	}
+	if strings.HasPrefix(name, "/") || strings.Contains(name, "..") || strings.ContainsAny(name, "\\") {
+		return nil, errBadZone
+	}
+	z, err := time.LoadLocation(name)
+	if err != nil || name == "Local" || name == "" {
+		return nil, errBadZone
+	}
+	zones.Store(name, z)
+	return z, nil
+}
+
+var errBadZone = errors.New("unknown time zone")

@@ -702,8 +702,9 @@ func TestNumberToLocaleStringMatchesNode(t *testing.T) {
 }
 
 // TestDateToLocaleStringsMatchNode runs testdata/flowscript/date_locale.js
-// (patch 25: Date's toLocale*String in 23 locale arguments, no options)
-// against Node 20's output (ICU 78).
+// (patch 25: Date's toLocale*String in 23 locale arguments without
+// options, and in five zones given as the only option) against Node 20's
+// output (ICU 78).
 func TestDateToLocaleStringsMatchNode(t *testing.T) {
 	matchesFile(t, "date_locale", "date_locale.node.json")
 }

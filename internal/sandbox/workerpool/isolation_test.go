@@ -35,3 +35,15 @@ Object.getPrototypeOf(function* () {}).constructor = 1; return "poisoned"`
 		}
 	}
 }
+
+// TestWorkersFormatDatesInAnyZone: a worker has no environment and maybe
+// no zoneinfo files, and a script may still name a zone for
+// toLocaleString (goja patch 25): the worker's embedded zones serve it.
+func TestWorkersFormatDatesInAnyZone(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{MaxParallel: 1}})
+	res := p.Run(context.Background(), sandbox.Request{Source: "const d = new Date(Date.UTC(2020, 11, 25, 1, 14, 59))\n" +
+		"return [d.toLocaleString('pt-BR', {timeZone: 'America/Sao_Paulo'}), d.toLocaleDateString('pt-BR'), (1234.5).toLocaleString('pt-BR')].join(' | ')"})
+	if want := "24/12/2020, 22:14:59 | 25/12/2020 | 1.234,5"; res.Err != nil || res.Output != want {
+		t.Errorf("got %q, %v; want %q", res.Output, res.Err, want)
+	}
+}

@@ -1,5 +1,5 @@
 // Date's toLocaleDateString, toLocaleTimeString and toLocaleString by
-// locale, without options (FlowScript patch 25): the same file runs in
+// locale, without options or with timeZone alone (FlowScript patch 25): the same file runs in
 // Node (date_locale.node.json) and in goja. Local-time dates, so that the
 // fields are the same in any time zone.
 (function () {
@@ -9,6 +9,20 @@
   for (const l of [undefined, "en-US", "en", "en-GB", "pt-BR", "pt", "pt-br", "pt-PT", "es", "es-ES", "es-MX", "es-AR",
     "es-CO", "es-CL", "de", "de-DE", "fr", "fr-FR", "it", "it-IT", "xx", ["pt-BR"], []]) {
     out.push(JSON.stringify(l) + " " + JSON.stringify(ds.map(d => [d.toLocaleDateString(l), d.toLocaleTimeString(l), d.toLocaleString(l)])));
+  }
+  // With timeZone as the only option, in that zone; UTC dates, so the same anywhere.
+  const u = new Date(Date.UTC(2020, 11, 25, 1, 14, 59));
+  for (const o of [{timeZone: "America/Sao_Paulo"}, {timeZone: "UTC"}, {timeZone: "Europe/Lisbon"}, {timeZone: "Asia/Tokyo"},
+    {timeZone: "America/Mexico_City"}]) {
+    out.push(JSON.stringify(o) + " " + [u.toLocaleString("pt-BR", o), u.toLocaleDateString("pt-BR", o), u.toLocaleTimeString("en-US", o),
+      u.toLocaleString("es-MX", o)].join(" | "));
+  }
+  for (const bad of ["Mars/Base", "../etc/passwd"]) {
+    try {
+      out.push(u.toLocaleString("pt-BR", {timeZone: bad}));
+    } catch (e) {
+      out.push(e.name + ": " + e.message);
+    }
   }
   out.push(new Date(NaN).toLocaleDateString("pt-BR"), new Date(NaN).toLocaleString("pt-BR"));
   for (const bad of ["", "not a tag"]) {
