@@ -249,25 +249,22 @@ var (
 // numberLocaleFor resolves the locales argument: undefined, a tag, or a
 // list whose first tag is used.
 func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
-	tag := ""
+	var tag string
 	switch {
 	case locales == nil || locales == _undefined:
+		return numberLocales["en-us"]
 	case isString(locales):
 		tag = locales.String()
 	default:
 		list := locales.ToObject(r)
-		if toLength(list.self.getStr("length", nil)) > 0 {
-			first := nilSafe(list.self.getIdx(valueInt(0), nil))
-			if !isString(first) {
-				if _, isObj := first.(*Object); !isObj {
-					panic(r.NewTypeError("Language ID should be string or object."))
-				}
-			}
-			tag = first.String()
+		if toLength(list.self.getStr("length", nil)) == 0 {
+			return numberLocales["en-us"]
 		}
-	}
-	if tag == "" && (locales == nil || locales == _undefined || !isString(locales)) {
-		return numberLocales["en-us"]
+		first := nilSafe(list.self.getIdx(valueInt(0), nil))
+		if _, isObj := first.(*Object); !isObj && !isString(first) {
+			panic(r.NewTypeError("Language ID should be string or object."))
+		}
+		tag = first.String()
 	}
 	if !localeTagSyntax.MatchString(tag) {
 		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
@@ -300,7 +297,7 @@ type numberFormat struct {
 }
 
 // option reads options[name], nil when absent or undefined.
-func (r *Runtime) option(options *Object, name unistring.String) Value {
+func option(options *Object, name unistring.String) Value {
 	if options == nil {
 		return nil
 	}
@@ -334,13 +331,13 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 		panic(r.newErrorf(r.getRangeError(), format, args...))
 	}
 	for _, o := range unsupportedNumberOptions {
-		if v := r.option(options, o.name); v != nil && v.String() != o.allowed {
+		if v := option(options, o.name); v != nil && v.String() != o.allowed {
 			rangeErr("toLocaleString: the option %s (%s) is not supported in this sandbox; supported: style (decimal, percent, currency), "+
 				"currency, currencyDisplay (symbol, narrowSymbol, code), minimumIntegerDigits, minimumFractionDigits, maximumFractionDigits, useGrouping",
 				o.name, v.String())
 		}
 	}
-	if v := r.option(options, "style"); v != nil {
+	if v := option(options, "style"); v != nil {
 		switch f.style = v.String(); f.style {
 		case "decimal", "percent", "currency":
 		case "unit":
@@ -350,7 +347,7 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 		}
 	}
 	code := ""
-	if v := r.option(options, "currency"); v != nil {
+	if v := option(options, "currency"); v != nil {
 		code = v.String()
 		if !currencySyntax.MatchString(code) {
 			rangeErr("Invalid currency code : %s", code)
@@ -358,7 +355,7 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 		code = strings.ToUpper(code)
 	}
 	display := "symbol"
-	if v := r.option(options, "currencyDisplay"); v != nil {
+	if v := option(options, "currencyDisplay"); v != nil {
 		switch display = v.String(); display {
 		case "symbol", "narrowSymbol", "code":
 		case "name":
@@ -371,7 +368,7 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 		panic(r.NewTypeError("Currency code is required with currency style."))
 	}
 	digitsOption := func(name unistring.String, lo, hi int) (int, bool) {
-		v := r.option(options, name)
+		v := option(options, name)
 		if v == nil {
 			return 0, false
 		}
@@ -386,7 +383,7 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 	}
 	minFrac, hasMin := digitsOption("minimumFractionDigits", 0, 100)
 	maxFrac, hasMax := digitsOption("maximumFractionDigits", 0, 100)
-	if v := r.option(options, "useGrouping"); v != nil {
+	if v := option(options, "useGrouping"); v != nil {
 		switch s := v.String(); {
 		case s == "always" || s == "auto" || s == "min2":
 			f.grouping = s
@@ -669,18 +666,16 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 // set. A zone that does not exist is Node's RangeError.
 func (r *Runtime) timeZoneOnly(options Value) (zone *time.Location, ok bool) {
 	obj := options.ToObject(r)
-	name := ""
 	for _, key := range obj.self.stringKeys(false, nil) {
 		if key.String() != "timeZone" {
 			return nil, false
 		}
-		if v := obj.self.getStr("timeZone", nil); v != nil && v != _undefined {
-			name = v.String()
-		}
 	}
-	if name == "" {
+	v := obj.self.getStr("timeZone", nil)
+	if v == nil || v == _undefined {
 		return time.Local, true
 	}
+	name := v.String()
 	if strings.EqualFold(name, "UTC") || strings.EqualFold(name, "Etc/UTC") || strings.EqualFold(name, "GMT") {
 		return time.UTC, true
 	}
@@ -693,16 +688,18 @@ func (r *Runtime) timeZoneOnly(options Value) (zone *time.Location, ok bool) {
 
 var zones sync.Map // IANA name → *time.Location
 
-// loadZone loads an IANA zone once per process.
+// loadZone loads an IANA zone once per process. time.LoadLocation refuses
+// paths; "" and "Local" are its names for UTC and the process's zone, not
+// IANA zones.
 func loadZone(name string) (*time.Location, error) {
 	if z, ok := zones.Load(name); ok {
 		return z.(*time.Location), nil
 	}
-	if strings.HasPrefix(name, "/") || strings.Contains(name, "..") || strings.ContainsAny(name, "\\") {
+	if name == "" || name == "Local" {
 		return nil, errBadZone
 	}
 	z, err := time.LoadLocation(name)
-	if err != nil || name == "Local" || name == "" {
+	if err != nil {
 		return nil, errBadZone
 	}
 	zones.Store(name, z)

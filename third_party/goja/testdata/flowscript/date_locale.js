@@ -17,7 +17,7 @@
     out.push(JSON.stringify(o) + " " + [u.toLocaleString("pt-BR", o), u.toLocaleDateString("pt-BR", o), u.toLocaleTimeString("en-US", o),
       u.toLocaleString("es-MX", o)].join(" | "));
   }
-  for (const bad of ["Mars/Base", "../etc/passwd"]) {
+  for (const bad of ["Mars/Base", "../etc/passwd", "/etc/localtime", "", "Local"]) {
     try {
       out.push(u.toLocaleString("pt-BR", {timeZone: bad}));
     } catch (e) {
