@@ -90,12 +90,13 @@ func (r *Runtime) FunctionPrototype() *Object {
 // those of its template, the data property name with value and the given
 // attributes, as DefineDataProperty would, without making the template's
 // value first: it keeps its place among o's properties. The attributes
-// come in DefineDataProperty's order. It applies only to the properties
-// replaceable names (configurable data properties of their templates, so
-// that DefineDataProperty would replace them too), with every attribute
-// given, and only until they are read; otherwise it is DefineDataProperty. A sandbox
-// that puts a thrower in place of the Function constructor thus never
-// makes the constructor (FlowScript patch 24).
+// come in DefineDataProperty's order, and all must be given. It applies
+// only to the properties that replaceable names (configurable data
+// properties of their templates, so that DefineDataProperty would replace
+// them too), and only until they are read; otherwise it is
+// DefineDataProperty. A sandbox that puts a thrower in place of the
+// Function constructor thus never makes the constructor (FlowScript patch
+// 24).
 func (o *Object) ReplaceBuiltin(name string, value Value, writable, configurable, enumerable Flag) error {
 	var t *templatedObject
 	switch self := o.self.(type) {

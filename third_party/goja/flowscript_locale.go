@@ -573,21 +573,21 @@ type dateLocale struct {
 	am, pm           string
 }
 
-// dateLocales are keyed as numberLocales (FlowScript patch 25), read from
-// Node 20 (ICU 78).
+// dateLocales are keyed by the tags of numberLocales (FlowScript patch
+// 25), read from Node 20 (ICU 78).
 var dateLocales = map[string]dateLocale{
-	"en-us": {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
-	"en-gb": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-br": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-pt": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"es-es": {"d/M/y", "H:mm:ss", ", ", "", ""},
-	"es-mx": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
-	"es-ar": {"d/M/y", "hh:mm:ss", ", ", "", ""},
-	"es-co": {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"es-cl": {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"de-de": {"d.M.y", "HH:mm:ss", ", ", "", ""},
-	"fr-fr": {"dd/MM/y", "HH:mm:ss", " ", "", ""},
-	"it-it": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"en-US": {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
+	"en-GB": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-BR": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-PT": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"es-ES": {"d/M/y", "H:mm:ss", ", ", "", ""},
+	"es-MX": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
+	"es-AR": {"d/M/y", "hh:mm:ss", ", ", "", ""},
+	"es-CO": {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"es-CL": {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"de-DE": {"d.M.y", "HH:mm:ss", ", ", "", ""},
+	"fr-FR": {"dd/MM/y", "HH:mm:ss", " ", "", ""},
+	"it-IT": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
 }
 
 // format writes t in pattern for l.
@@ -651,7 +651,7 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 		}
 		t = t.In(zone)
 	}
-	l := dateLocales[strings.ToLower(r.numberLocaleFor(locales).tag)]
+	l := dateLocales[r.numberLocaleFor(locales).tag]
 	switch which {
 	case "date":
 		return l.format(l.date, t), true
