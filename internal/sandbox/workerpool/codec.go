@@ -28,8 +28,11 @@ import (
 //	check:  id u64 · timeout-ns i64 · source str · count uvarint · (name str)*
 //	report: id u64 · flags byte · [reason byte]  when flags has replyRetiring
 //	        · duration-ns i64 · JSON of {report, error}
+//
+// A reply's flags may also carry replyCollecting (frame.Collecting).
 const (
 	replyRetiring       = 1 << 0
+	replyCollecting     = 1 << 7
 	resultHasError      = 1 << 1
 	resultHasLogs       = 1 << 2
 	resultLogsTruncated = 1 << 3
@@ -88,7 +91,8 @@ func decodeJob(payload []byte, req *sandbox.Request) (id uint64, err error) {
 	return id, d.end("job")
 }
 
-func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireReason) []byte {
+func appendResult(buf []byte, f *frame) []byte {
+	res := f.Result
 	var flags byte
 	if res.Err != nil {
 		flags |= resultHasError
@@ -102,7 +106,7 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 	if res.Suspended != nil {
 		flags |= resultSuspended
 	}
-	buf = appendReplyHead(buf, id, flags, retiring)
+	buf = appendReplyHead(buf, f, flags)
 	buf = binary.BigEndian.AppendUint64(buf, uint64(res.Duration))
 	buf = appendString(buf, res.Output)
 	if e := res.Err; e != nil {
@@ -127,9 +131,11 @@ func appendResult(buf []byte, id uint64, res *sandbox.Result, retiring retireRea
 	return buf
 }
 
-func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring retireReason, err error) {
+func decodeResult(payload []byte, f *frame) error {
+	f.Result = new(sandbox.Result)
+	res := f.Result
 	d := decoder{b: payload}
-	id, flags, retiring := d.replyHead("result", resultHasError|resultHasLogs|resultLogsTruncated|resultSuspended)
+	flags := d.replyHead(f, "result", resultHasError|resultHasLogs|resultLogsTruncated|resultSuspended)
 	res.Duration = time.Duration(d.uint64())
 	res.Output = d.string()
 	if flags&resultHasError != 0 {
@@ -140,7 +146,7 @@ func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring reti
 		// Each line takes at least three bytes (two empty strings and a 0).
 		if n := d.uvarint(); n > 0 && d.err == nil {
 			if n > uint64(len(d.b))/3 {
-				return 0, 0, fmt.Errorf("%d log lines announced in %d bytes", n, len(d.b))
+				return fmt.Errorf("%d log lines announced in %d bytes", n, len(d.b))
 			}
 			res.Logs = make([]sandbox.LogEntry, n)
 			for i := range res.Logs {
@@ -152,7 +158,7 @@ func decodeResult(payload []byte, res *sandbox.Result) (id uint64, retiring reti
 	if flags&resultSuspended != 0 {
 		res.Suspended = &sandbox.Suspension{Request: []byte(d.string()), Journal: []byte(d.string())}
 	}
-	return id, retiring, d.end("result")
+	return d.end("result")
 }
 
 func appendHostCall(buf []byte, id uint64, c *sandbox.HostCall) []byte {
@@ -197,35 +203,41 @@ func decodeHostReply(payload []byte, r *sandbox.HostReply) (id uint64, err error
 	return id, d.end("host reply")
 }
 
-// appendReplyHead writes what every reply starts with: the request's id,
-// the flags and, when the worker retires after it, why.
-func appendReplyHead(buf []byte, id uint64, flags byte, retiring retireReason) []byte {
-	if retiring != retireNone {
+// appendReplyHead writes what every reply f starts with: the request's id,
+// the flags (the kind's, and what the worker does after answering) and,
+// when the worker retires after it, why.
+func appendReplyHead(buf []byte, f *frame, flags byte) []byte {
+	if f.Retiring != retireNone {
 		flags |= replyRetiring
 	}
-	buf = binary.BigEndian.AppendUint64(buf, id)
+	if f.Collecting {
+		flags |= replyCollecting
+	}
+	buf = binary.BigEndian.AppendUint64(buf, f.ID)
 	buf = append(buf, flags)
-	if retiring != retireNone {
-		buf = append(buf, byte(retiring))
+	if f.Retiring != retireNone {
+		buf = append(buf, byte(f.Retiring))
 	}
 	return buf
 }
 
-// replyHead reads what appendReplyHead wrote; known are the flags the
-// reply's kind may set besides replyRetiring.
-func (d *decoder) replyHead(kind string, known byte) (id uint64, flags byte, retiring retireReason) {
-	id = d.uint64()
+// replyHead reads what appendReplyHead wrote into f and returns the flags;
+// known are the flags the reply's kind may set besides those of every
+// reply.
+func (d *decoder) replyHead(f *frame, kind string, known byte) (flags byte) {
+	f.ID = d.uint64()
 	flags = d.byte()
 	if flags&replyRetiring != 0 {
-		retiring = retireReason(d.byte())
-		if (retiring == retireNone || retiring >= retireReasons) && d.err == nil {
-			d.err = fmt.Errorf("unknown retirement reason %d", retiring)
+		f.Retiring = retireReason(d.byte())
+		if (f.Retiring == retireNone || f.Retiring >= retireReasons) && d.err == nil {
+			d.err = fmt.Errorf("unknown retirement reason %d", f.Retiring)
 		}
 	}
-	if flags&^(replyRetiring|known) != 0 && d.err == nil {
+	f.Collecting = flags&replyCollecting != 0
+	if flags&^(replyRetiring|replyCollecting|known) != 0 && d.err == nil {
 		d.err = fmt.Errorf("unknown %s flags %#x", kind, flags)
 	}
-	return id, flags, retiring
+	return flags
 }
 
 func appendCheck(buf []byte, id uint64, req *checkRequest) []byte {
@@ -264,15 +276,17 @@ func decodeCheck(payload []byte, req *checkRequest) (id uint64, err error) {
 	return id, d.end("check")
 }
 
-func appendReport(buf []byte, id uint64, rep *checkReport, retiring retireReason) ([]byte, error) {
-	buf = appendReplyHead(buf, id, 0, retiring)
-	buf = binary.BigEndian.AppendUint64(buf, uint64(rep.Duration))
-	return appendJSON(buf, rep)
+func appendReport(buf []byte, f *frame) ([]byte, error) {
+	buf = appendReplyHead(buf, f, 0)
+	buf = binary.BigEndian.AppendUint64(buf, uint64(f.Report.Duration))
+	return appendJSON(buf, f.Report)
 }
 
-func decodeReport(payload []byte, rep *checkReport) (id uint64, retiring retireReason, err error) {
+func decodeReport(payload []byte, f *frame) error {
+	f.Report = new(checkReport)
+	rep := f.Report
 	d := decoder{b: payload}
-	id, _, retiring = d.replyHead("report", 0)
+	d.replyHead(f, "report", 0)
 	rep.Duration = time.Duration(d.uint64())
 	if d.err == nil {
 		if err := json.Unmarshal(d.b, rep); err != nil {
@@ -283,7 +297,7 @@ func decodeReport(payload []byte, rep *checkReport) (id uint64, retiring retireR
 	if d.err == nil && rep.Err != nil && rep.Err.Code == "" {
 		d.err = errors.New("an error without a code")
 	}
-	return id, retiring, d.end("report")
+	return d.end("report")
 }
 
 func appendString(buf []byte, s string) []byte {

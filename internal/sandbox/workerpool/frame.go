@@ -105,6 +105,10 @@ type frame struct {
 	// Retiring, on a reply, says the worker exits after this answer, on
 	// purpose, and why (retireNone: it stays).
 	Retiring retireReason
+	// Collecting, on a reply, says the worker measures its baseline (a full
+	// GC, a few milliseconds) after this answer, before it reads the next
+	// request: the pool gives it a job only when no other worker is idle.
+	Collecting bool
 }
 
 // retireReason says why a worker exits after answering: a planned
@@ -216,11 +220,11 @@ func appendFrame(buf []byte, f *frame) ([]byte, error) {
 	case f.Kind == kindJob && f.Job != nil:
 		buf = appendJob(buf, f.ID, f.Job)
 	case f.Kind == kindResult && f.Result != nil:
-		buf = appendResult(buf, f.ID, f.Result, f.Retiring)
+		buf = appendResult(buf, f)
 	case f.Kind == kindCheck && f.Check != nil:
 		buf = appendCheck(buf, f.ID, f.Check)
 	case f.Kind == kindReport && f.Report != nil:
-		buf, err = appendReport(buf, f.ID, f.Report, f.Retiring)
+		buf, err = appendReport(buf, f)
 	case f.Kind == kindHostCall && f.HostCall != nil:
 		buf = appendHostCall(buf, f.ID, f.HostCall)
 	case f.Kind == kindHostReply && f.HostReply != nil:
@@ -303,14 +307,12 @@ func decodeBody(body []byte) (*frame, error) {
 		f.Job = new(sandbox.Request)
 		f.ID, err = decodeJob(payload, f.Job)
 	case kindResult:
-		f.Result = new(sandbox.Result)
-		f.ID, f.Retiring, err = decodeResult(payload, f.Result)
+		err = decodeResult(payload, f)
 	case kindCheck:
 		f.Check = new(checkRequest)
 		f.ID, err = decodeCheck(payload, f.Check)
 	case kindReport:
-		f.Report = new(checkReport)
-		f.ID, f.Retiring, err = decodeReport(payload, f.Report)
+		err = decodeReport(payload, f)
 	case kindHostCall:
 		f.HostCall = new(sandbox.HostCall)
 		f.ID, err = decodeHostCall(payload, f.HostCall)

@@ -53,7 +53,7 @@ func TestReadFrameRejects(t *testing.T) {
 		{"job with bytes left over", string(withTrailingByte(t, &frame{Kind: kindJob, ID: 1, Job: &sandbox.Request{Source: "x"}})), "1 bytes left"},
 		{"string past the end", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x7f\x01", "ends inside a field"},
 		{"input count over the body", frameMagic + "\x00\x00\x00\x13j" + strings.Repeat("\x00", 16) + "\x00\x7f", "127 inputs announced in 0 bytes"},
-		{"unknown result flag", frameMagic + "\x00\x00\x00\x13R" + strings.Repeat("\x00", 8) + "\x80" + strings.Repeat("\x00", 9), "unknown result flags 0x80"},
+		{"unknown result flag", frameMagic + "\x00\x00\x00\x13R" + strings.Repeat("\x00", 8) + "\x40" + strings.Repeat("\x00", 9), "unknown result flags 0x40"},
 		{"unknown retirement reason", frameMagic + "\x00\x00\x00\x14R" + strings.Repeat("\x00", 8) + "\x01\x09" + strings.Repeat("\x00", 9), "unknown retirement reason 9"},
 		{"retiring without a reason", frameMagic + "\x00\x00\x00\x14R" + strings.Repeat("\x00", 8) + "\x01\x00" + strings.Repeat("\x00", 9), "unknown retirement reason 0"},
 		{"report that is not JSON", frameMagic + "\x00\x00\x00\x13K" + strings.Repeat("\x00", 8) + "\x00" + strings.Repeat("\x00", 8) + "{", "report:"},
@@ -102,6 +102,7 @@ func TestFrameKindsRoundTrip(t *testing.T) {
 		{Kind: kindResult, ID: 3, Result: &sandbox.Result{Output: "", Duration: time.Millisecond}},
 		{Kind: kindResult, ID: 4, Retiring: retirePanic, Result: &sandbox.Result{Duration: 1, Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "m"}}},
 		{Kind: kindResult, ID: 5, Retiring: retireSpent, Result: &sandbox.Result{Output: "x"}},
+		{Kind: kindResult, ID: 11, Collecting: true, Result: &sandbox.Result{Output: "x", Logs: []sandbox.LogEntry{{Level: "log", Message: "m", Line: 1}}}},
 		{Kind: kindCheck, ID: 6, Check: &checkRequest{Timeout: time.Second, Source: "return 1", InputNames: []string{"a", "é"}}},
 		{Kind: kindCheck, ID: 7, Check: &checkRequest{Source: ""}},
 		// No inputs (a test run) stays apart from unknown ones (a save).
@@ -111,6 +112,7 @@ func TestFrameKindsRoundTrip(t *testing.T) {
 			Findings: []guardrails.Finding{{Code: guardrails.CodeProcess, Severity: guardrails.SeverityError, Name: "process", Message: "m", Line: 3, Column: 4}},
 			Parse:    &sandbox.Error{Code: sandbox.CodeSyntaxError, Message: "y"},
 		}}},
+		{Kind: kindReport, ID: 12, Collecting: true, Report: &checkReport{Report: guardrails.Report{Findings: []guardrails.Finding{}}}},
 		{Kind: kindReport, ID: 9, Retiring: retireBaseline, Report: &checkReport{Report: guardrails.Report{Findings: []guardrails.Finding{}},
 			Err: &sandbox.Error{Code: sandbox.CodeMemoryLimit, Message: "m"}}},
 	} {

@@ -1,6 +1,9 @@
 package workerpool
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // idleSet holds the idle workers, most recently used first. A job goes to
 // the worker that finished last: its pages and caches are warm and its
@@ -25,6 +28,15 @@ func newIdleSet(n int) *idleSet {
 func (s *idleSet) put(proc *process) {
 	s.mu.Lock()
 	s.stack = append(s.stack, proc)
+	s.mu.Unlock()
+	s.tokens <- struct{}{}
+}
+
+// putUnder adds proc under the other idle workers: it gets a job only when
+// none of them is left.
+func (s *idleSet) putUnder(proc *process) {
+	s.mu.Lock()
+	s.stack = slices.Insert(s.stack, 0, proc)
 	s.mu.Unlock()
 	s.tokens <- struct{}{}
 }

@@ -62,3 +62,50 @@ func TestSequentialJobsReuseOneWorker(t *testing.T) {
 		t.Errorf("jobs per worker used: %v; want all 6 on one worker", used)
 	}
 }
+
+func TestIdleSetPutUnderGoesLast(t *testing.T) {
+	s := newIdleSet(3)
+	a, b, c := &process{pid: 1}, &process{pid: 2}, &process{pid: 3}
+	s.put(a)
+	s.putUnder(b)
+	s.put(c)
+	var got []int
+	for range 3 {
+		<-s.tokens
+		got = append(got, s.pop().pid)
+	}
+	if want := []int{3, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("popped %v; want %v", got, want)
+	}
+}
+
+// TestCollectingWorkerGetsTheNextJobLast: jobs that come one at a time stay
+// on one worker until its baseline measure falls due (remeasureEvery
+// jobs); it then answers that it is collecting, and the next jobs go to
+// another worker while it runs that GC.
+func TestCollectingWorkerGetsTheNextJobLast(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{MaxParallel: 2, Timeout: 5 * time.Second}})
+	sent := func() []uint64 {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		var n []uint64
+		for proc := range p.live {
+			n = append(n, proc.nextID)
+		}
+		slices.Sort(n)
+		return n
+	}
+	if before := sent(); !slices.Equal(before, []uint64{0, 0}) {
+		t.Fatalf("requests sent before the test: %v", before)
+	}
+	const extra = 5
+	for range remeasureEvery + extra {
+		if res := p.Run(context.Background(), sandbox.Request{Source: "return 1"}); !res.OK() {
+			t.Fatalf("run: %v", res.Err)
+		}
+	}
+	got := sent()
+	if got[0] == 0 || got[0]+got[1] != remeasureEvery+extra {
+		t.Errorf("jobs per worker: %v; want both workers used, the second once the first was due to measure", got)
+	}
+}

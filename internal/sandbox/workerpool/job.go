@@ -100,7 +100,7 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 
 	timeout := p.timeoutFor(ctx, req.timeout())
 	if timeout <= 0 {
-		p.release(proc)
+		p.release(proc, false)
 		return outcome{err: causeOf(ctx)}, true
 	}
 	f := req.frame(timeout)
@@ -111,7 +111,7 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 		err = p.oversized(size)
 	}
 	if err != nil {
-		p.release(proc)
+		p.release(proc, false)
 		se := sandbox.AsError(err)
 		if se == nil {
 			se = &sandbox.Error{Code: sandbox.CodeInvalidInput, Message: err.Error()}
@@ -165,7 +165,7 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 		p.retire(proc, reply.Retiring)
 	default:
 		proc.slot.failures.Store(0)
-		p.release(proc)
+		p.release(proc, reply.Collecting)
 	}
 	return outcome{reply: reply}, true
 }

@@ -305,13 +305,18 @@ func (p *Pool) spawn(ctx context.Context, s *slot) (*process, error) {
 }
 
 // release puts a healthy worker back in the idle set, or stops it when the
-// pool closed meanwhile.
-func (p *Pool) release(proc *process) {
+// pool closed meanwhile. A worker that is collecting its garbage goes
+// under the others (Collecting).
+func (p *Pool) release(proc *process, collecting bool) {
 	proc.busy.Store(false)
 	p.mu.Lock()
 	closed := p.closed
-	if !closed {
-		p.idle.put(proc) // never blocks: it holds one place per slot
+	switch {
+	case closed:
+	case collecting:
+		p.idle.putUnder(proc) // never blocks: it holds one place per slot
+	default:
+		p.idle.put(proc)
 	}
 	p.mu.Unlock()
 	if closed {
@@ -354,7 +359,7 @@ func (p *Pool) respawn(s *slot) {
 		}
 		proc, err := p.spawn(context.Background(), s)
 		if err == nil {
-			p.release(proc)
+			p.release(proc, false)
 			return
 		}
 		if p.isClosed() {

@@ -153,11 +153,14 @@ const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 //     two samples even when a GC freed it before the job ended. A worker
 //     past it retires after answering, so the next job starts below it.
 //
-// B is measured (a GC, then the live heap) before a job whenever garbage
-// or programs added since the last measure could make it stale, and at
-// least every remeasureEvery jobs; in between it is the last measure plus
-// the cost of the programs cached since (sandbox.ProgramCacheStats), an
-// overestimate. The program cache is bounded (cacheBytesFor); a baseline
+// B is measured (a GC, then the live heap) whenever garbage or programs
+// added since the last measure could make it stale, and at least every
+// remeasureEvery jobs: after the answer to the request that made it due,
+// before the next request is read (the answer says so, and the pool gives
+// that worker a job only when no other is idle), so that no job waits for
+// the GC while another worker could run it; in between it is the last
+// measure plus the cost of the programs cached since
+// (sandbox.ProgramCacheStats), an overestimate. The program cache is bounded (cacheBytesFor); a baseline
 // measured past its bound plus S/2 means something else grew: the worker
 // retires cleanly after its next answer (retireBaseline).
 type worker struct {
@@ -298,16 +301,31 @@ type budget struct {
 	retire bool
 }
 
-// jobBudget measures the baseline when it may be stale and returns the
-// thresholds of the next job.
-func (w *worker) jobBudget() budget {
+// measureDue says whether the baseline may be stale: garbage or programs
+// added since the last measure could have moved it, or remeasureEvery jobs
+// have passed.
+func (w *worker) measureDue() bool {
 	_, added := sandbox.ProgramCacheStats()
 	b := w.measured + (added - w.addedAtMeasure)
-	if w.heapAfterLastJob > b+w.script/2 || b-w.measured > w.script/2 || w.jobsSinceMeasure >= remeasureEvery {
-		runtime.GC()
-		w.measured, w.addedAtMeasure, w.jobsSinceMeasure = readMemory().liveHeap, added, 0
-		b = w.measured
+	return w.heapAfterLastJob > b+w.script/2 || b-w.measured > w.script/2 || w.jobsSinceMeasure >= remeasureEvery
+}
+
+// measure takes the baseline: a full GC, then the live heap.
+func (w *worker) measure() {
+	_, added := sandbox.ProgramCacheStats()
+	runtime.GC()
+	w.measured, w.addedAtMeasure, w.jobsSinceMeasure = readMemory().liveHeap, added, 0
+}
+
+// jobBudget returns the thresholds of the next job, measuring the baseline
+// first if it may be stale. serve measures it after an answer whenever it
+// is due, so a job seldom waits for that GC here.
+func (w *worker) jobBudget() budget {
+	if w.measureDue() {
+		w.measure()
 	}
+	_, added := sandbox.ProgramCacheStats()
+	b := w.measured + (added - w.addedAtMeasure)
 	w.jobsSinceMeasure++
 	growth := b - min(b, w.start.liveHeap)
 	w.maxGrowth = max(w.maxGrowth, growth)
@@ -401,6 +419,10 @@ func (w *worker) serve() int {
 			_, _ = fmt.Fprintf(w.stderr, "flowscript-worker: reading a request: %v\n", err)
 			return exitProtocol
 		}
+		// A measure due after this request is taken before the next one
+		// is read, not on its time; the pool, told so, sends it to another
+		// worker when one is idle.
+		reply.Collecting = reply.Retiring == retireNone && w.measureDue()
 		buf, err = appendFrame(buf[:0], reply)
 		if err == nil {
 			_, err = w.out.Write(buf)
@@ -414,6 +436,9 @@ func (w *worker) serve() int {
 		}
 		if reply.Retiring != retireNone {
 			return exitRetired
+		}
+		if reply.Collecting {
+			w.measure()
 		}
 		release.Reset(idleRelease)
 	}
