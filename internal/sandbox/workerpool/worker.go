@@ -301,13 +301,14 @@ type budget struct {
 	retire bool
 }
 
-// measureDue says whether the baseline may be stale: garbage or programs
-// added since the last measure could have moved it, or remeasureEvery jobs
-// have passed.
-func (w *worker) measureDue() bool {
+// baseline is B: the last measure plus the cost of the programs cached
+// since. due says whether B may be stale (garbage or programs added since
+// the last measure could have moved it, or remeasureEvery jobs have
+// passed) and is to be measured.
+func (w *worker) baseline() (b uint64, due bool) {
 	_, added := sandbox.ProgramCacheStats()
-	b := w.measured + (added - w.addedAtMeasure)
-	return w.heapAfterLastJob > b+w.script/2 || b-w.measured > w.script/2 || w.jobsSinceMeasure >= remeasureEvery
+	b = w.measured + (added - w.addedAtMeasure)
+	return b, w.heapAfterLastJob > b+w.script/2 || b-w.measured > w.script/2 || w.jobsSinceMeasure >= remeasureEvery
 }
 
 // measure takes the baseline: a full GC, then the live heap.
@@ -321,11 +322,11 @@ func (w *worker) measure() {
 // first if it may be stale. serve measures it after an answer whenever it
 // is due, so a job seldom waits for that GC here.
 func (w *worker) jobBudget() budget {
-	if w.measureDue() {
+	b, due := w.baseline()
+	if due {
 		w.measure()
+		b = w.measured
 	}
-	_, added := sandbox.ProgramCacheStats()
-	b := w.measured + (added - w.addedAtMeasure)
 	w.jobsSinceMeasure++
 	growth := b - min(b, w.start.liveHeap)
 	w.maxGrowth = max(w.maxGrowth, growth)
@@ -422,7 +423,8 @@ func (w *worker) serve() int {
 		// A measure due after this request is taken before the next one
 		// is read, not on its time; the pool, told so, sends it to another
 		// worker when one is idle.
-		reply.Collecting = reply.Retiring == retireNone && w.measureDue()
+		_, due := w.baseline()
+		reply.Collecting = reply.Retiring == retireNone && due
 		buf, err = appendFrame(buf[:0], reply)
 		if err == nil {
 			_, err = w.out.Write(buf)
