@@ -101,6 +101,11 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, erro
 		return nil, err
 	}
 	if t != nil && !fits(t, tok) {
+		if n, ok := tok.(json.Number); ok {
+			if lo, hi, ok := integerRange(t); ok && isWhole(string(n)) {
+				return rangeError(path, lo, hi, string(n)), nil
+			}
+		}
 		return kindError(path, t, tokenKind(tok)), nil
 	}
 	delim, ok := tok.(json.Delim)
@@ -349,6 +354,8 @@ func decodeError(err error, limit int64) *httpError {
 		return bad("the body is empty: send a JSON object")
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return bad("the body ends in the middle of a JSON value")
+	case errors.As(err, &syntax) && syntax.Offset == 1 && strings.HasPrefix(syntax.Error(), "invalid character 'ï'"):
+		return bad("the body starts with a byte order mark (EF BB BF): send the JSON without it")
 	case errors.As(err, &syntax):
 		return bad("the body is not valid JSON at byte %d: %s", syntax.Offset, syntax.Error())
 	case errors.As(err, &typ): // checkKeys found nothing: encoding/json's own path
@@ -368,6 +375,40 @@ func kindError(path string, t reflect.Type, got string) *httpError {
 	want := jsonKind(t.Kind().String())
 	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
 		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
+}
+
+// integerRange is the range of the integer type t as text, ok false when t
+// is no integer type.
+func integerRange(t reflect.Type) (lo, hi string, ok bool) {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		if t == wholeNumberType {
+			return "-9007199254740992", "9007199254740992", true // ±2^53, parseWhole
+		}
+		return strconv.FormatInt(-1<<(t.Bits()-1), 10), strconv.FormatInt(1<<(t.Bits()-1)-1, 10), true
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "0", strconv.FormatUint(1<<t.Bits()-1, 10), true
+	}
+	return "", "", false
+}
+
+// isWhole reports whether the JSON number text is a whole number, however
+// large (1e400 is one).
+func isWhole(text string) bool {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return false
+	}
+	return math.IsInf(f, 0) || f == math.Trunc(f)
+}
+
+// rangeError is the answer to a whole number outside its field's range.
+func rangeError(path, lo, hi, got string) *httpError {
+	if len(got) > 32 {
+		got = got[:32] + "…"
+	}
+	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be an integer from %s to %s, got %s", path, lo, hi, got),
+		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be an integer from %s to %s", path, lo, hi)})
 }
 
 func unknownField(name string) *httpError {

@@ -29,6 +29,9 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		{"lone low surrogate", "/api/script-templates", `{"name":"a\udc00b","source":"return 1"}`, CodeInvalidUTF8, "", "surrogate"},
 		{"reversed pair", "/api/script-templates", `{"name":"\ude00\ud83d","source":"return 1"}`, CodeInvalidUTF8, "", "surrogate"},
 		{"unknown field", "/api/script-templates", `{"name":"a","source":"return 1","owner":"x"}`, CodeUnknownField, "owner", "unknown field"},
+		{"byte order mark", "/api/script-templates", "\ufeff" + `{"name":"a","source":"return 1"}`, CodeInvalidJSON, "", "byte order mark"},
+		{"integer too large", "/api/scripts/test", `{"source":"return 1","timeoutMs":99999999999999999999999}`, CodeInvalidJSON, "timeoutMs", "must be an integer from -9007199254740992 to 9007199254740992, got 99999999999999999999999"},
+		{"fraction for an integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":1.5}`, CodeInvalidJSON, "timeoutMs", "must be an integer, got number"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := a.authed("POST", tt.path, tt.body)
@@ -70,4 +73,23 @@ func FuzzLoneSurrogate(f *testing.F) {
 			t.Errorf("loneSurrogate(%q) = %d, not at a backslash", raw, at)
 		}
 	})
+}
+
+// An unknown path's 404 says what to change: the trailing slash, or where
+// the routes are listed.
+func TestUnknownPathsSayWhatToChange(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	tpl := a.create("slash", "return 1")
+	for path, want := range map[string]string{
+		"/api/script-templates/" + tpl.ID.String() + "/": "drop the trailing slash",
+		"/api/scripts":      "the routes are in /api/openapi.json",
+		"/script-templates": "the routes are under /api",
+	} {
+		r := a.authed("GET", path, nil)
+		wantStatus(t, r, http.StatusNotFound)
+		if e := r.apiErr(t); !strings.Contains(e.Message, want) {
+			t.Errorf("GET %s: %q, want it to say %q", path, e.Message, want)
+		}
+	}
 }

@@ -102,15 +102,17 @@ func ifMatch(values []string, tag string) (star, match bool) {
 	return star, match
 }
 
-// precondition evaluates a write's If-Match against the template as it
-// is: with none it returns 0 (write whatever the version); otherwise the
-// version the write must still find (0 for "*"), 404 when the template
-// does not exist, or 412 PRECONDITION_FAILED when no tag matches. The
-// store checks the version again in the write itself, so a change made
-// between the two is refused too.
+// precondition evaluates a write's If-Match and If-None-Match against the
+// template as it is: with neither it returns 0 (write whatever the
+// version); otherwise the version the write must still find (0 for "*" or
+// with If-None-Match alone), 404 when the template does not exist, or 412
+// PRECONDITION_FAILED when no If-Match tag matches or an If-None-Match one
+// does (RFC 9110 §13.1.2: "*" matches any template). The store checks the
+// version again in the write itself, so a change made between the two is
+// refused too.
 func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
-	values := r.Header.Values("If-Match")
-	if len(values) == 0 {
+	values, none := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
+	if len(values) == 0 && len(none) == 0 {
 		return 0, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
@@ -124,13 +126,37 @@ func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
 		s.log.Error("encoding a template to check If-Match", "request_id", requestID(r), "error", err)
 		return 0, newError(http.StatusInternalServerError, CodeInternal, "internal error; report request id "+requestID(r))
 	}
+	if len(none) > 0 && noneMatch(none, tag) {
+		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed, fmt.Sprintf(
+			"the template exists at version %d and If-None-Match matches it: nothing was written; "+
+				"drop If-None-Match to change it, or use If-Match with its ETag", cur.Version))
+	}
+	if len(values) == 0 {
+		return 0, nil
+	}
 	switch star, match := ifMatch(values, tag); {
 	case star:
 		return 0, nil
 	case match:
 		return cur.Version, nil
 	}
+	if !anyStrongTag(values) {
+		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed, fmt.Sprintf(
+			"If-Match holds no strong entity tag (%q): nothing was written; send the ETag a GET of the template "+
+				"answered, quoted and without W/ (a weak tag never matches), or \"*\"", strings.Join(values, ", ")))
+	}
 	return 0, errChanged(cur.Version)
+}
+
+// anyStrongTag reports whether If-Match values hold "*" or a strong entity
+// tag (a quoted string without W/).
+func anyStrongTag(values []string) bool {
+	for t := range entityTags(values) {
+		if t == "*" || len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
+			return true
+		}
+	}
+	return false
 }
 
 // errChanged is the answer to a write whose If-Match no longer holds:

@@ -415,7 +415,22 @@ func TestConditionalWrites(t *testing.T) {
 			}
 		}
 		for _, im := range []string{"W/" + next, `"other"`, "garbage"} {
-			wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 4"}, "If-Match", im), http.StatusPreconditionFailed)
+			r := a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 4"}, "If-Match", im)
+			wantStatus(t, r, http.StatusPreconditionFailed)
+			// A tag that cannot match is not called a stale read.
+			wantMsg := "version 2"
+			if im != `"other"` {
+				wantMsg = "no strong entity tag"
+			}
+			if e := r.apiErr(t); !strings.Contains(e.Message, wantMsg) {
+				t.Errorf("If-Match %s: %q, want it to say %q", im, e.Message, wantMsg)
+			}
+		}
+		// If-None-Match: "*" or the current tag refuses a write while the
+		// template exists; another tag lets it through (checked below).
+		for _, inm := range []string{"*", next, "W/" + next} {
+			wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 4"}, "If-None-Match", inm), http.StatusPreconditionFailed)
+			wantStatus(t, a.authed("DELETE", one, nil, "If-None-Match", inm), http.StatusPreconditionFailed)
 		}
 		wantStatus(t, a.authed("DELETE", one, nil, "If-Match", tag), http.StatusPreconditionFailed)
 		var got templates.Template
@@ -426,12 +441,23 @@ func TestConditionalWrites(t *testing.T) {
 
 		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 5"}, "If-Match", `"other", `+next), http.StatusOK)
 		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 6"}, "If-Match", "*"), http.StatusOK)
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 6"}, "If-None-Match", `"other"`), http.StatusOK)
 		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "conditional", "source": "return 7"}), http.StatusOK)
 		last := a.authed("GET", one, nil).header.Get("ETag")
 		wantStatus(t, a.authed("DELETE", one, nil, "If-Match", last), http.StatusNoContent)
 
+		// A create's answer carries the tag of the first update's If-Match.
+		created := a.authed("POST", "/api/script-templates", map[string]string{"name": "conditional-2", "source": "return 1"})
+		wantStatus(t, created, http.StatusCreated)
+		var made templates.Template
+		created.json(t, &made)
+		if got := a.authed("GET", "/api/script-templates/"+made.ID.String(), nil).header.Get("ETag"); got == "" || created.header.Get("ETag") != got {
+			t.Errorf("POST answered ETag %q, a GET then %q: want the same", created.header.Get("ETag"), got)
+		}
+
 		missing := "/api/script-templates/" + uuid.NewString()
 		for _, im := range []string{"*", last} {
+			wantStatus(t, a.authed("PUT", missing, map[string]string{"name": "x", "source": "return 1"}, "If-None-Match", im), http.StatusNotFound)
 			wantStatus(t, a.authed("PUT", missing, map[string]string{"name": "x", "source": "return 1"}, "If-Match", im), http.StatusNotFound)
 			wantStatus(t, a.authed("DELETE", missing, nil, "If-Match", im), http.StatusNotFound)
 		}

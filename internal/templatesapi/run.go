@@ -84,8 +84,13 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	}
 	var handler atomic.Pointer[http.Handler]
 	opened := make(chan struct{})
+	var openingAuth *Authenticator // checks credentials while the store opens
+	if waiting {
+		openingAuth = NewAuthenticator(cfg, nil, log)
+		defer openingAuth.Close()
+	}
 	opening := http.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		whileOpening(w, r, opened, &handler)
+		whileOpening(w, r, openingAuth, opened, &handler)
 	}))
 	handler.Store(&opening)
 	httpSrv, ln := newHTTPServer(cfg, log, ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -204,15 +209,23 @@ func openStore(ctx context.Context, cfg Config, log *slog.Logger, retry bool) (t
 const openingWait = 10 * time.Second
 
 // whileOpening answers while the store opens: alive (/healthz), not ready
-// (/readyz); any other request waits until opened closes, then goes to the
-// handler the API serves with, or is answered 503 past openingWait.
-func whileOpening(w http.ResponseWriter, r *http.Request, opened <-chan struct{}, handler *atomic.Pointer[http.Handler]) {
+// (/readyz); a request without valid credentials is answered 401 at once,
+// as the API would (auth, when not nil); any other request waits until
+// opened closes, then goes to the handler the API serves with, or is
+// answered 503 past openingWait.
+func whileOpening(w http.ResponseWriter, r *http.Request, auth *Authenticator, opened <-chan struct{}, handler *atomic.Pointer[http.Handler]) {
 	switch r.URL.Path {
 	case "/healthz":
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 		return
 	case "/readyz":
 	default:
+		if auth != nil {
+			if _, err := auth.Authenticate(r); err != nil {
+				writeError(w, unauthenticated(err))
+				return
+			}
+		}
 		t := time.NewTimer(openingWait)
 		defer t.Stop()
 		select {

@@ -252,8 +252,15 @@ func withoutTraceHeaders(r *http.Request) *http.Request {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, newError(http.StatusNotFound, CodeNotFound,
-		fmt.Sprintf("no route %s %s: the routes are under %s (see %s/openapi.json)", r.Method, r.URL.Path, s.cfg.BasePath, s.prefix)))
+	path := r.URL.Path
+	hint := fmt.Sprintf("the routes are under %s (see %s/openapi.json)", s.cfg.BasePath, s.prefix)
+	switch {
+	case len(path) > 1 && strings.HasSuffix(path, "/"):
+		hint = fmt.Sprintf("drop the trailing slash (the routes are in %s/openapi.json)", s.prefix)
+	case strings.HasPrefix(path, s.prefix+"/"):
+		hint = fmt.Sprintf("the routes are in %s/openapi.json", s.prefix)
+	}
+	writeError(w, newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s: %s", r.Method, path, hint)))
 }
 
 func methodNotAllowed(methods []string) http.Handler {
@@ -277,8 +284,7 @@ func (s *Server) requireAuth(need Role, next http.Handler) http.Handler {
 			}
 		}
 		if res.err != nil {
-			writeError(w, newError(http.StatusUnauthorized, CodeUnauthenticated, res.err.Error()).
-				with("WWW-Authenticate", `Bearer realm="flowscript-templates"`))
+			writeError(w, unauthenticated(res.err))
 			return
 		}
 		if !res.principal.Role.allows(need) {
@@ -287,6 +293,12 @@ func (s *Server) requireAuth(need Role, next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// unauthenticated is the 401 of a request whose credentials err refused.
+func unauthenticated(err error) *httpError {
+	return newError(http.StatusUnauthorized, CodeUnauthenticated, err.Error()).
+		with("WWW-Authenticate", `Bearer realm="flowscript-templates"`)
 }
 
 // forbidden tells the caller what its credential lacks, in the terms it

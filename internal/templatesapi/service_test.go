@@ -181,6 +181,16 @@ func TestServiceListensWhileItsDatabaseIsDown(t *testing.T) {
 	if status, msg := s.call("GET", "/readyz", ""); status != http.StatusServiceUnavailable || !strings.Contains(msg, "not open yet") {
 		t.Errorf("/readyz while the database is down: %d %q, want 503", status, msg)
 	}
+	// Credentials are checked before the wait for the store: a caller
+	// without valid ones is told so at once, not 503 after openingWait.
+	for _, cred := range []string{"", "X-API-Key: not-a-key", "Authorization: Bearer x.y.z"} {
+		start := time.Now()
+		status, msg := s.call("GET", "/api/script-templates", cred)
+		if status != http.StatusUnauthorized || time.Since(start) >= openingWait {
+			t.Errorf("GET /api/script-templates with %q while the database is down: %d %q after %s, want 401 at once",
+				cred, status, msg, time.Since(start))
+		}
+	}
 	if len(s.logs.records("PostgreSQL is not reachable yet; listening meanwhile")) == 0 {
 		t.Errorf("no warning that the service listens while it retries:\n%s", s.logs.text())
 	}

@@ -115,6 +115,9 @@ func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", s.prefix+"/script-templates/"+t.ID.String())
+	if tag, err := templateTag(t); err == nil {
+		w.Header().Set("ETag", tag) // the If-Match of the author's first update
+	}
 	writeJSON(w, http.StatusCreated, templateResponse{Template: t, Warnings: notes.warnings, Uses: notes.uses})
 }
 

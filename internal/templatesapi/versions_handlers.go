@@ -62,7 +62,7 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 		if len(raw) > 32 {
 			raw = raw[:32] + "…"
 		}
-		writeError(w, paramError("version", fmt.Sprintf("the version must be a whole number from 1 (the first version), got %q", raw)))
+		writeError(w, paramError("version", fmt.Sprintf("the version must be a whole number from 1 (the first version) to %d, got %q", 1<<31-1, raw)))
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
