@@ -113,6 +113,11 @@ func TestBadInputsAreDeadLettered(t *testing.T) {
 				t.Errorf("%s: dead letter names job %q, want %q", tt.name, m.header.Get(HeaderDLQJobID), tt.jobID)
 			}
 		}
+		// An oversized job is still read for its error policy: a continue
+		// job continues, with its variables written.
+		if r := got["bad-huge"]; r.Directive.Type != flowjob.DirectiveContinue || r.Variables["err"] == "" {
+			t.Errorf("oversized continue job: directive %q, variables %v; want continue with err set", r.Directive.Type, r.Variables)
+		}
 		if r := got["bad-cut"]; r.SessionID != "session-bad-cut" {
 			t.Errorf("truncated job: session id %q, want the one before the cut", r.SessionID)
 		}

@@ -181,13 +181,21 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 	}()
 	data := d.msg.Data()
 	if len(data) > h.cfg.MaxJobBytes {
-		return h.badInput(d, flowjob.Salvage(data), tries, fmt.Errorf(
-			"the job message is %d bytes, over the MAX_JOB_BYTES limit of %d: shorten the source or the variables",
-			len(data), h.cfg.MaxJobBytes))
+		// Never run, but decoded all the same (it is within the contract's
+		// flowjob.MaxJobBytes, or Decode salvages its ids): the action's
+		// error policy still decides the directive as far as its fields are
+		// valid, as for any bad job (a continue job continues).
+		cause := fmt.Errorf("the job message is %d bytes, over the MAX_JOB_BYTES limit of %d: shorten the source or the variables",
+			len(data), h.cfg.MaxJobBytes)
+		job, err := flowjob.Decode(data)
+		if err != nil {
+			cause = fmt.Errorf("%w; %w", cause, err) // the fields Decode refused stay unused
+		}
+		return h.badInput(d, job, tries, cause)
 	}
 	job, err := flowjob.Decode(data)
 	if err != nil {
-		return h.badInput(d, job, tries, fmt.Errorf("decoding job: %w", err))
+		return h.badInput(d, job, tries, err)
 	}
 	d.identify(job)
 	if d.attempt > 1 || h.cfg.LooksUpEveryDelivery() {
@@ -231,8 +239,12 @@ func (h *jobHandler) badInput(d *delivery, job *flowjob.Job, tries int, cause er
 func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, cause error) actions.Report {
 	d.logger().ErrorContext(ctx, "a job ran out of attempts", "stream_seq", d.streamSeq,
 		"attempt", tries, "max_deliver", h.cfg.MaxDeliver, "deliveries", d.attempt, "error", cause.Error())
+	attempts := fmt.Sprintf("%d attempts", h.cfg.MaxDeliver)
+	if h.cfg.MaxDeliver == 1 {
+		attempts = "1 attempt"
+	}
 	return actions.Failed(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
-		"the job could not be run in %d attempts (MAX_DELIVER); last error: %v", h.cfg.MaxDeliver, cause), tries)
+		"the job could not be run in %s (MAX_DELIVER); last error: %v", attempts, cause), tries)
 }
 
 // run runs the job's script. A worker crash is the platform's: the script

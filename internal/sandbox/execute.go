@@ -280,7 +280,7 @@ func (p *Program) checkOutput(out goja.Value, l Limits) (string, *Error) {
 	// Check the length in UTF-16 units before copying the string out of the
 	// VM: a string of N units is at least N bytes of UTF-8.
 	if s, ok := out.(goja.String); ok && s.Length() > l.MaxOutputBytes {
-		return "", tooLarge(fmt.Sprintf("%d characters", s.Length()))
+		return "", tooLarge(fmt.Sprintf("at least %d bytes", s.Length()))
 	}
 	str := out.String()
 	if len(str) > l.MaxOutputBytes {
