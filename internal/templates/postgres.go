@@ -54,7 +54,10 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 	indexErr, err := migrate(ctx, pool)
 	if err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("migrating the template schema: %w", classify(err))
+		if !droppedObjects(err) { // at start a missing database is a setting to mend, not an outage
+			err = classify(err)
+		}
+		return nil, fmt.Errorf("migrating the template schema: %w", err)
 	}
 	return &Postgres{pool: pool, opts: opts, nameIndexErr: indexErr}, nil
 }
@@ -269,9 +272,10 @@ func (p *Postgres) Delete(ctx context.Context, id uuid.UUID, ifVersion int) erro
 	return nil
 }
 
-// Ping implements Store.
+// Ping implements Store: the server answers, and the templates' table is
+// there (a database dropped and re-created after start is not ready).
 func (p *Postgres) Ping(ctx context.Context) error {
-	if err := p.pool.Ping(ctx); err != nil {
+	if _, err := p.pool.Exec(ctx, "SELECT 1 FROM script_templates LIMIT 0"); err != nil {
 		return fmt.Errorf("pinging PostgreSQL: %w", classify(err))
 	}
 	return nil
@@ -281,6 +285,18 @@ func (p *Postgres) Ping(ctx context.Context) error {
 func (p *Postgres) Close() error {
 	p.pool.Close()
 	return nil
+}
+
+// droppedObjects reports whether err is the server's answer that the
+// database, the schema or the table is not there.
+func droppedObjects(err error) bool {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return false
+	}
+	return pgErr.Code == "42P01" || // undefined table
+		pgErr.Code == "3F000" || // invalid schema name
+		strings.HasPrefix(pgErr.Code, "3D") // invalid catalog name: no such database
 }
 
 // classify maps pgx errors to the store's: no row is ErrNotFound; a
@@ -295,6 +311,10 @@ func classify(err error) error {
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
+		if droppedObjects(err) {
+			return errors.Join(ErrUnavailable, fmt.Errorf("the templates' tables are gone "+
+				"(the database or schema was dropped after the service started): restart the service to create them: %w", err))
+		}
 		switch pgErr.Code[:2] {
 		case "08", // connection exception
 			"53", // insufficient resources (too many connections, disk full)

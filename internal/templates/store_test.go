@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/goleak"
 
@@ -203,5 +204,33 @@ func TestEmbeddedKeepsTemplatesAcrossRestarts(t *testing.T) {
 	got, err := s.Get(context.Background(), created.ID)
 	if err != nil || got.Name != "kept" || !got.CreatedAt.Equal(created.CreatedAt) {
 		t.Errorf("after reopening: %+v, %v; want %+v", got, err, created)
+	}
+}
+
+// A schema dropped under a running store (its database re-created, say)
+// is an outage to report, not an internal error: reads answer
+// ErrUnavailable naming the restart that mends it, and Ping fails, so a
+// readiness probe takes the replica out of service.
+func TestPostgresDroppedTablesAreUnavailable(t *testing.T) {
+	url := storetest.PostgresSchemaURL(t)
+	s := openPostgres(t, url)
+	ctx := context.Background()
+	if err := s.Ping(ctx); err != nil {
+		t.Fatalf("Ping before the drop: %v", err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, "DROP TABLE script_templates CASCADE"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Get(ctx, uuid.New())
+	if !errors.Is(err, templates.ErrUnavailable) || !strings.Contains(err.Error(), "restart the service") {
+		t.Errorf("Get after the drop: %v, want ErrUnavailable naming the restart", err)
+	}
+	if err := s.Ping(ctx); !errors.Is(err, templates.ErrUnavailable) {
+		t.Errorf("Ping after the drop: %v, want ErrUnavailable", err)
 	}
 }

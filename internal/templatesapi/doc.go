@@ -134,7 +134,11 @@
 //     variables. Nothing is published.
 //   - Store down: 503 STORE_UNAVAILABLE with Retry-After; the PostgreSQL
 //     pool reconnects by itself, so the next request after the database is
-//     back succeeds.
+//     back succeeds. A database or schema dropped after start is 503 too,
+//     and /readyz says not ready (it reads the templates' table), until a
+//     restart creates the tables again (the log says so).
+//   - Credentials are checked first: while the store opens at start, a
+//     caller without valid ones gets 401 at once, not the wait for it.
 //   - Telemetry: every API request is a server span "<METHOD> <route>"
 //     (a child of the caller's traceparent when the caller authenticated,
 //     a new root otherwise), with the store's calls as
