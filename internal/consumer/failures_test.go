@@ -381,3 +381,50 @@ func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 		}
 	})
 }
+
+// A body that repeats "id" with one value is still answered under it, with
+// no Nats-Msg-Id to fall back on; one that names two ids is answered to no
+// one (which the engine waits on cannot be known) and is dead-lettered.
+func TestRepeatedIDWithOneValueIsAnswered(t *testing.T) {
+	body := func(id1, id2 string) []byte {
+		return []byte(`{"id":"` + id1 + `","id":"` + id2 + `","sessionId":"s","flowId":"f","blockId":"b","context":"flow",` +
+			`"action":{"type":"executeScript","source":"return 1","inputVariables":[],"outputVariable":"out","onError":"continue"}}`)
+	}
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		publishRaw(t, js, cfg, body("dup-two", "dup-two-x"), "", nil)
+		publishRaw(t, js, cfg, body("dup-same", "dup-same"), "", nil)
+		got := results(t, js, cfg, 1, 20*time.Second)
+		r, ok := got["dup-same"]
+		if !ok || r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob {
+			t.Fatalf("results %v: want dup-same failed INVALID_JOB", got)
+		}
+		if !strings.Contains(r.Error.Message, "id: duplicate field") {
+			t.Errorf("message %q, want it to name the repeated id", r.Error.Message)
+		}
+		if dead := readAll(t, js, cfg.DLQStream, 2, 20*time.Second); len(dead) != 2 {
+			t.Errorf("%d dead letters, want 2", len(dead))
+		}
+		if _, ok := results(t, js, cfg, 1, time.Second)["dup-two"]; ok {
+			t.Errorf("a body naming two ids was answered under the first")
+		}
+	})
+}
+
+func TestSoleID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":"a","x":{"id":"b"},"id":"a"}`: "a",
+		`{"id":"a","id":"b"}`:                "",
+		`{"id":"a"`:                          "",
+		`{"id":7}`:                           "",
+		`["id","a"]`:                         "",
+		`{"x":1}`:                            "",
+	} {
+		if got := soleID([]byte(body)); got != want {
+			t.Errorf("soleID(%s) = %q, want %q", body, got, want)
+		}
+	}
+}

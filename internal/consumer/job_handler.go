@@ -1,6 +1,7 @@
 package consumer
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -228,11 +229,51 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 // answered under its id (or its message id) and dead-lettered.
 func (h *jobHandler) badInput(d *delivery, job *flowjob.Job, tries int, cause error) attempt {
 	d.identify(job)
+	fallback := d.msgID
+	var ve *flowjob.ValidationError
+	if fallback == "" && errors.As(cause, &ve) && ve.Has("id") {
+		fallback = soleID(d.msg.Data())
+	}
 	return attempt{
 		job:    job,
 		report: actions.Failed(flowjob.CodeInvalidJob, cause.Error(), tries),
-		opts:   []actions.Option{actions.BadInput(cause), actions.FallbackID(d.msgID)},
+		opts:   []actions.Option{actions.BadInput(cause), actions.FallbackID(fallback)},
 	}
+}
+
+// soleID is the id of a job body whose top-level "id" members all hold one
+// string (a body that repeats "id" with the same value): that id is not in
+// question, so the job is answered under it. It is "" when the body is not
+// a JSON object, names no id, or names two different ones (which one the
+// engine waits on cannot be known).
+func soleID(data []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	id := ""
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		if t != "id" {
+			continue
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil || s == "" || id != "" && s != id {
+			return ""
+		}
+		id = s
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim('}') {
+		return ""
+	}
+	return id
 }
 
 // exhausted is the report of a job out of attempts.
