@@ -141,9 +141,13 @@ func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
 		return cur.Version, nil
 	}
 	if !anyStrongTag(values) {
+		got := strings.Join(values, ", ")
+		if len(got) > 80 {
+			got = got[:80] + "…"
+		}
 		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed, fmt.Sprintf(
 			"If-Match holds no strong entity tag (%q): nothing was written; send the ETag a GET of the template "+
-				"answered, quoted and without W/ (a weak tag never matches), or \"*\"", strings.Join(values, ", ")))
+				"answered, quoted and without W/ (a weak tag never matches), or \"*\"", got))
 	}
 	return 0, errChanged(cur.Version)
 }
