@@ -181,6 +181,7 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		}
 	}()
 	data := d.msg.Data()
+	job, err := flowjob.Decode(data)
 	if len(data) > h.cfg.MaxJobBytes {
 		// Never run, but decoded all the same (it is within the contract's
 		// flowjob.MaxJobBytes, or Decode salvages its ids): the action's
@@ -188,13 +189,11 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		// valid, as for any bad job (a continue job continues).
 		cause := fmt.Errorf("the job message is %d bytes, over the MAX_JOB_BYTES limit of %d: shorten the source or the variables",
 			len(data), h.cfg.MaxJobBytes)
-		job, err := flowjob.Decode(data)
 		if err != nil {
 			cause = fmt.Errorf("%w; %w", cause, err) // the fields Decode refused stay unused
 		}
 		return h.badInput(d, job, tries, cause)
 	}
-	job, err := flowjob.Decode(data)
 	if err != nil {
 		return h.badInput(d, job, tries, err)
 	}
