@@ -579,8 +579,8 @@ func (e *Executor) settle(ctx context.Context, d *delivery, out outcome) {
 
 // GCPercent is the GC target of the executor process (cmd/executor sets it
 // unless GOGC is set): a job's garbage dies with the job, and 400 instead
-// of Go's 100 cuts the executor's CPU per job by about 8 % (README,
-// Performance), for a peak of 41 MB instead of 30 over a drain.
+// of Go's 100 cuts the executor's CPU per job by about 8 %
+// (docs/performance.md), for a peak of 41 MB instead of 30 over a drain.
 const GCPercent = 400
 
 // confirmTimeout bounds one confirmation round trip.

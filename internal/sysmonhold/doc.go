@@ -28,7 +28,7 @@
 // than before.
 //
 // Measured with the executor binary (BenchmarkDrainRatio and
-// BenchmarkBinaryLatency in internal/executorapp; figures in the README):
+// BenchmarkBinaryLatency in internal/executorapp; figures in docs/performance.md):
 // the executor's context switches per job halved, and its CPU per job fell
 // by 15–25 %.
 //

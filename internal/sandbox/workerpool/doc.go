@@ -63,7 +63,7 @@
 // unchanged, and each 2 MB of the heap is later faulted in once instead of
 // 512 times. On a virtual machine where a fault goes through the hypervisor
 // that took the workers' CPU per drained job from 256–292 µs to 150–203 µs
-// (README, Performance). It needs transparent huge pages at "madvise" or
+// (docs/performance.md). It needs transparent huge pages at "madvise" or
 // "always" (/sys/kernel/mm/transparent_hugepage/enabled); at "never" it
 // changes nothing. Race builds skip it. The heap's free pages are returned
 // to the OS before the allocation that maps it, so that the Go runtime does
