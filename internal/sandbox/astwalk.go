@@ -154,17 +154,10 @@ type features struct {
 	// from such a function's prototype chain: no built-in is one, and
 	// without eval or Function no function is made from a string.
 	generators bool
-	// json: the program names JSON, globalThis or this. If so, the runtime
-	// takes JSON and installs the sandbox's JSON.parse before the script;
-	// if not, only when the host needs them before the script. Once the
-	// script ran, the sandbox serializes with the engine's own
-	// JSON.stringify (goja's Runtime.StringifyJSON), whatever the script
-	// did to JSON.
-	json bool
 }
 
 // allFeatures is a program that may use everything.
-var allFeatures = features{host: true, generators: true, json: true}
+var allFeatures = features{host: true, generators: true}
 
 func (f *features) see(node any) {
 	switch n := node.(type) {
@@ -172,13 +165,11 @@ func (f *features) see(node any) {
 		switch n.Name.String() {
 		case "console", "capabilities", "api", "kv", "approval":
 			f.host = true
-		case "JSON":
-			f.json = true
 		case "globalThis":
-			f.host, f.json = true, true
+			f.host = true
 		}
 	case *ast.ThisExpression:
-		f.host, f.json = true, true
+		f.host = true
 	case *ast.FunctionLiteral:
 		f.generators = f.generators || n.Async || n.Generator
 	case *ast.ArrowFunctionLiteral:

@@ -77,9 +77,9 @@
 //
 // A run's Host answers the granted host calls (Request.Capabilities): the
 // arguments cross as JSON text — the array and its primitives written in
-// Go, objects through the JSON.stringify taken before the script ran, so
-// nothing the script put on a prototype changes the shape the host gets —
-// and the answer comes back parsed by the JSON.parse taken then. A call of
+// Go, objects through the engine's own JSON.stringify, so nothing the
+// script put on a prototype changes the shape the host gets — and the
+// answer comes back parsed by the sandbox's JSON.parse, called from Go. A call of
 // a capability that is not granted throws CAPABILITY_DENIED without
 // reaching the host. Errors the host throws with a code (CAPABILITY_DENIED,
 // HOST_CALL_LIMIT, SCRIPT_TIMEOUT) are known by identity: left uncaught,

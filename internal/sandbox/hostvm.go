@@ -29,9 +29,9 @@ import (
 // They are native functions on frozen objects: no JavaScript of the host
 // runs in the runtime, nothing of Go is reachable through them, and a
 // script that replaces JSON, Array, Object or their prototypes changes
-// nothing of what they do — the arguments are serialized with the
-// JSON.stringify taken before the script ran, and the answer parsed with
-// the JSON.parse taken then. What crosses to the host is JSON text; the
+// nothing of what they do — the arguments are serialized with the engine's
+// own JSON.stringify, and the answer parsed with the sandbox's JSON.parse
+// (Go functions the script cannot replace). What crosses to the host is JSON text; the
 // host parses and checks it again (it never trusts the sandbox).
 
 // hostState is a run's side of the host: its grants, its host, the errors
@@ -77,14 +77,10 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		return nil
 	}
 	h.thrown = map[*goja.Object]*Error{}
-	if err := v.takeJSON(); err != nil {
-		return err
-	}
-	parse, ok1 := v.json.Get("parse").Export().(nativeFunc)
-	freeze, ok2 := rt.Get("Object").ToObject(rt).Get("freeze").Export().(nativeFunc)
+	freeze, ok := rt.Get("Object").ToObject(rt).Get("freeze").Export().(nativeFunc)
 	h.errorCtor = rt.Get("Error").ToObject(rt)
-	if !ok1 || !ok2 {
-		return errors.New("JSON.parse or Object.freeze is not a native function")
+	if !ok {
+		return errors.New("the runtime's Object.freeze is not a native function")
 	}
 	object := func(methods map[string]nativeFunc, order ...string) goja.Value {
 		obj := rt.NewObject()
@@ -108,7 +104,7 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		}
 	}
 	call := func(capability, method string) nativeFunc {
-		return func(c goja.FunctionCall) goja.Value { return v.hostCall(capability, method, c.Arguments, parse) }
+		return func(c goja.FunctionCall) goja.Value { return v.hostCall(capability, method, c.Arguments) }
 	}
 	granted := make([]any, len(h.grants))
 	for i, g := range h.grants {
@@ -133,7 +129,6 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 			return err
 		}
 	}
-	v.parse = parse
 	if h.journal != nil {
 		v.installJournal(h.journal)
 	}
@@ -198,16 +193,16 @@ func jsonTypeOf(v json.RawMessage) string {
 	return "a number"
 }
 
-// parseJSON parses JSON text with the JSON.parse taken before the script
-// ran.
+// parseJSON parses JSON text with the sandbox's JSON.parse, whatever the
+// script did to the global JSON.
 func (v *vm) parseJSON(text []byte) goja.Value {
-	return v.parse(goja.FunctionCall{This: v.json, Arguments: []goja.Value{v.rt.ToValue(string(text))}})
+	return v.jsonParse(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{v.rt.ToValue(string(text))}})
 }
 
 // hostCall runs one host call from the script: a capability that is not
 // granted throws at once; otherwise the arguments go to the host as JSON
 // and its answer comes back parsed, or thrown.
-func (v *vm) hostCall(capability, method string, args []goja.Value, parse nativeFunc) goja.Value {
+func (v *vm) hostCall(capability, method string, args []goja.Value) goja.Value {
 	h := v.host
 	if !slices.Contains(h.grants, capability) || h.host == nil {
 		panic(v.throwHost(Denied(capability).Err))
@@ -237,7 +232,7 @@ func (v *vm) hostCall(capability, method string, args []goja.Value, parse native
 	if len(reply.Value) == 0 {
 		return goja.Undefined()
 	}
-	return parse(goja.FunctionCall{This: v.json, Arguments: []goja.Value{v.rt.ToValue(string(reply.Value))}})
+	return v.parseJSON(reply.Value)
 }
 
 // throwHost makes the Error a failed host call throws: name and code from
@@ -291,7 +286,7 @@ func loneSurrogate(a goja.Value) (at int, unit uint16, found bool) {
 // written here, and primitives too, so that nothing the script put on
 // Array.prototype or Object.prototype (a toJSON, a getter) can change the
 // shape the host receives; an object argument (a body, options) goes
-// through the JSON.stringify taken before the script ran, so its own
+// through the engine's own JSON.stringify, so its own
 // toJSON and getters run — they are the script's data — under the
 // deadline, and what they throw is the script's exception. An argument
 // JSON cannot hold (undefined, a function) is null.
@@ -311,7 +306,7 @@ func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
 		return append(buf, "null"...) // a symbol's Export is its description: not JSON's
 	}
 	if obj, isObj := a.(*goja.Object); isObj {
-		out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
+		out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{obj}})
 		if out == nil || goja.IsUndefined(out) {
 			return append(buf, "null"...)
 		}
@@ -359,8 +354,8 @@ func (v *vm) log(level string, args []goja.Value) {
 }
 
 // formatLogArg is one console argument as text: a string as it is, an
-// Error as "Name: message", an object or array as JSON (with the
-// JSON.stringify taken before the script ran), anything else as String()
+// Error as "Name: message", an object or array as JSON (with the engine's
+// own JSON.stringify), anything else as String()
 // would give. A value that cannot be read (a throwing getter, a cycle) is
 // named, not thrown: console never fails the script. The deadline and the
 // stack limit still end it. A string or JSON text longer than room bytes
@@ -391,7 +386,7 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
 		return "[Function]"
 	}
-	out := v.stringify(goja.FunctionCall{This: v.json, Arguments: []goja.Value{obj}})
+	out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{obj}})
 	if out == nil || goja.IsUndefined(out) {
 		return "[" + className(obj) + "]"
 	}

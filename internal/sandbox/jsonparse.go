@@ -73,13 +73,10 @@ type jsonParse struct {
 	names []string
 	vals  []goja.Value
 	units []uint16 // scratch for strings that need decoding
-	// defineOdd defines a member whose name holds a lone surrogate, which
-	// goja's Go API cannot name (see vm.defineMember).
-	defineOdd func(obj *goja.Object, key goja.String, val goja.Value)
 }
 
 // jsonMember is one member of an object being parsed; odd is its name
-// when the name holds a lone surrogate (see defineOdd).
+// when the name holds a lone surrogate, which a Go string cannot hold.
 type jsonMember struct {
 	name string
 	odd  goja.String
@@ -282,7 +279,7 @@ func (p *jsonParse) newOddObject(members []jsonMember) *goja.Object {
 			// member it has so far is a configurable data property.
 			obj.PutDataProperty(m.name, m.val)
 		} else {
-			p.defineOdd(obj, m.odd, m.val)
+			obj.CreateDataPropertyOrThrow(m.odd, m.val)
 		}
 	}
 	return obj

@@ -1,48 +1,18 @@
 package sandbox
 
 import (
-	"errors"
 	"strconv"
 
 	"github.com/dop251/goja"
 )
 
-// jsonIntrinsics are what the sandbox's JSON.parse needs from the runtime,
-// taken before the script ran (it may replace the globals afterwards).
-type jsonIntrinsics struct {
-	// gojaParse is goja's own JSON.parse: its errors are this realm's
-	// SyntaxErrors without a reference to the constructor, which would
-	// cost every run its creation.
-	gojaParse      nativeFunc
-	defineProperty nativeFunc
-	parser         jsonParse // reused by every call of the run
-}
-
-// installJSONParse replaces JSON.parse with the sandbox's own (jsonparse.go),
-// with the built-in's name, length and attributes.
-func (v *vm) installJSONParse() error {
-	rt := v.rt
-	orig, ok1 := v.json.Get("parse").Export().(nativeFunc)
-	define, ok2 := rt.Get("Object").ToObject(rt).Get("defineProperty").Export().(nativeFunc)
-	if !ok1 || !ok2 {
-		return errors.New("JSON.parse or Object.defineProperty is not a native function")
-	}
-	v.jsonx = &jsonIntrinsics{gojaParse: orig, defineProperty: define}
-	v.jsonx.parser.rt = rt
-	v.jsonx.parser.defineOdd = v.defineMember
-	fn := rt.ToValue(v.jsonParse).ToObject(rt)
-	if err := fn.DefineDataProperty("name", rt.ToValue("parse"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-		return err
-	}
-	if err := fn.DefineDataProperty("length", rt.ToValue(2), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE); err != nil {
-		return err
-	}
-	return v.json.DefineDataProperty("parse", fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-}
-
-// jsonParse is JSON.parse(text[, reviver]).
+// jsonParse is JSON.parse(text[, reviver]): the sandbox's own
+// (jsonparse.go), which newVMFor makes the runtime's built-in.
 func (v *vm) jsonParse(call goja.FunctionCall) goja.Value {
-	p := &v.jsonx.parser
+	if v.jsonx == nil {
+		v.jsonx = &jsonParse{rt: v.rt}
+	}
+	p := v.jsonx
 	p.src, p.pos, p.deep = "", 0, 0
 	if text, ok := call.Argument(0).ToString().(goja.String); ok {
 		p.src = jsonText(text)
@@ -66,34 +36,7 @@ func (v *vm) runParse(p *jsonParse) goja.Value {
 	if jerr == nil {
 		return val
 	}
-	panic(v.syntaxError(jerr.msg))
-}
-
-// syntaxError returns a new SyntaxError of this realm with msg: the one
-// goja's JSON.parse throws for an empty text, with its message replaced.
-func (v *vm) syntaxError(msg string) (thrown any) {
-	defer func() {
-		thrown = recover()
-		if obj, ok := thrown.(*goja.Object); ok {
-			_ = obj.DefineDataProperty("message", v.rt.ToValue(msg), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
-		}
-	}()
-	v.jsonx.gojaParse(goja.FunctionCall{This: v.json, Arguments: []goja.Value{v.rt.ToValue("")}})
-	return nil
-}
-
-// defineMember is CreateDataProperty(obj, key, val) for a key that holds a
-// lone surrogate: Object.defineProperty with a descriptor built without
-// going through Object.prototype.
-func (v *vm) defineMember(obj *goja.Object, key goja.String, val goja.Value) {
-	desc := v.rt.NewObject()
-	for _, f := range [...]struct {
-		name  string
-		value goja.Value
-	}{{"value", val}, {"writable", v.rt.ToValue(true)}, {"enumerable", v.rt.ToValue(true)}, {"configurable", v.rt.ToValue(true)}} {
-		_ = desc.DefineDataProperty(f.name, f.value, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
-	}
-	v.jsonx.defineProperty(goja.FunctionCall{Arguments: []goja.Value{obj, key, desc}})
+	panic(v.rt.NewSyntaxError(jerr.msg))
 }
 
 // revive is InternalizeJSONProperty (ECMA-262 §25.5.1.1) through goja's Go

@@ -40,17 +40,14 @@ type nativeFunc = func(goja.FunctionCall) goja.Value
 // its own to the script's stack traces.
 type vm struct {
 	rt *goja.Runtime
-	// call is Function.prototype.call, stringify JSON.stringify, both taken
-	// before the script could replace them.
-	call      nativeFunc
-	json      *goja.Object
-	stringify nativeFunc
+	// call is Function.prototype.call, taken before the script could
+	// replace it.
+	call nativeFunc
 	// host is the run's side of the host functions (hostvm.go).
 	host *hostState
-	// parse is JSON.parse, taken before the script ran.
-	parse nativeFunc
-	// jsonx serves the sandbox's own JSON.parse (jsonparse_vm.go).
-	jsonx *jsonIntrinsics
+	// jsonx is the state of the sandbox's own JSON.parse (jsonparse_vm.go),
+	// made at its first call and reused by the next.
+	jsonx *jsonParse
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
@@ -64,9 +61,9 @@ func newVM(l Limits) (*vm, error) {
 // newVMFor returns a fresh runtime for a program with the features f: it
 // sets up only what the program can reach (see features). What it leaves
 // out the program cannot observe: the constructors of generator and async
-// functions are disabled when the program has such functions, and JSON is
-// taken (and JSON.parse replaced) before the script when it can name JSON;
-// eval and GoError are removed from every runtime.
+// functions are disabled when the program has such functions; eval and
+// GoError are removed from every runtime, and JSON.parse is the sandbox's
+// own in every runtime.
 func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
@@ -76,35 +73,14 @@ func newVMFor(l Limits, f features) (*vm, error) {
 	if v.call, ok = proto.Get("call").Export().(nativeFunc); !ok {
 		return nil, errors.New("the function prototype's call is not a native function")
 	}
-	if f.json {
-		if err := v.takeJSON(); err != nil {
-			return nil, err
-		}
-	}
+	// The sandbox's JSON.parse is the built-in: the JSON object and each of
+	// its methods are made when a script first reads them (goja patch 26).
+	rt.SetJSONParse(v.jsonParse)
 
 	if err := v.lockDown(proto, f); err != nil {
 		return nil, fmt.Errorf("locking the runtime down: %w", err)
 	}
 	return v, nil
-}
-
-// takeJSON takes JSON and JSON.stringify, and installs the sandbox's
-// JSON.parse (jsonparse_vm.go). It runs before the script: at once when
-// the script can name JSON (see features), else when the host needs it.
-func (v *vm) takeJSON() error {
-	if v.json != nil {
-		return nil
-	}
-	rt := v.rt
-	v.json = rt.Get("JSON").ToObject(rt)
-	var ok bool
-	if v.stringify, ok = v.json.Get("stringify").Export().(nativeFunc); !ok {
-		return errors.New("JSON.stringify is not a native function")
-	}
-	if err := v.installJSONParse(); err != nil {
-		return fmt.Errorf("installing JSON.parse: %w", err)
-	}
-	return nil
 }
 
 // lockDown removes the ways to generate code from strings and the engine's

@@ -29,9 +29,8 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 		// engine without calling anything the script could have replaced.
 		return v.rt.ToValue(primitiveString(val)), nil
 	}
-	// The engine's own JSON.stringify: when the script could not name JSON
-	// it was not taken before the script ran, and the script may still have
-	// replaced it through the global object.
+	// The engine's own JSON.stringify, called from Go: the script may have
+	// replaced the global JSON or its stringify.
 	var out goja.Value
 	err := v.try(func() {
 		out = v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{val}})

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -576,17 +577,44 @@ func (r *Runtime) builtinJSON_isRawJSON(call FunctionCall) Value {
 	return valueFalse
 }
 
+// createJSONTemplate is the JSON object's template: each method is made when
+// it is first read (FlowScript patch 26), and parse is the function given to
+// SetJSONParse when there is one.
+func createJSONTemplate() *objectTemplate {
+	t := newObjectTemplate()
+	t.protoFactory = func(r *Runtime) *Object {
+		return r.global.ObjectPrototype
+	}
+	t.putStr("parse", func(r *Runtime) Value {
+		parse := r.builtinJSON_parse
+		if r.jsonParse != nil {
+			parse = r.jsonParse
+		}
+		return r.methodProp(parse, "parse", 2)
+	})
+	t.putStr("stringify", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_stringify, "stringify", 3) })
+	t.putStr("rawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_rawJSON, "rawJSON", 1) })
+	t.putStr("isRawJSON", func(r *Runtime) Value { return r.methodProp(r.builtinJSON_isRawJSON, "isRawJSON", 1) })
+	t.putSym(SymToStringTag, func(r *Runtime) Value { return valueProp(asciiString(classJSON), false, false, true) })
+	return t
+}
+
+var jsonTemplate *objectTemplate
+var jsonTemplateOnce sync.Once
+
+func getJSONTemplate() *objectTemplate {
+	jsonTemplateOnce.Do(func() {
+		jsonTemplate = createJSONTemplate()
+	})
+	return jsonTemplate
+}
+
 func (r *Runtime) getJSON() *Object {
 	ret := r.global.JSON
 	if ret == nil {
-		JSON := r.newBaseObject(r.global.ObjectPrototype, classObject)
-		ret = JSON.val
+		ret = &Object{runtime: r}
 		r.global.JSON = ret
-		JSON._putProp("parse", r.newNativeFunc(r.builtinJSON_parse, "parse", 2), true, false, true)
-		JSON._putProp("stringify", r.newNativeFunc(r.builtinJSON_stringify, "stringify", 3), true, false, true)
-		JSON._putProp("rawJSON", r.newNativeFunc(r.builtinJSON_rawJSON, "rawJSON", 1), true, false, true)
-		JSON._putProp("isRawJSON", r.newNativeFunc(r.builtinJSON_isRawJSON, "isRawJSON", 1), true, false, true)
-		JSON._putSym(SymToStringTag, valueProp(asciiString(classJSON), false, false, true))
+		r.newTemplatedObject(getJSONTemplate(), ret)
 	}
 	return ret
 }

@@ -139,3 +139,27 @@ var removableGlobals = map[string]bool{"eval": true, "GoError": true}
 func (r *Runtime) StringifyJSON(call FunctionCall) Value {
 	return r.builtinJSON_stringify(call)
 }
+
+// SetJSONParse makes fn the runtime's JSON.parse, the built-in itself: the
+// JSON object's parse property is fn, with the name "parse" and the length
+// 2, made when it is first read (FlowScript patch 26). It applies only
+// while JSON.parse has not been read; a sandbox calls it before any script
+// runs, and pays nothing for a function no script reads.
+func (r *Runtime) SetJSONParse(fn func(FunctionCall) Value) {
+	r.jsonParse = fn
+}
+
+// NewSyntaxError is a new SyntaxError of this runtime with message msg, as
+// the built-in JSON.parse throws (FlowScript patch 26).
+func (r *Runtime) NewSyntaxError(msg string) *Object {
+	return r.newSyntaxError(msg).(*Object)
+}
+
+// CreateDataPropertyOrThrow is the standard's CreateDataPropertyOrThrow(o,
+// key, value): the own property key, writable, enumerable and configurable,
+// with a key given as a String, which may hold lone surrogates that a Go
+// string cannot (FlowScript patch 26). It throws a TypeError into the
+// script when o refuses it.
+func (o *Object) CreateDataPropertyOrThrow(key String, value Value) {
+	createDataPropertyOrThrow(o, key, value)
+}

@@ -28,6 +28,50 @@ func TestLazyPrototypesMatchUpstream(t *testing.T) {
 	matchesUpstream(t, "lazy_prototypes")
 }
 
+// TestJSONObjectMatchesUpstream runs testdata/flowscript/json_object.js,
+// which reads the JSON object in the orders patch 26 makes lazy: a method
+// read before any listing, every own key with its descriptor, identities,
+// the methods' behaviour, and the object changed (a method replaced,
+// deleted, redefined; a new member; frozen). The expected output is
+// upstream goja's.
+func TestJSONObjectMatchesUpstream(t *testing.T) {
+	matchesUpstream(t, "json_object")
+}
+
+// TestSetJSONParse: the function given to SetJSONParse is JSON.parse, with
+// the built-in's name, length and attributes; NewSyntaxError is this
+// runtime's SyntaxError; CreateDataPropertyOrThrow takes a key with a lone
+// surrogate.
+func TestSetJSONParse(t *testing.T) {
+	r := New()
+	lone, err := r.RunString(`"\ud800"`) // a Go string cannot hold it
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetJSONParse(func(call FunctionCall) Value {
+		if call.Argument(0).String() == "bad" {
+			panic(r.NewSyntaxError("no good"))
+		}
+		o := r.NewObject()
+		o.CreateDataPropertyOrThrow(lone.(String), call.Argument(0))
+		return o
+	})
+	v, err := r.RunString(`
+		const d = Object.getOwnPropertyDescriptor(JSON, "parse");
+		let thrown;
+		try { JSON.parse("bad") } catch (e) { thrown = [e instanceof SyntaxError, e.message, e.constructor === SyntaxError] }
+		const o = JSON.parse("x");
+		JSON.stringify([d.value.name, d.value.length, d.writable, d.enumerable, d.configurable, thrown,
+			Object.keys(o).length, o["\ud800"], Object.getOwnPropertyDescriptor(o, "\ud800").enumerable])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `["parse",2,true,false,true,[true,"no good",true],1,"x",true]`
+	if got := v.String(); got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 // TestArrayIterationMatchesUpstream runs
 // testdata/flowscript/array_iteration.js: for-of and destructuring over
 // arrays with holes, accessors, growth, shrinking, a change into a sparse

@@ -212,6 +212,9 @@ type Runtime struct {
 	// Stack for tracking objects currently being converted to string
 	// to detect and handle circular references
 	toStringStack []*Object
+
+	// jsonParse, when set, is JSON.parse (SetJSONParse, FlowScript patch 26).
+	jsonParse func(FunctionCall) Value
 }
 
 type StackFrame struct {
