@@ -90,17 +90,20 @@ type meter struct {
 }
 
 func (m *meter) Call(ctx context.Context, call HostCall) HostReply {
+	// A call refused here was not made: it takes nothing of the budget, so
+	// a smaller call after it may still go.
 	m.mu.Lock()
-	m.calls++
-	calls := m.calls
-	m.bytesIn += len(call.Args)
-	in, out := m.bytesIn, m.bytesOut
+	calls, in, out := m.calls+1, m.bytesIn+len(call.Args), m.bytesOut
+	refused := calls > m.limits.MaxHostCalls || in > m.limits.MaxHostBytes || out > m.limits.MaxHostBytes
+	if !refused {
+		m.calls, m.bytesIn = calls, in
+	}
 	m.mu.Unlock()
 	switch {
 	case calls > m.limits.MaxHostCalls:
-		return limitReply(fmt.Sprintf("more than %d host calls in one run (SANDBOX_MAX_HOST_CALLS)", m.limits.MaxHostCalls))
+		return limitReply(fmt.Sprintf("more than %d host calls in one run (SANDBOX_MAX_HOST_CALLS): this call was not made", m.limits.MaxHostCalls))
 	case in > m.limits.MaxHostBytes:
-		return limitReply(fmt.Sprintf("the host calls' arguments passed %d bytes in one run (SANDBOX_MAX_HOST_BYTES)", m.limits.MaxHostBytes))
+		return limitReply(fmt.Sprintf("this call's arguments (%d bytes) would take the host calls' arguments past %d bytes in one run (SANDBOX_MAX_HOST_BYTES): this call was not made", len(call.Args), m.limits.MaxHostBytes))
 	case out > m.limits.MaxHostBytes:
 		return limitReply(fmt.Sprintf("the host calls' answers passed %d bytes in one run (SANDBOX_MAX_HOST_BYTES): this call was not made", m.limits.MaxHostBytes))
 	}

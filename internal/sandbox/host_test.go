@@ -83,6 +83,18 @@ func TestGrantedCallsCrossAsJSON(t *testing.T) {
 	if len(host.calls) != 1 || string(host.calls[0].Args) != `[null,"/x"]` {
 		t.Errorf("host got %+v", host.calls)
 	}
+	// A BigInt argument throws, as JSON.stringify throws for one, at the
+	// top level as inside an object, and nothing is sent.
+	host = &recordingHost{}
+	for _, src := range []string{"kv.set('b', 12345678901234567890n)", "api.post('crm', '/p', {n: 1n})"} {
+		res := runHost(t, "try { "+src+" } catch (e) { return e.name + ': ' + e.message }", []string{"api", "kv"}, host, Limits{})
+		if res.Err != nil || !strings.HasPrefix(res.Output, "TypeError: Do not know how to serialize a BigInt") {
+			t.Errorf("%s: %+v %q, want a TypeError", src, res.Err, res.Output)
+		}
+	}
+	if len(host.calls) != 0 {
+		t.Errorf("a BigInt argument reached the host: %+v", host.calls)
+	}
 }
 
 // A text argument with a lone surrogate is refused at the call: the host
@@ -155,6 +167,14 @@ func TestHostFailures(t *testing.T) {
 	if res.Err == nil || res.Err.Code != CodeHostCallLimit {
 		t.Errorf("arguments over the byte cap: %+v, want HOST_CALL_LIMIT", res.Err)
 	}
+	// A call refused for its arguments' size was not made: it takes nothing
+	// of the budget, and a small call after it goes to the host.
+	small := &recordingHost{}
+	res = runHost(t, "try { kv.set('a', 'y'.repeat(5000)) } catch (e) { if (e.code !== 'HOST_CALL_LIMIT') throw e }\nkv.set('b', 'y'.repeat(2000)); return 'done'", []string{"kv"}, small, Limits{MaxHostBytes: 3000})
+	wantOutput(t, res, "done")
+	if len(small.calls) != 1 {
+		t.Errorf("the host got %d calls, want 1: the refused call must not reach it, the small one must", len(small.calls))
+	}
 }
 
 // A host call still pending at the deadline ends the run with
@@ -175,6 +195,23 @@ func TestHostCallPendingAtTheDeadline(t *testing.T) {
 	}
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the run took %s past a 300ms deadline", took)
+	}
+}
+
+// The host's answer that the job's deadline passed can come before the
+// runtime's own interrupt (the host's clock is not the worker's): the run
+// still ends there with SCRIPT_TIMEOUT, and a script that catches the call's
+// error never finishes as a success.
+func TestHostTimeoutCannotBeCaught(t *testing.T) {
+	early := HostFunc(func(context.Context, HostCall) HostReply {
+		return HostReply{Err: &HostError{Code: CodeTimeout, Message: MsgTimeout}}
+	})
+	res := runHost(t, "let seen = 'none'\ntry { api.get('crm', '/slow') } catch (e) { seen = e.code }\nreturn 'recovered ' + seen", []string{"api"}, early, Limits{Timeout: time.Minute})
+	if res.Err == nil || res.Err.Code != CodeTimeout {
+		t.Fatalf("result %+v (output %q), want SCRIPT_TIMEOUT", res.Err, res.Output)
+	}
+	if res.Err.Line != 2 {
+		t.Errorf("timed out at %d:%d, want the pending call's line 2", res.Err.Line, res.Err.Column)
 	}
 }
 
@@ -256,6 +293,21 @@ func TestStructuredFailure(t *testing.T) {
 	res = runHost(t, "return {success: false}", nil, nil, Limits{})
 	if res.Err == nil || res.Err.Reason != "" || res.Err.Message != "the script reported a failure" {
 		t.Errorf("a bare failure: %+v", res.Err)
+	}
+	// A blank or non-text message or code never becomes "" or
+	// "[object Object]": the message says what the failure lacks.
+	for src, want := range map[string][2]string{
+		"return {success: false, error: {code: 'EMPTY', message: ''}}":        {"EMPTY", "the script reported the failure EMPTY, without a message"},
+		"return {success: false, error: {code: 'E', message: '  '}}":          {"E", "the script reported the failure E, without a message"},
+		"return {success: false, error: {code: 42, message: {x: 1}}}":         {"42", "the script reported the failure 42, without a message"},
+		"return {success: false, error: {code: {}, message: 404}}":            {"", "404"},
+		"return {success: false, error: {code: Symbol('s'), message: null}}":  {"", "the script reported a failure"},
+		"return {success: false, error: {code: 'NOT_FOUND', message: false}}": {"NOT_FOUND", "false"},
+	} {
+		res := runHost(t, src, nil, nil, Limits{})
+		if res.Err == nil || res.Err.Code != CodeScriptError || res.Err.Reason != want[0] || res.Err.Message != want[1] {
+			t.Errorf("%s: %+v, want reason %q and message %q", src, res.Err, want[0], want[1])
+		}
 	}
 	res = runHost(t, "return {get success() { throw new Error('trap') }}", nil, nil, Limits{})
 	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "trap") {

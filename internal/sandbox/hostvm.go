@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,10 +225,17 @@ func (v *vm) hostCall(capability, method string, args []goja.Value) goja.Value {
 	} else {
 		return goja.Undefined() // diverged: the run is interrupted
 	}
-	if reply.Err != nil {
-		if reply.Err.Code == CodeTimeout && h.position != nil {
+	if reply.Err != nil && reply.Err.Code == CodeTimeout {
+		// The job's deadline passed while the call was pending: the run
+		// ends here, as at the runtime's own interrupt, and no catch of the
+		// script can go on past its time limit.
+		if h.position != nil {
 			h.timedOut.line, h.timedOut.column = h.position(v.rt.CaptureCallStack(0, nil))
 		}
+		v.rt.Interrupt(errTimedOut)
+		return goja.Undefined()
+	}
+	if reply.Err != nil {
 		panic(v.throwHost(reply.Err))
 	}
 	if len(reply.Value) == 0 {
@@ -289,7 +298,8 @@ func loneSurrogate(a goja.Value) (at int, unit uint16, found bool) {
 // through the engine's own JSON.stringify, so its own
 // toJSON and getters run — they are the script's data — under the
 // deadline, and what they throw is the script's exception. An argument
-// JSON cannot hold (undefined, a function) is null.
+// JSON cannot hold (undefined, a function, a symbol) is null, and a BigInt
+// throws a TypeError, as JSON.stringify does.
 func (v *vm) argsJSON(args []goja.Value) []byte {
 	buf := []byte{'['}
 	for i, a := range args {
@@ -325,8 +335,12 @@ func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
 			return append(buf, "null"...)
 		}
 		return strconv.AppendFloat(buf, x, 'g', -1, 64)
+	case *big.Int:
+		// JSON has no BigInt: the engine's JSON.stringify throws for one,
+		// in an array as inside an object, and so does a host call.
+		panic(v.rt.NewTypeError("Do not know how to serialize a BigInt: pass it as a string (String(n)) or a number"))
 	}
-	return append(buf, "null"...) // a symbol or a BigInt: JSON has no such value
+	return append(buf, "null"...)
 }
 
 // log captures one console line, unless the run's caps are reached.
@@ -530,16 +544,37 @@ func (v *vm) structuredFailure(ret goja.Value) (*structured, error) {
 		}
 		e := &Error{Code: CodeScriptError, Message: "the script reported a failure"}
 		if detail, isObj := obj.Get("error").(*goja.Object); isObj {
-			if code, isStr := detail.Get("code").(goja.String); isStr {
-				e.Reason, _ = textcut.Cut(code.String(), maxReasonBytes)
+			if code := structuredText(detail.Get("code")); code != "" {
+				e.Reason, _ = textcut.Cut(code, maxReasonBytes)
+				e.Message = "the script reported the failure " + e.Reason + ", without a message"
 			}
-			if msg := detail.Get("message"); msg != nil && !goja.IsUndefined(msg) && !goja.IsNull(msg) {
-				e.Message, _ = textcut.Cut(msg.String(), maxStructuredMsgBytes)
+			if msg := structuredText(detail.Get("message")); msg != "" {
+				e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
 			}
 		}
 		fail = &structured{err: e}
 	})
 	return fail, err
+}
+
+// structuredText is a structured failure's code or message as text: a
+// string that is not blank, or a number or a boolean as its string. Anything
+// else (an object, a symbol, a blank string) is "": the failure keeps a
+// message that says what it lacks, never "" or "[object Object]".
+func structuredText(v goja.Value) string {
+	switch v.(type) {
+	case goja.String:
+		if s := v.String(); strings.TrimSpace(s) != "" {
+			return s
+		}
+	case nil:
+	default:
+		switch v.ExportType() {
+		case reflect.TypeFor[int64](), reflect.TypeFor[float64](), reflect.TypeFor[bool]():
+			return v.String()
+		}
+	}
+	return ""
 }
 
 // upperSnake turns an error name into a code: NetworkError → NETWORK_ERROR.

@@ -192,10 +192,15 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	intVar("SANDBOX_MAX_HOST_BYTES", &l.MaxHostBytes)
 	if tz := getenv("SANDBOX_TIMEZONE"); tz != "" {
 		loc, err := time.LoadLocation(tz)
-		if err != nil {
+		switch {
+		case tz == "Local":
+			// Go's name for the host's own zone, which scripts must never see.
+			errs = append(errs, fmt.Errorf("SANDBOX_TIMEZONE must be an IANA zone name such as UTC or America/Sao_Paulo, got %q (the host's zone, which scripts never see): name the zone itself", tz))
+		case err != nil:
 			errs = append(errs, fmt.Errorf("SANDBOX_TIMEZONE must be an IANA zone name such as UTC or America/Sao_Paulo, got %q", tz))
+		default:
+			l.TimeZone = loc
 		}
-		l.TimeZone = loc
 	}
 	if len(errs) > 0 {
 		return Limits{}, errors.Join(append(errs, timeoutErr)...)

@@ -48,6 +48,9 @@ func TestLimitsFromEnv(t *testing.T) {
 		"SANDBOX_TIMEOUT_MS=18446744073711": "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got 18446744073711",
 		"SANDBOX_TIMEOUT_MS=-5":             "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got -5",
 		"SANDBOX_MAX_PARALLEL=soon":         `SANDBOX_MAX_PARALLEL must be a whole number, got "soon"`,
+		"SANDBOX_TIMEZONE=Nowhere/X":        `SANDBOX_TIMEZONE must be an IANA zone name such as UTC or America/Sao_Paulo, got "Nowhere/X"`,
+		// Go's name for the host's zone, which must never reach a script
+		"SANDBOX_TIMEZONE=Local": `got "Local" (the host's zone, which scripts never see)`,
 	} {
 		name, value, _ := strings.Cut(vars, "=")
 		if _, err := LimitsFromEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), want) {

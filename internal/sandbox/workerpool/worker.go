@@ -208,6 +208,10 @@ func cacheBytesFor(memoryMB int) uint64 {
 // a warm-up run that measures the runtime's own heap.
 func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	var info readyInfo
+	if cfg.TimeZone == "Local" {
+		// Go's name for the host's zone: scripts never see it.
+		return nil, info, errors.New(`time zone "Local" is the host's own: name an IANA zone such as UTC`)
+	}
 	loc, err := time.LoadLocation(cfg.TimeZone)
 	if err != nil {
 		return nil, info, fmt.Errorf("loading time zone %q: %w", cfg.TimeZone, err)
