@@ -48,7 +48,12 @@
 //     price for trivial scripts on starved brokers, less where scripts take
 //     longer or brokers have their own cores. Direct gets from any replica
 //     (AllowDirect) measured no cheaper. One server does not deliver
-//     finished jobs again, so it looks up on redeliveries only.
+//     finished jobs again, so it looks up on redeliveries only — but for a
+//     job that may act on the world (it asks for capabilities, or resumes
+//     a continuation), which looks up on its first delivery too: published
+//     again after the duplicate window, as an engine retrying with the same
+//     id does, it is answered from the store and its host calls never run
+//     twice.
 //   - A good job is acked only after its result is stored; a bad one (not
 //     JSON, too large, breaking the contract) is answered with INVALID_JOB
 //     under its id — or its Nats-Msg-Id when the body names none — and

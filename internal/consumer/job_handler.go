@@ -198,11 +198,13 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		return h.badInput(d, job, tries, err)
 	}
 	d.identify(job)
-	if d.attempt > 1 || h.cfg.LooksUpEveryDelivery() {
+	if d.attempt > 1 || h.cfg.LooksUpEveryDelivery() || mayAct(job) {
 		// A redelivery: an earlier delivery may have stored the result and
 		// lost its ack; on a cluster, a first delivery may be a finished job
-		// too (see ResultLookup). Answer from the store instead of running
-		// again.
+		// too (see ResultLookup); a job that may act on the world may be
+		// published again after the duplicate window (an engine retrying a
+		// resume, as it should, with the same id). Answer from the store
+		// instead of running again.
 		r, err := h.store.Load(ctx, job.ID)
 		switch {
 		case err == nil:
@@ -222,6 +224,16 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 			"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
 	}
 	return h.run(ctx, d, job, tries)
+}
+
+// mayAct reports whether a job may act on the world when it runs: it asks
+// for host functions (api, kv, approval), or it resumes a continuation. Its
+// first delivery looks its result up too, so that running it again (a host
+// call's side effect, a continuation claimed by this very job) never
+// follows a publish of the same job after the duplicate window: one round
+// trip, paid only by jobs that make host calls anyway.
+func mayAct(job *flowjob.Job) bool {
+	return len(job.Capabilities) > 0 || job.Resume != nil
 }
 
 // badInput is the report of a job that broke the contract: never run,

@@ -81,6 +81,38 @@ func TestFinishedJobDeliveredAgainIsNotRun(t *testing.T) {
 	})
 }
 
+// TestJobThatMayActIsNotRunAgain: on one server (lookups on redeliveries
+// only), a job that asks for host functions, or resumes a continuation,
+// looks its result up on its first delivery too. Published again after
+// the duplicate window (an engine retrying with the same id, as it
+// should), it is answered from the store: its host calls never run twice.
+// A plain job published again runs again, as the duplicate window says.
+func TestJobThatMayActIsNotRunAgain(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		r := newRunner(cfg.Parallel)
+		startExecutor(t, nc, cfg, r)
+		acts := cpfJob("acts-1")
+		acts.TenantID, acts.Capabilities = "acme", []string{flowjob.CapabilityKV}
+		plain := cpfJob("plain-1")
+		for _, job := range []*flowjob.Job{acts, plain} {
+			data, _ := json.Marshal(job)
+			publishRaw(t, js, cfg, data, job.ID, nil)
+			settled(t, js, cfg, 10*time.Second)
+			publishRaw(t, js, cfg, data, job.ID+"-after-the-window", nil)
+			settled(t, js, cfg, 10*time.Second)
+		}
+		if runs := r.calls.Load(); runs != 3 {
+			t.Errorf("the jobs ran %d times, want 3: the one with capabilities once, the plain one twice", runs)
+		}
+		if n := streamMsgs(t, js, cfg.ResultsStream); n != 2 {
+			t.Errorf("RESULTS holds %d messages, want 2 (one per job)", n)
+		}
+	})
+}
+
 // TestStoredAfterAllIsOwnResult: a store whose answer was lost (a leader
 // change, a broker restart) but which stored the result after all finds
 // that result when it retries: it is this delivery's own, so the delivery
