@@ -313,7 +313,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		req.Capabilities = slices.DeleteFunc(slices.Clone(req.Capabilities), func(c string) bool { return c == flowjob.CapabilityApproval })
 	}
 	if job.Resume != nil {
-		journal, err := h.resumable(ctx, job, inputsSum(req), slices.Contains(req.Capabilities, flowjob.CapabilityApproval))
+		journal, err := h.resumable(ctx, job, inputsSum(req), req.Capabilities)
 		if ce := continuation.AsError(err); ce != nil {
 			return attempt{job: job, report: actions.Failed(ce.Code, ce.Message, tries)}
 		} else if err != nil {
@@ -328,7 +328,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		case !res.OK() && ctx.Err() != nil:
 			return attempt{job: job, transient: errStopping}
 		case res.Suspended != nil:
-			return h.suspend(ctx, job, inputsSum(req), res, tries)
+			return h.suspend(ctx, job, req, res, tries)
 		case res.OK() || !res.Err.Retryable():
 			return attempt{job: job, report: actions.Ran(res, tries)}
 		}
@@ -361,10 +361,11 @@ func inputsSum(req sandbox.Request) string {
 // bucket's, transient.
 //
 // What would fail the resumed run whatever the script does — approval not
-// granted, a resolution nested deeper than JSON.parse reads — is refused
-// after the token is checked and before the continuation is claimed, so
-// that it can still be used once the job is mended.
-func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs string, approvalGranted bool) (json.RawMessage, error) {
+// granted, other grants than the suspended run's, a resolution nested
+// deeper than JSON.parse reads — is refused after the token is checked and
+// before the continuation is claimed, so that it can still be used once
+// the job is mended.
+func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs string, granted []string) (json.RawMessage, error) {
 	if h.signer == nil {
 		return nil, &continuation.Error{Code: flowjob.CodeInvalidContinuation,
 			Message: "this executor cannot resume jobs: CONTINUATION_KEY is not set on it (set the same key on every replica)"}
@@ -380,8 +381,11 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs str
 	if err := claims.Check(job, inputs); err != nil {
 		return nil, err
 	}
+	if err := claims.CheckGrants(granted); err != nil {
+		return nil, err
+	}
 	switch {
-	case !approvalGranted:
+	case !slices.Contains(granted, flowjob.CapabilityApproval):
 		return nil, &continuation.Error{Code: flowjob.CodeCapabilityDenied,
 			Message: "a resume job must be granted approval (its capabilities, and the policy for its tenant): the continuation was not used; resume again once it is granted"}
 	case sandbox.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
@@ -412,7 +416,7 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs str
 // suspend keeps the journal of a run that asked for approval and signs
 // its continuation: the report of a suspended job. A journal that cannot
 // be stored is a transient failure (the job runs again).
-func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, inputs string, res sandbox.Result, tries int) attempt {
+func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, req sandbox.Request, res sandbox.Result, tries int) attempt {
 	if h.signer == nil { // approval is not granted without a key: a bug
 		return attempt{job: job, transient: errors.New("a run suspended on an executor without CONTINUATION_KEY")}
 	}
@@ -425,7 +429,9 @@ func (h *jobHandler) suspend(ctx context.Context, job *flowjob.Job, inputs strin
 	if err != nil {
 		return attempt{job: job, transient: err}
 	}
-	token := h.signer.Sign(continuation.ClaimsFor(job, inputs, key, h.now().Add(h.cfg.ContinuationTTL)))
+	claims := continuation.ClaimsFor(job, inputsSum(req), key, h.now().Add(h.cfg.ContinuationTTL))
+	claims.Grants = slices.Sorted(slices.Values(req.Capabilities))
+	token := h.signer.Sign(claims)
 	r := actions.Ran(res, tries)
 	r.Suspend = &actions.Suspend{Request: res.Suspended.Request, Continuation: token}
 	return attempt{job: job, report: r}

@@ -140,6 +140,18 @@ func TestResumeRefusals(t *testing.T) {
 				j.Capabilities = []string{flowjob.CapabilityAPI}
 				return j
 			}(), flowjob.CodeCapabilityDenied},
+			// A replay granted other capabilities than the suspended run
+			// would find its recorded api call refused after the claim.
+			"other grants": {func() *flowjob.Job {
+				j := resumeOf(job, "other-grants", token, `true`)
+				j.Capabilities = []string{flowjob.CapabilityApproval}
+				return j
+			}(), flowjob.CodeCapabilityDenied},
+			"more grants": {func() *flowjob.Job {
+				j := resumeOf(job, "more-grants", token, `true`)
+				j.Capabilities = []string{flowjob.CapabilityAPI, flowjob.CapabilityApproval, flowjob.CapabilityKV}
+				return j
+			}(), flowjob.CodeCapabilityDenied},
 			"resolution too deep": {resumeOf(job, "too-deep", token, strings.Repeat("[", sandbox.MaxJSONNesting+1)+strings.Repeat("]", sandbox.MaxJSONNesting+1)), flowjob.CodeInvalidJob},
 		}
 		for _, c := range cases {

@@ -3,6 +3,7 @@ package continuation
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -51,16 +52,37 @@ func TestTokenRoundTrip(t *testing.T) {
 	s := signer(t, key, nil)
 	now := time.Now()
 	want := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", now.Add(time.Hour))
+	want.Grants = []string{"api", "approval", "kv"}
 	token := s.Sign(want)
 	got, err := s.Verify(token, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("claims %+v, want %+v", got, want)
 	}
 	if len(token) > flowjob.MaxTokenBytes {
 		t.Errorf("token of %d bytes, over the contract's %d", len(token), flowjob.MaxTokenBytes)
+	}
+}
+
+// A resume run must be granted what the suspended run was; a token signed
+// before grants were kept is not checked.
+func TestCheckGrants(t *testing.T) {
+	c := ClaimsFor(suspendedJob(), sum, "j.job-1.abc", time.Now().Add(time.Hour))
+	if err := c.CheckGrants([]string{"approval"}); err != nil {
+		t.Errorf("a token without grants: %v, want no check", err)
+	}
+	c.Grants = []string{"api", "approval"}
+	if err := c.CheckGrants([]string{"approval", "api"}); err != nil {
+		t.Errorf("the same grants in another order: %v", err)
+	}
+	for _, granted := range [][]string{{"approval"}, {"api", "approval", "kv"}, nil} {
+		err := c.CheckGrants(granted)
+		if code(err) != flowjob.CodeCapabilityDenied || !strings.Contains(err.Error(), "suspended with [api, approval]") ||
+			!strings.Contains(err.Error(), "the continuation was not used") {
+			t.Errorf("granted %v: %v, want CAPABILITY_DENIED naming both grants", granted, err)
+		}
 	}
 }
 
@@ -70,7 +92,9 @@ func TestLargestTokenFits(t *testing.T) {
 	job.ID = strings.Repeat("i", flowjob.MaxIDBytes)
 	long := strings.Repeat("é", flowjob.MaxRefBytes/2)
 	job.SessionID, job.FlowID, job.BlockID, job.TenantID = long, long, long, long
-	token := signer(t, key, nil).Sign(ClaimsFor(job, sum, "j."+job.ID+".0123456789abcdef01", time.Now()))
+	claims := ClaimsFor(job, sum, "j."+job.ID+".0123456789abcdef01", time.Now())
+	claims.Grants = flowjob.KnownCapabilities
+	token := signer(t, key, nil).Sign(claims)
 	if len(token) > flowjob.MaxTokenBytes {
 		t.Errorf("token of %d bytes, over the contract's %d", len(token), flowjob.MaxTokenBytes)
 	}

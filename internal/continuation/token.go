@@ -22,6 +22,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,6 +57,10 @@ type Claims struct {
 	// inputVariables, interpolated): the replay must get the same. Empty
 	// in tokens signed before it was kept: not checked.
 	InputsSHA256 string `json:"inputsSha256,omitempty"`
+	// Grants are the capabilities the suspended run was granted, sorted:
+	// the replay must be granted the same (CheckGrants). Empty in tokens
+	// signed before they were kept: not checked.
+	Grants []string `json:"grants,omitempty"`
 	// Expires is when the token (and the journal) stop being usable, in
 	// Unix seconds.
 	Expires int64 `json:"exp"`
@@ -77,6 +82,34 @@ func ClaimsFor(job *flowjob.Job, inputs string, journal string, expires time.Tim
 		InputsSHA256: inputs,
 		Expires:      expires.Unix(),
 	}
+}
+
+// CheckGrants checks that a resume run is granted the capabilities the
+// suspended run was (its job's capabilities, and the policy for its
+// tenant): a replay with other grants would find a recorded host call
+// refused, or take another branch on capabilities, after the continuation
+// was claimed. It is a CAPABILITY_DENIED refusal made before the claim, so
+// that the continuation can still be used once the grants are mended.
+func (c Claims) CheckGrants(granted []string) error {
+	if len(c.Grants) == 0 {
+		return nil
+	}
+	now := slices.Sorted(slices.Values(granted))
+	if slices.Equal(now, c.Grants) {
+		return nil
+	}
+	return &Error{Code: flowjob.CodeCapabilityDenied, Message: fmt.Sprintf(
+		"the resume job is granted %s, but job %s suspended with %s, and a replay needs the same grants: "+
+			"the continuation was not used; resume again with the suspended job's capabilities, once the policy for its tenant grants them",
+		listOf(now), c.JobID, listOf(c.Grants))}
+}
+
+// listOf writes capability names as [a, b], or "nothing".
+func listOf(names []string) string {
+	if len(names) == 0 {
+		return "nothing"
+	}
+	return "[" + strings.Join(names, ", ") + "]"
 }
 
 // InputsSum is the hex SHA-256 of a run's inputs, as name and value pairs

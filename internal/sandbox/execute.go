@@ -14,6 +14,11 @@ import (
 // errAsync: the script returned a Promise (an async execute).
 var errAsync = &Error{Code: CodeAsyncUnsupported, Message: MsgAsyncUnsupported}
 
+// divergedNext ends the message of a resumed run that did not replay its
+// journal with what it means and what to do.
+const divergedNext = ". The continuation is used: run the step again from the start, and keep the script the same up to its last approval.request " +
+	"(the same host calls with the same arguments, and Date and Math.random read as often)"
+
 // errTimedOut is the cause of a context that ended at the script's deadline.
 var errTimedOut = &Error{Code: CodeTimeout, Message: MsgTimeout}
 
@@ -130,17 +135,25 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 		case suspendMarker:
 			return "", nil
 		case divergedMarker:
-			return "", &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged}
+			return "", &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged + divergedNext}
 		case tooLargeMarker:
 			return "", &Error{Code: CodeScriptError, Message: h.journal.diverged, Line: h.journal.line, Column: h.journal.column}
 		}
 	}
 	if err != nil {
-		return "", h.locate(p.classify(ctx, v, l, err))
+		e := h.locate(p.classify(ctx, v, l, err))
+		if e.Code == CodeScriptError && h.journal != nil && h.journal.pos < len(h.journal.replay) {
+			// The suspended run went past this point without throwing: the
+			// replay took another way.
+			return "", &Error{Code: CodeContinuationDiverged, Message: fmt.Sprintf(
+				"the resumed run threw %s at line %d after %d of the %d events of its journal, where the suspended run went on: the replay took another way%s",
+				e.Message, e.Line, h.journal.pos, len(h.journal.replay), divergedNext), Line: e.Line, Column: e.Column}
+		}
+		return "", e
 	}
 	if h.journal != nil && h.journal.pos < len(h.journal.replay) {
 		return "", &Error{Code: CodeContinuationDiverged, Message: fmt.Sprintf(
-			"the resumed run ended after %d of the %d events of its journal", h.journal.pos, len(h.journal.replay))}
+			"the resumed run ended after %d of the %d events of its journal%s", h.journal.pos, len(h.journal.replay), divergedNext)}
 	}
 	if ctx.Err() != nil {
 		return "", h.locate(causeOf(ctx))

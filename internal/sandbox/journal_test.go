@@ -155,11 +155,20 @@ func TestReplayThatDivergesFails(t *testing.T) {
 		"another call":    strings.Replace(approvalScript, "api.post('crm', '/refunds'", "kv.get('crm', '/refunds'", 1),
 		"no time read":    strings.Replace(approvalScript, "const t = Date.now()", "const t = 1", 1),
 		"ends early":      "return 'short'",
+		// The suspended run went past this line: a throw there is the
+		// replay taking another way, not the script's own failure.
+		"throws early": "if (!capabilities.includes('nothing')) throw new Error('boom before approval')\n" + approvalScript,
 	} {
 		res := resume(t, src, host, grants, first.Suspended.Journal, json.RawMessage(`{"ok":true}`))
-		if res.Err == nil || res.Err.Code != CodeContinuationDiverged {
-			t.Errorf("%s: %q %+v, want CONTINUATION_DIVERGED", name, res.Output, res.Err)
+		if res.Err == nil || res.Err.Code != CodeContinuationDiverged || !strings.Contains(res.Err.Message, "The continuation is used: run the step again") {
+			t.Errorf("%s: %q %+v, want CONTINUATION_DIVERGED saying what to do", name, res.Output, res.Err)
 		}
+	}
+	// A throw after the replayed part is the script's own failure.
+	afterwards := strings.Replace(approvalScript, "const second =", "throw new Error('after')\nconst second =", 1)
+	res := resume(t, afterwards, host, grants, first.Suspended.Journal, json.RawMessage(`{"ok":true}`))
+	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "after") {
+		t.Errorf("a throw after the replay: %+v, want SCRIPT_ERROR", res.Err)
 	}
 	if host.n.Load() != 1 {
 		t.Errorf("a diverging replay reached the host: %d calls", host.n.Load())
