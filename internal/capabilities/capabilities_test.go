@@ -78,6 +78,9 @@ func TestParsePolicyNamesTheProblem(t *testing.T) {
 		{"tenants:\n  acme:\n    capabilities: [fetch]\n", `tenants.acme.capabilities[0]: unknown capability "fetch"`},
 		{"tenants:\n  acme:\n    capabilitys: [api]\n", "capabilitys"},
 		{"tenant: {}\n", "tenant"},
+		{"", "the capabilities policy is empty"},
+		{"# only a comment\n", "the capabilities policy is empty"},
+		{"tenants:\n  \"*\":\n    capabilities: [api]\n", `"*" is not a pattern here`},
 	} {
 		if _, err := ParsePolicy([]byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want it to name %q", tc.yaml, err, tc.want)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -33,7 +35,9 @@ func ParsePolicy(data []byte) (*Policy, error) {
 	var p Policy
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
+	if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+		return nil, errors.New("the capabilities policy is empty: name the tenants and what each may use (tenants:), or unset the variable to grant nothing")
+	} else if err != nil {
 		return nil, fmt.Errorf("reading the capabilities policy: %w", err)
 	}
 	return &p, p.Validate()
@@ -44,8 +48,11 @@ func ParsePolicy(data []byte) (*Policy, error) {
 func (p *Policy) Validate() error {
 	var errs []error
 	for _, name := range sortedKeys(p.Tenants) {
-		if name == "" {
+		switch {
+		case name == "":
 			errs = append(errs, errors.New("tenants: a tenant needs a name"))
+		case strings.ContainsAny(name, "*?"):
+			errs = append(errs, fmt.Errorf("tenants: %q is not a pattern here but a tenant's name, which no job should have: name each tenant (a connector's tenants list is where \"*\" means any tenant)", name))
 		}
 		for i, c := range p.Tenants[name].Capabilities {
 			if !slices.Contains(flowjob.KnownCapabilities, c) {
@@ -88,12 +95,15 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // UsesKV reports whether some tenant may use kv (the executor then opens
 // the session store).
-func (p *Policy) UsesKV() bool {
+func (p *Policy) UsesKV() bool { return p.Allows(flowjob.CapabilityKV) }
+
+// Allows reports whether some tenant may use capability.
+func (p *Policy) Allows(capability string) bool {
 	if p == nil {
 		return false
 	}
 	for _, t := range p.Tenants {
-		if slices.Contains(t.Capabilities, flowjob.CapabilityKV) {
+		if slices.Contains(t.Capabilities, capability) {
 			return true
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/capabilities"
 	"github.com/flowscript/flowscript/internal/capabilities/httpapi"
 	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
@@ -45,6 +46,10 @@ func loadCapabilities(ctx context.Context, cfg Config, nc *nats.Conn, log *slog.
 	}
 	log.Info("capabilities policy loaded", "file", cfg.CapabilitiesPolicyFile,
 		"tenants", len(policy.Tenants), "connectors", len(policy.Connectors), "kv", kv != nil)
+	if cfg.ContinuationKey == "" && policy.Allows(flowjob.CapabilityApproval) {
+		log.Warn("the capabilities policy grants approval, but CONTINUATION_KEY is not set: approval.request throws CAPABILITY_DENIED on this executor; set the same key on every replica",
+			"file", cfg.CapabilitiesPolicyFile)
+	}
 	return capabilities.New(policy, api, kv), nil
 }
 
