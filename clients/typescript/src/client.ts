@@ -34,7 +34,7 @@ export interface ContractOptions {
 export interface PublishOptions extends ContractOptions {
   /** An inbox the executor also sends the result to (the Reply-To header). */
   replyTo?: string;
-  /** How long to wait for the broker's acknowledgement (default: the nats client's, 5 s). */
+  /** How long to wait for the broker's acknowledgement (default: the nats client's, 5 s); at most 2^31−1 (MAX_TIMEOUT_MS), as every timeout here. */
   timeoutMs?: number;
   /** Add trace context from @opentelemetry/api when it is installed (default true). */
   trace?: boolean;
@@ -53,7 +53,7 @@ export interface Published {
 export interface AwaitOptions extends ContractOptions {
   /** The inbox the job names in Reply-To: awaitResult subscribes to it before it returns. Without it, only the RESULTS stream is read. */
   inbox?: string;
-  /** Give up after this long (default 30000 ms) with a ResultTimeoutError. */
+  /** Give up after this long (default 30000 ms) with a ResultTimeoutError; at most 2^31−1 ms (MAX_TIMEOUT_MS, about 24.8 days): a longer one is a RangeError. */
   timeoutMs?: number;
   /** Give up when this aborts, with its reason. */
   signal?: AbortSignal;
@@ -93,6 +93,26 @@ export class ResultTimeoutError extends Error {
 }
 
 /**
+ * The broker did not acknowledge the job: no stream takes its subject (a
+ * wrong subjectPrefix or jobsSubject), the acknowledgement did not come
+ * within timeoutMs, the connection closed... The cause is the nats
+ * client's error. After a timeout the job may still have been stored:
+ * publishing it again under the same id is safe (the JOBS stream drops a
+ * duplicate within its window, and submit then reads the stored result).
+ */
+export class PublishError extends Error {
+  override readonly name = "PublishError";
+  constructor(
+    readonly jobId: string,
+    /** The subject the job was published on. */
+    readonly subject: string,
+    cause: unknown,
+  ) {
+    super(`publishing job ${jobId} on ${subject}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/**
  * submit found a result stored under the job's id for another session, flow
  * or block: the id was another job's (flowclient.ErrIDReused in Go). That
  * result is not this job's, and this job did not run: give each job a new
@@ -112,6 +132,13 @@ export class IdReusedError extends Error {
   }
 }
 
+/**
+ * The longest timeout (and polling interval) the client accepts: 2^31−1 ms,
+ * about 24.8 days, the longest a Node timer can wait (a longer delay would
+ * fire after 1 ms). Longer ones, Infinity and NaN are a RangeError.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_POLL_FIRST_MS = 500;
 const DEFAULT_POLL_MAX_MS = 5_000;
@@ -119,6 +146,19 @@ const JOB_ID = /^[A-Za-z0-9_-]{1,128}$/;
 // flowjob.ValidSubjectPrefix and ValidStreamName.
 const SUBJECT_PREFIX = /^[^.*> \t\r\n]{1,256}(\.[^.*> \t\r\n]{1,256})*$/;
 const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** ms as a timer's delay: a number, more than 0, at most MAX_TIMEOUT_MS. */
+function isDelay(ms: unknown): ms is number {
+  return typeof ms === "number" && ms > 0 && ms <= MAX_TIMEOUT_MS;
+}
+
+function checkTimeout(what: string, ms: unknown) {
+  if (!isDelay(ms)) {
+    throw new RangeError(
+      `${what}: timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS} (2^31−1, about 24.8 days, the longest a Node timer waits), got ${typeof ms === "number" ? ms : JSON.stringify(ms)}`,
+    );
+  }
+}
 
 function subjects(o: ContractOptions) {
   const prefix = o.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
@@ -145,6 +185,9 @@ function subjects(o: ContractOptions) {
 export async function publishJob(nc: NatsConnection, job: Job, options: PublishOptions = {}): Promise<Published> {
   assertValidJob(job);
   const { jobs } = subjects(options);
+  if (options.timeoutMs !== undefined) {
+    checkTimeout(`publishing job ${job.id}`, options.timeoutMs);
+  }
   const h = headers();
   const span = options.trace === false ? undefined : await startPublishSpan(h, jobs, job.id);
   h.set(HEADER_VERSION, String(CONTRACT_VERSION));
@@ -161,7 +204,7 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   } catch (err) {
     span?.end(err);
-    throw new Error(`publishing job ${job.id} on ${jobs}: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    throw new PublishError(job.id, jobs, err);
   }
 }
 
@@ -171,7 +214,8 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
  * (`<resultsSubjectPrefix>.<jobId>`, last message), looked up after
  * pollFirstMs and then at doubling intervals, so a lost or refused reply
  * still ends in the stored result. Rejects with a ResultTimeoutError after
- * timeoutMs, or with the signal's reason.
+ * timeoutMs, or with the signal's reason; with a RangeError when timeoutMs
+ * or the polling intervals are not in 0 < ms <= MAX_TIMEOUT_MS.
  */
 export function awaitResult(nc: NatsConnection, jobId: string, options: AwaitOptions = {}): Promise<ReceivedResult> {
   try {
@@ -209,17 +253,32 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
  * Publishes job with a fresh Reply-To inbox and waits for its result
  * (inbox first, RESULTS stream as the fallback). A job that was already
  * published (a duplicate id) gets the stored result.
+ *
+ * It rejects once: with a PublishError when the broker did not acknowledge
+ * the job (within timeoutMs: the result's wait and the publish share it, so
+ * a publish still unanswered when the wait ends is reported as the
+ * publish's failure), a ResultTimeoutError when the job was stored but no
+ * result came within timeoutMs, the signal's reason when it aborts (at
+ * once, even while the publish is in flight; before it, nothing is sent).
  */
 export async function submit(nc: NatsConnection, job: Job, options: SubmitOptions = {}): Promise<ReceivedResult> {
   assertValidJob(job);
   const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix); // the connection's own prefix, as its requests use
   const waiting = waitForResult(nc, job.id, { ...options, inbox });
+  // The wait's timer runs from now, and the publish's acknowledgement has
+  // the same timeoutMs: the wait can end (or the signal abort it) while the
+  // publish is still in flight. Its promise is awaited below, after the
+  // publish; a handler now keeps that early rejection from being an
+  // unhandled one (which would end the process).
+  waiting.promise.catch(() => {});
+  if (options.signal?.aborted) {
+    throw options.signal.reason; // the wait is over already; publish nothing
+  }
   let published: Published;
   try {
-    published = await publishJob(nc, job, { ...options, replyTo: inbox });
+    published = await untilAborted(publishJob(nc, job, { ...options, replyTo: inbox }), options.signal);
   } catch (err) {
-    waiting.cancel();
-    waiting.promise.catch(() => {}); // cancelled on purpose
+    waiting.cancel(); // its subscription and timers, if it has not ended yet
     throw err;
   }
   if (published.duplicate) {
@@ -233,6 +292,25 @@ export async function submit(nc: NatsConnection, job: Job, options: SubmitOption
   return got;
 }
 
+/** p, or the signal's reason as soon as it aborts (p then settles unobserved, but handled). */
+function untilAborted<T>(p: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 interface Waiting {
   promise: Promise<ReceivedResult>;
   pollSoon(): void;
@@ -243,13 +321,11 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
   checkJobId(jobId);
   subjects(options); // its names are checked before anything waits
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(timeoutMs > 0)) {
-    throw new RangeError(`awaiting job ${jobId}: timeoutMs must be a positive number of milliseconds, got ${timeoutMs}`);
-  }
+  checkTimeout(`awaiting job ${jobId}`, timeoutMs);
   const pollMax = options.pollMaxMs ?? DEFAULT_POLL_MAX_MS;
   let wait = options.pollFirstMs ?? DEFAULT_POLL_FIRST_MS;
-  if (!(wait > 0 && pollMax >= wait)) {
-    throw new RangeError(`awaiting job ${jobId}: polling needs 0 < pollFirstMs <= pollMaxMs, got ${wait} and ${pollMax}`);
+  if (!(isDelay(wait) && isDelay(pollMax) && pollMax >= wait)) {
+    throw new RangeError(`awaiting job ${jobId}: polling needs 0 < pollFirstMs <= pollMaxMs <= ${MAX_TIMEOUT_MS}, got ${String(wait)} and ${String(pollMax)}`);
   }
 
   let settled = false;

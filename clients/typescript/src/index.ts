@@ -19,6 +19,8 @@ export {
   getResult,
   submit,
   ResultTimeoutError,
+  PublishError,
+  MAX_TIMEOUT_MS,
   IdReusedError,
   type ContractOptions,
   type PublishOptions,

@@ -138,7 +138,7 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
       // A rule on a member's name (propertyNames).
       const field = keyPath(at, e.propertyName);
       if (e.keyword === "minLength") add(field, "a name must not be empty");
-      else if (e.keyword === "maxLength") add(field, `name is over the ${e.params.limit}-character limit`);
+      else if (e.keyword === "maxLength") add(field, `name is ${bytes(e.propertyName)} bytes, over the ${e.params.limit}-byte limit`);
       else add(field, `name ${e.message ?? "is invalid"}`);
       continue;
     }
@@ -175,7 +175,13 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break;
       case "not":
         if (generic(at) === "action.inputVariables[].name") {
-          add(at, `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`);
+          // jsident.Check's two refusals: a reserved word, or FlowScript's own prefix.
+          add(
+            at,
+            typeof e.data === "string" && e.data.startsWith(INTERNAL_PREFIX)
+              ? `${quoted(e.data)} starts with ${JSON.stringify(INTERNAL_PREFIX)}, which FlowScript keeps for its own names; choose another name`
+              : `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`,
+          );
         } else if (at === "" && isObject(e.data) && "error" in e.data) {
           add("error", "only a failed result carries an error");
         } else {
@@ -189,7 +195,10 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break;
       }
       case "maxLength":
-        add(at, `is ${[...String(e.data)].length} characters, over the ${e.params.limit}-byte limit`);
+        // The schema's maxLength counts characters but stands for a cap in
+        // bytes of UTF-8 (over it in characters is over it in bytes): say
+        // the bytes, as flowjob does.
+        add(at, overBytes(at, bytes(String(e.data)), e.params.limit as number));
         break;
       case "maxItems":
         add(at, `has ${(e.data as unknown[]).length} items, over the limit of ${e.params.limit}`);
@@ -245,7 +254,26 @@ function patternMessage(at: string, data: unknown): string {
 // ---- the rules a schema cannot say ----
 
 const utf8 = new TextEncoder();
+// Bytes of UTF-8, as Go's len() of the decoded string: a lone surrogate
+// counts 3, as the U+FFFD both TextEncoder and encoding/json make of it.
 const bytes = (s: string) => utf8.encode(s).length;
+
+// jsident.InternalPrefix: input names FlowScript keeps for its own bindings.
+const INTERNAL_PREFIX = "$flowscript$";
+
+/** flowjob's words for a string over its cap in bytes, by field. */
+function overBytes(field: string, n: number, max: number): string {
+  switch (generic(field)) {
+    case "action.source":
+      return `is ${n} bytes, over the ${max}-byte limit: move data out of the script into input variables`;
+    case "resume.token":
+      return `is ${n} bytes, over the ${max}-byte limit: pass the continuation as the executor gave it`;
+    case "action.inputVariables[].name":
+      return `must be at most ${max} bytes, got ${n}`; // jsident.Check
+    default:
+      return `is ${n} bytes, over the ${max}-byte limit`;
+  }
+}
 
 function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   const add = (field: string, message: string) => {
@@ -255,7 +283,7 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   };
   const cap = (field: string, v: unknown, max: number) => {
     if (typeof v === "string" && bytes(v) > max) {
-      add(field, `is ${bytes(v)} bytes, over the ${max}-byte limit`);
+      add(field, overBytes(field, bytes(v), max));
     }
   };
   for (const f of ["sessionId", "flowId", "blockId", "defaultExceptionBlockId", "tenantId", "templateId"]) {

@@ -1,7 +1,8 @@
 // The client against a real executor (built from this repository and
 // started by the tests): every directive, INVALID_JOB, a lost and a
 // refused reply that fall back to the RESULTS stream, a duplicate publish,
-// a timeout, and a trace that continues from the engine's span.
+// timeouts (of the wait and of the publish, each rejected once), and a
+// trace that continues from the engine's span.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,14 +12,16 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { createInbox, headers } from "nats";
+import { createInbox, headers, type NatsConnection } from "nats";
 
 import {
   awaitResult,
   buildJob,
   getResult,
   JobValidationError,
+  MAX_TIMEOUT_MS,
   publishJob,
+  PublishError,
   ResultTimeoutError,
   submit,
   IdReusedError,
@@ -285,6 +288,180 @@ describe("the RESULTS stream fallback", () => {
     const waiting = awaitResult(exec.nc, "aborted-job", { ...quick, inbox: createInbox(), signal: ac.signal });
     ac.abort(new Error("engine shutting down"));
     await assert.rejects(waiting, /engine shutting down/);
+  });
+});
+
+/**
+ * Runs fn with a process "unhandledRejection" listener and returns what it
+ * saw (after a few ms: Node reports an unhandled rejection once the
+ * microtasks have run). An unhandled rejection ends a Node process by
+ * default, whatever the caller's try/catch.
+ */
+async function unhandledDuring(fn: () => Promise<void>): Promise<unknown[]> {
+  const seen: unknown[] = [];
+  const listener = (reason: unknown) => void seen.push(reason);
+  process.on("unhandledRejection", listener);
+  try {
+    await fn();
+    await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    process.off("unhandledRejection", listener);
+  }
+  return seen;
+}
+
+/** The connection's subscriptions and the process's timers, to tell that nothing was left behind. */
+function pending(nc: NatsConnection) {
+  const subs = (nc as unknown as { protocol: { subscriptions: { size(): number } } }).protocol.subscriptions.size();
+  const timers = process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+  return { subs, timers };
+}
+
+describe("submit when the publish or the wait fails: one rejection, nothing left", () => {
+  // No stream takes stalltest.>: a core NATS subscriber there receives the
+  // publish's request and never answers, so no acknowledgement comes.
+  const stalled = { subjectPrefix: "stalltest", resultsStream: CONTRACT.resultsStream, pollFirstMs: 60_000, pollMaxMs: 60_000 };
+
+  test("a publish nobody acknowledges within timeoutMs: PublishError, not an unhandled ResultTimeoutError", async () => {
+    const staller = exec.nc.subscribe("stalltest.jobs.execute");
+    await exec.nc.flush();
+    try {
+      const before = pending(exec.nc);
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      let caught: unknown;
+      const started = Date.now();
+      const unhandled = await unhandledDuring(async () => {
+        try {
+          await submit(exec.nc, j, { ...stalled, timeoutMs: 500 });
+        } catch (err) {
+          caught = err;
+        }
+      });
+      assert.deepEqual(unhandled, [], "no unhandled rejection");
+      assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
+      assert.equal(caught.jobId, j.id);
+      assert.equal(caught.subject, "stalltest.jobs.execute");
+      assert.match(caught.message, new RegExp(`^publishing job ${j.id} on stalltest\\.jobs\\.execute: `));
+      assert.ok(Date.now() - started >= 490, "it waited for the acknowledgement");
+      assert.equal(staller.getReceived(), 1, "the job was sent once");
+      assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+    } finally {
+      staller.unsubscribe();
+    }
+  });
+
+  test("a subject no stream takes and nobody listens on: PublishError at once", async () => {
+    const before = pending(exec.nc);
+    const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+    const started = Date.now();
+    let caught: unknown;
+    const unhandled = await unhandledDuring(async () => {
+      try {
+        await submit(exec.nc, j, { ...stalled, subjectPrefix: "nostreamtest", timeoutMs: 5_000 });
+      } catch (err) {
+        caught = err;
+      }
+    });
+    assert.deepEqual(unhandled, []);
+    assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
+    assert.ok(Date.now() - started < 4_000, "no responders is an answer: it did not wait for the timeout");
+    assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+  });
+
+  test("timeoutMs 1 against the executor: one rejection, of the publish or of the wait", async () => {
+    for (let i = 0; i < 5; i++) {
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const errors: unknown[] = [];
+      const unhandled = await unhandledDuring(async () => {
+        try {
+          await submit(exec.nc, j, { ...opts, timeoutMs: 1 });
+        } catch (err) {
+          errors.push(err);
+        }
+      });
+      assert.deepEqual(unhandled, [], "no unhandled rejection");
+      assert.equal(errors.length, 1);
+      const err = errors[0];
+      assert.ok(err instanceof PublishError || (err instanceof ResultTimeoutError && err.timeoutMs === 1), `PublishError or ResultTimeoutError, got ${String(err)}`);
+    }
+  });
+
+  test("the signal aborts while the publish is in flight: its reason at once", async () => {
+    const staller = exec.nc.subscribe("stalltest.jobs.execute");
+    await exec.nc.flush();
+    try {
+      const ac = new AbortController();
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const started = Date.now();
+      let caught: unknown;
+      const unhandled = await unhandledDuring(async () => {
+        setTimeout(() => ac.abort(new Error("engine shutting down")), 100);
+        try {
+          await submit(exec.nc, j, { ...stalled, timeoutMs: 1_500, signal: ac.signal });
+        } catch (err) {
+          caught = err;
+        }
+      });
+      assert.deepEqual(unhandled, []);
+      assert.match(String(caught), /engine shutting down/);
+      assert.ok(Date.now() - started < 1_000, "it did not wait for the publish's timeout");
+      // The publish still times out on its own, handled: no rejection is left for the process.
+      const late = await unhandledDuring(() => new Promise((r) => setTimeout(r, 1_600)));
+      assert.deepEqual(late, []);
+    } finally {
+      staller.unsubscribe();
+    }
+  });
+
+  test("a signal aborted before submit: its reason, and nothing is sent", async () => {
+    const staller = exec.nc.subscribe("stalltest.jobs.execute");
+    await exec.nc.flush();
+    try {
+      const before = pending(exec.nc);
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const unhandled = await unhandledDuring(async () => {
+        await assert.rejects(submit(exec.nc, j, { ...stalled, timeoutMs: 1_000, signal: AbortSignal.abort(new Error("already gone")) }), /already gone/);
+      });
+      assert.deepEqual(unhandled, []);
+      await exec.nc.flush();
+      assert.equal(staller.getReceived(), 0, "nothing was published");
+      assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+    } finally {
+      staller.unsubscribe();
+    }
+  });
+});
+
+describe("timeouts a Node timer cannot wait", () => {
+  const quick = { ...opts, pollFirstMs: 100, pollMaxMs: 400 };
+  const tooLong = [2 ** 31, MAX_TIMEOUT_MS + 1, 1e10, Infinity, 0, -1, Number.NaN];
+  const message = /timeoutMs must be a positive number of milliseconds up to 2147483647 \(2\^31−1/;
+
+  test("MAX_TIMEOUT_MS is 2^31−1", () => {
+    assert.equal(MAX_TIMEOUT_MS, 2147483647);
+  });
+
+  test("over 2^31−1 ms, Infinity, 0, −1 and NaN are a RangeError naming timeoutMs, and nothing is sent", async () => {
+    for (const timeoutMs of tooLong) {
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const isRange = (err: unknown) => err instanceof RangeError && message.test(err.message) && err.message.endsWith(`got ${timeoutMs}`);
+      await assert.rejects(submit(exec.nc, j, { ...quick, timeoutMs }), isRange, `submit, timeoutMs ${timeoutMs}`);
+      await assert.rejects(awaitResult(exec.nc, j.id, { ...quick, timeoutMs }), isRange, `awaitResult, timeoutMs ${timeoutMs}`);
+      await assert.rejects(publishJob(exec.nc, j, { ...CONTRACT, timeoutMs }), isRange, `publishJob, timeoutMs ${timeoutMs}`);
+      assert.equal(await getResult(exec.nc, j.id, CONTRACT), null, `nothing was published, timeoutMs ${timeoutMs}`);
+    }
+  });
+
+  test("polling intervals over 2^31−1 ms are a RangeError too", async () => {
+    await assert.rejects(awaitResult(exec.nc, "poll-job", { ...quick, pollMaxMs: 1e10 }), /pollFirstMs <= pollMaxMs <= 2147483647/);
+    await assert.rejects(awaitResult(exec.nc, "poll-job", { ...quick, pollFirstMs: Infinity, pollMaxMs: Infinity }), RangeError);
+  });
+
+  test("2^31−1 ms itself waits (it does not time out at once)", async () => {
+    const ac = new AbortController();
+    const waiting = awaitResult(exec.nc, "long-wait-job", { ...quick, inbox: createInbox(), timeoutMs: MAX_TIMEOUT_MS, signal: ac.signal });
+    setTimeout(() => ac.abort(new Error("stopped waiting")), 200);
+    await assert.rejects(waiting, /stopped waiting/);
   });
 });
 

@@ -238,6 +238,59 @@ describe("validation messages name the field", () => {
     });
   }
 
+  // The size caps and the reserved prefix in flowjob's own words: the Go
+  // format string must be in flowjob (or jsident, which it quotes), and the
+  // TypeScript message is that format with the job's values.
+  describe("in flowjob's words: sizes in bytes of UTF-8, the $flowscript$ prefix", () => {
+    const goSource = [
+      ...readdirSync(flowjob).filter((f) => f.endsWith(".go") && !f.endsWith("_test.go")).map((f) => join(flowjob, f)),
+      join(repoRoot(), "internal", "jsident", "jsident.go"),
+    ]
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
+    // Go's %d, %q (JSON quoting, for these ASCII values) and %s of a quote()d value.
+    const sprintf = (format: string, ...args: (string | number)[]) =>
+      format.replace(/%[dqs]/g, () => {
+        const v = args.shift()!;
+        return typeof v === "string" ? JSON.stringify(v) : String(v);
+      });
+    const ascii = (n: number) => "a".repeat(n);
+    const cases: [string, (j: Record<string, any>) => void, string, string, (string | number)[]][] = [
+      ["an input name that starts with $flowscript$", (j) => (j["action"]["inputVariables"][0]["name"] = "$flowscript$a"), "action.inputVariables[0].name",
+        "%q starts with %q, which FlowScript keeps for its own names; choose another name", ["$flowscript$a", "$flowscript$"]],
+      ["a reserved input name", (j) => (j["action"]["inputVariables"][0]["name"] = "execute"), "action.inputVariables[0].name",
+        "%q is a reserved word in JavaScript or in FlowScript; choose another name", ["execute"]],
+      ["a source over the cap in characters (ASCII)", (j) => (j["action"]["source"] = ascii(LIMITS.maxSourceBytes + 1)), "action.source",
+        "is %d bytes, over the %d-byte limit: move data out of the script into input variables", [LIMITS.maxSourceBytes + 1, LIMITS.maxSourceBytes]],
+      ["a source over the cap in characters, two bytes each", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes + 1)), "action.source",
+        "is %d bytes, over the %d-byte limit: move data out of the script into input variables", [2 * (LIMITS.maxSourceBytes + 1), LIMITS.maxSourceBytes]],
+      ["a source under the cap in characters, over it in bytes", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes / 2 + 1)), "action.source",
+        "is %d bytes, over the %d-byte limit: move data out of the script into input variables", [LIMITS.maxSourceBytes + 2, LIMITS.maxSourceBytes]],
+      ["a source with a lone surrogate (U+FFFD to Go: 3 bytes)", (j) => (j["action"]["source"] = "\uD800".repeat(Math.floor(LIMITS.maxSourceBytes / 3) + 1)), "action.source",
+        "is %d bytes, over the %d-byte limit: move data out of the script into input variables", [3 * (Math.floor(LIMITS.maxSourceBytes / 3) + 1), LIMITS.maxSourceBytes]],
+      ["a token over the cap in characters", (j) => (j["resume"] = { token: "é".repeat(4097), resolution: true }), "resume.token",
+        "is %d bytes, over the %d-byte limit: pass the continuation as the executor gave it", [8194, 4096]],
+      ["an errorMessage over the cap in characters", (j) => (j["action"]["errorMessage"] = "ã".repeat(4097)), "action.errorMessage",
+        "is %d bytes, over the %d-byte limit", [8194, LIMITS.maxErrorMessageBytes]],
+      ["a sessionId over the cap in characters", (j) => (j["sessionId"] = "ア".repeat(257)), "sessionId",
+        "is %d bytes, over the %d-byte limit", [771, LIMITS.maxRefBytes]],
+      ["an outputVariable over the cap in characters", (j) => (j["action"]["outputVariable"] = ascii(257)), "action.outputVariable",
+        "is %d bytes, over the %d-byte limit", [257, LIMITS.maxNameBytes]],
+      ["an input name over the cap in characters", (j) => (j["action"]["inputVariables"][0]["name"] = "é".repeat(129)), "action.inputVariables[0].name",
+        "must be at most %d bytes, got %d", [LIMITS.maxInputNameBytes, 258]],
+      ["an input name under the cap in characters, over it in bytes", (j) => (j["action"]["inputVariables"][0]["name"] = "é".repeat(65)), "action.inputVariables[0].name",
+        "must be at most %d bytes, got %d", [LIMITS.maxInputNameBytes, 130]],
+      ["a variable name over the cap in characters", (j) => (j["variables"] = { ["é".repeat(257)]: "v" }), `variables["${"é".repeat(257)}"]`,
+        "name is %d bytes, over the %d-byte limit", [514, LIMITS.maxNameBytes]],
+    ];
+    for (const [name, mutate, field, format, args] of cases) {
+      test(name, () => {
+        assert.ok(goSource.includes(JSON.stringify(format)), `flowjob or jsident says ${JSON.stringify(format)}`);
+        assert.deepEqual(errors(mutate), [{ field, message: sprintf(format, ...args) }]);
+      });
+    }
+  });
+
   test("everything wrong at once is listed, up to the cap", () => {
     assert.deepEqual(validateJob(null), [{ field: "", message: "must be an object, got null" }]);
     const got = validateJob({});

@@ -2,7 +2,7 @@
 // it expects an executor with the default names on 127.0.0.1:4222).
 import { connect } from "nats";
 
-import { buildJob, submit, JobValidationError, ResultTimeoutError } from "@flowscript/client";
+import { buildJob, submit, JobValidationError, PublishError, ResultTimeoutError } from "@flowscript/client";
 
 export async function quickStart(): Promise<void> {
   const nc = await connect({ servers: "127.0.0.1:4222" });
@@ -38,7 +38,9 @@ export async function quickStart(): Promise<void> {
     }
   } catch (err) {
     if (err instanceof JobValidationError) console.error(err.errors);
-    else if (err instanceof ResultTimeoutError) {
+    else if (err instanceof PublishError) {
+      /* not acknowledged: submit the same job (same id) again */
+    } else if (err instanceof ResultTimeoutError) {
       /* the job stays queued: await it later by its id */
     } else throw err;
   } finally {
