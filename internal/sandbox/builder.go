@@ -60,8 +60,9 @@ func (p *Program) InputNames() []string { return p.inputNames }
 // JavaScript scoping alone, never by looking at the text.
 //
 // The whole expression evaluates to a factory: called with a marker object,
-// it returns the generated function, which returns [marker, execute] from
-// its tail when the author declared their own execute.
+// it returns the generated function, whose tail, when the author declared
+// their own execute, puts it in the marker's execute and returns the
+// marker: the caller reads nothing of any other value the source returns.
 func Assemble(source string, inputNames []string) string {
 	text, _ := assemble(source, inputNames)
 	return text
@@ -87,9 +88,11 @@ func assemble(source string, inputNames []string) (string, int) {
 	// cannot swallow it.
 	b.WriteString("\n;return execute === ")
 	b.WriteString(genName)
-	b.WriteString(" ? void 0 : [")
+	b.WriteString(" ? void 0 : (")
 	b.WriteString(markerName)
-	b.WriteString(", execute];\n}; return ")
+	b.WriteString(".execute = execute, ")
+	b.WriteString(markerName)
+	b.WriteString(");\n}; return ")
 	b.WriteString(genName)
 	b.WriteString("; })")
 	return b.String(), start

@@ -128,7 +128,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	stop := context.AfterFunc(ctx, func() { v.rt.Interrupt(errTimedOut) })
 	defer stop()
 
-	out, root, err := p.call(v, values)
+	out, err := p.call(v, values)
 	var stopped *goja.InterruptedError
 	if errors.As(err, &stopped) && h.journal != nil {
 		switch stopped.Value() {
@@ -158,17 +158,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 	if ctx.Err() != nil {
 		return "", h.locate(causeOf(ctx))
 	}
-	text, fail := p.checkOutput(out, l)
-	if fail == nil && root != nil && strings.Contains(text, "{}") {
-		found, err := v.holdsPromise(root)
-		if err == nil && found {
-			err = errAsync
-		}
-		if err != nil {
-			return "", p.classify(ctx, v, l, err)
-		}
-	}
-	return text, fail
+	return p.checkOutput(out, l)
 }
 
 // call runs the assembled program, calls the generated execute with the
@@ -176,10 +166,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 // then the author's own execute when the tail hands it back, and
 // serializes the result inside the VM. Go makes every call, so the script's
 // stack traces hold its own frames only.
-//
-// It also returns the result when it is an object: run reads the object
-// again for a Promise inside it (holdsPromise) when its output holds {}.
-func (p *Program) call(v *vm, values []string) (goja.Value, *goja.Object, error) {
+func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 	var factory goja.Value
 	if err := v.try(func() {
 		var err error
@@ -187,12 +174,12 @@ func (p *Program) call(v *vm, values []string) (goja.Value, *goja.Object, error)
 			panic(err)
 		}
 	}); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	marker := v.rt.NewObject()
+	marker := v.rt.CreateObject(nil) // no prototype: the tail's assignment meets no setter
 	gen, err := v.invoke(factory, goja.Undefined(), marker)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	args := make([]goja.Value, len(values))
 	for i, s := range values {
@@ -200,34 +187,33 @@ func (p *Program) call(v *vm, values []string) (goja.Value, *goja.Object, error)
 	}
 	ret, err := v.invoke(gen, goja.Undefined(), args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if own, ok := v.shadowingExecute(ret, marker); ok {
 		if _, callable := goja.AssertFunction(own); !callable {
-			return nil, nil, v.notCallable(own)
+			return nil, v.notCallable(own)
 		}
 		if ret, err = v.invoke(own, goja.Undefined(), args...); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	root, _ := ret.(*goja.Object)
 	if root != nil {
 		var async bool
 		if err := v.try(func() { async = isAsync(root) }); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if async {
-			return nil, nil, errAsync
+			return nil, errAsync
 		}
 	}
 	if fail, err := v.structuredFailure(ret); err != nil || fail != nil {
 		if err == nil {
 			err = fail
 		}
-		return nil, nil, err
+		return nil, err
 	}
-	out, err := v.serialize(ret)
-	return out, root, err
+	return v.serialize(ret)
 }
 
 // notCallable is the TypeError of a source that binds execute to something
@@ -262,27 +248,16 @@ func (v *vm) typeError(message string) error {
 }
 
 // shadowingExecute recognizes what the tail returns when the source declared
-// its own execute: [marker, execute], an array only the tail can build with
-// this run's marker.
+// its own execute: this run's marker, holding that execute. It reads nothing
+// of any other value, so the author's result (a getter, a Proxy) is read
+// once, by its serialization.
 func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, bool) {
-	arr, ok := ret.(*goja.Object)
-	if !ok {
+	if obj, ok := ret.(*goja.Object); !ok || obj != marker {
 		return nil, false
 	}
-	// The tail's array literal holds plain data properties. Whatever else
-	// the author returns (a Proxy whose get throws, a revoked one whose
-	// class cannot even be read) is theirs: it is serialized, and reports
-	// its own error there.
-	var own goja.Value
-	_ = v.try(func() {
-		if arr.ClassName() != "Array" {
-			return
-		}
-		if first := arr.Get("0"); first != nil && first.SameAs(marker) {
-			own = arr.Get("1")
-		}
-	})
-	return own, own != nil
+	// A plain data property of an object without a prototype: reading it
+	// runs nothing of the script's.
+	return marker.Get("execute"), true
 }
 
 func (p *Program) checkOutput(out goja.Value, l Limits) (string, *Error) {

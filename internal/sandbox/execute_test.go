@@ -58,6 +58,11 @@ func TestAsyncIsRefused(t *testing.T) {
 		"const p = Promise.resolve(1); delete Promise.prototype.then; return p",
 		"const p = Promise.resolve(1); delete Promise.prototype.then; return {p}",
 		"return {ok: 'ação', p: Promise.resolve()}", // an output that is not ASCII
+		// what a toJSON returns is what JSON.stringify writes
+		"return {toJSON() { return [1, 2].map(async x => x) }}",
+		"return {toJSON() { return Promise.resolve(1) }}",
+		"return [{toJSON() { return {later: Promise.resolve()} }}]",
+		"return {get p() { return Promise.resolve() }}",
 	} {
 		t.Run(src, func(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")
@@ -66,6 +71,20 @@ func TestAsyncIsRefused(t *testing.T) {
 	// Empty objects and "{}" text are data.
 	wantOutput(t, run(t, "return {a: {}, b: [{}], c: '{}', d: {toJSON() { return {} }, p: Promise.resolve()}}"),
 		`{"a":{},"b":[{}],"c":"{}","d":{}}`)
+}
+
+// The result is read once, by its serialization, as JSON.stringify reads
+// it: a getter, a Proxy's trap or an array's accessor runs once, whatever
+// the output holds.
+func TestResultIsReadOnce(t *testing.T) {
+	for src, want := range map[string]string{
+		"var n = 0; return {a: {}, get b() { if (n++) throw new Error('read twice'); return 1 }}":                 `{"a":{},"b":1}`,
+		"var n = 0; var a = [0]; Object.defineProperty(a, 0, {get() { return ++n }, enumerable: true}); return a": `[1]`,
+		"var n = 0; return new Proxy({a: 1, b: 0, c: {}}, {get(t, k) { return k === 'b' ? ++n : t[k] }})":         `{"a":1,"b":1,"c":{}}`,
+		"var n = 0; function execute() { return {e: {}, get x() { return ++n }} }":                                `{"e":{},"x":1}`,
+	} {
+		wantOutput(t, run(t, src), want)
+	}
 }
 
 func TestThrownErrorsReportTheAuthorsPosition(t *testing.T) {

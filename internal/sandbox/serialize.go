@@ -11,8 +11,11 @@ import (
 // says: a string as is; an object or array through the engine's own
 // JSON.stringify (whatever the script did to JSON); any other primitive as its
 // string; undefined and null as "". The caller has refused an async result
-// (isAsync) before, and reads the output for a Promise inside an object
-// (holdsPromise) after.
+// (isAsync) before; an async value inside an object or array (a Promise
+// that a toJSON returned, items.map(async x => …)), which JSON.stringify
+// would write {}, is errAsync: the serialization shows each object it
+// writes, once, after its getters and toJSON ran (goja's
+// StringifyJSONEach), and stops at the first that is async.
 //
 // It runs in Go, so a frame of it never shows in the script's stack traces
 // (a toJSON that reads new Error().stack sees only the author's frames),
@@ -32,9 +35,22 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	// The engine's own JSON.stringify, called from Go: the script may have
 	// replaced the global JSON or its stringify.
 	var out goja.Value
-	err := v.try(func() {
-		out = v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{val}})
-	})
+	root, async := true, false
+	noAsync := func(obj *goja.Object) {
+		if root && obj == val { // the result itself: the caller checked it
+			root = false
+			return
+		}
+		root = false
+		if isAsync(obj) {
+			async = true
+			panic(v.rt.ToValue("an async value")) // ends the serialization; never reaches the script
+		}
+	}
+	err := v.try(func() { out = v.rt.StringifyJSONEach(val, noAsync) })
+	if async {
+		return nil, errAsync
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -57,42 +73,6 @@ func isAsync(obj *goja.Object) bool {
 	}
 	_, callable := goja.AssertFunction(obj.Get("then"))
 	return callable
-}
-
-// maxPromiseWalk bounds the values holdsPromise reads.
-const maxPromiseWalk = 100_000
-
-// holdsPromise reports whether an async value (isAsync) is among the values
-// JSON.stringify wrote of root, which is not one itself: its own enumerable
-// properties, recursively, not below an object with a toJSON method.
-// JSON.stringify writes such a value {}, so items.map(async x => …) would
-// pass for data; the caller walks only an output that holds "{}". It reads
-// the properties again under the script's deadline, as JSON.stringify did.
-func (v *vm) holdsPromise(root *goja.Object) (found bool, err error) {
-	seen := map[*goja.Object]bool{}
-	budget := maxPromiseWalk
-	var walk func(o *goja.Object)
-	walk = func(o *goja.Object) {
-		if found || budget <= 0 || seen[o] {
-			return
-		}
-		seen[o] = true
-		budget--
-		if o != root && isAsync(o) {
-			found = true
-			return
-		}
-		if _, ok := goja.AssertFunction(o.Get("toJSON")); ok {
-			return
-		}
-		for _, k := range o.Keys() {
-			if child, ok := o.Get(k).(*goja.Object); ok {
-				walk(child)
-			}
-		}
-	}
-	err = v.try(func() { walk(root) })
-	return found, err
 }
 
 // describe reads a thrown value as "Name: message" (an Error or anything

@@ -175,15 +175,23 @@ type _builtinJSON_stringifyContext struct {
 	stack            []*Object
 	propertyList     []Value
 	replacerFunction func(FunctionCall) Value
-	gap, indent      string
-	buf              bytes.Buffer
-	allAscii         bool
+	// each, when set, sees every object written (StringifyJSONEach,
+	// FlowScript patch 27).
+	each        func(*Object)
+	gap, indent string
+	buf         bytes.Buffer
+	allAscii    bool
 }
 
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
+	return r.builtinJSON_stringifyEach(call, nil)
+}
+
+func (r *Runtime) builtinJSON_stringifyEach(call FunctionCall, each func(*Object)) Value {
 	ctx := _builtinJSON_stringifyContext{
 		r:        r,
 		allAscii: true,
+		each:     each,
 	}
 
 	replacer, _ := call.Argument(1).(*Object)
@@ -299,6 +307,10 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 			This:      holder,
 			Arguments: []Value{key, value},
 		})
+	}
+
+	if o, ok := value.(*Object); ok && ctx.each != nil {
+		ctx.each(o)
 	}
 
 	if o, ok := value.(*Object); ok {

@@ -140,6 +140,15 @@ func (r *Runtime) StringifyJSON(call FunctionCall) Value {
 	return r.builtinJSON_stringify(call)
 }
 
+// StringifyJSONEach is StringifyJSON(value) that calls each with every
+// object it is about to write, the value itself included: after the
+// object's toJSON ran, in the order JSON.stringify reads them, each once.
+// each may panic with a Value to stop the serialization with that
+// exception (FlowScript patch 27).
+func (r *Runtime) StringifyJSONEach(value Value, each func(*Object)) Value {
+	return r.builtinJSON_stringifyEach(FunctionCall{This: _undefined, Arguments: []Value{value}}, each)
+}
+
 // SetJSONParse makes fn the runtime's JSON.parse, the built-in itself: the
 // JSON object's parse property is fn, with the name "parse" and the length
 // 2, made when it is first read (FlowScript patch 26). It applies only

@@ -752,3 +752,36 @@ func TestNumberToLocaleStringMatchesNode(t *testing.T) {
 func TestDateToLocaleStringsMatchNode(t *testing.T) {
 	matchesFile(t, "date_locale", "date_locale.node.json")
 }
+
+// TestStringifyJSONEach: each sees every object JSON.stringify writes, once,
+// after its toJSON, the value itself first; a panic with a Value stops it.
+func TestStringifyJSONEach(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`var n = 0; ({a: {b: [1, {c: 2}]}, get g() { n++; return {} }, t: {toJSON() { return [3] }}})`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	out := r.StringifyJSONEach(v, func(o *Object) {
+		seen = append(seen, o.ClassName()+":"+strings.Join(o.Keys(), ","))
+	})
+	const wantOut = `{"a":{"b":[1,{"c":2}]},"g":{},"t":[3]}`
+	want := []string{"Object:a,g,t", "Object:b", "Array:0,1", "Object:c", "Object:", "Array:0"}
+	if out.String() != wantOut || strings.Join(seen, " ") != strings.Join(want, " ") {
+		t.Errorf("got %s, saw %q; want %s, %q", out, seen, wantOut, want)
+	}
+	if n := r.Get("n").ToInteger(); n != 1 {
+		t.Errorf("the getter ran %d times, want 1", n)
+	}
+	stop := r.ToValue("stop")
+	ex := r.Try(func() {
+		r.StringifyJSONEach(v, func(o *Object) {
+			if o.ClassName() == "Array" {
+				panic(stop)
+			}
+		})
+	})
+	if ex == nil || !ex.Value().SameAs(stop) {
+		t.Errorf("a panic in each: %v, want the exception it threw", ex)
+	}
+}
