@@ -13,6 +13,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -78,8 +79,7 @@ func Main(ctx context.Context, env Env) int {
 		return ExitUsage
 	}
 	name, args := env.Args[0], env.Args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
+	if isHelp(name) {
 		return help(env, args)
 	}
 	c, ok := commands[name]
@@ -90,8 +90,19 @@ func Main(ctx context.Context, env Env) int {
 	return c.Run(ctx, env, args)
 }
 
+// isHelp reports whether name asks for help: the help command or its flags.
+func isHelp(name string) bool {
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// help prints the general usage, or a command's help. Help on help itself
+// (flowscript help help) is the general usage: it lists what help can name.
 func help(env Env, args []string) int {
-	if len(args) == 0 {
+	if len(args) == 0 || isHelp(args[0]) {
 		_, _ = fmt.Fprint(env.Stdout, usage())
 		return ExitOK
 	}
@@ -147,4 +158,15 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// byteOrderMark is U+FEFF in UTF-8, which some editors (and Windows
+// PowerShell's redirection) write at the start of a text file.
+const byteOrderMark = "\uFEFF"
+
+// trimByteOrderMark drops a byte order mark at the start of a JSON file:
+// RFC 8259 §8.1 lets a parser ignore it, and it is no part of the JSON.
+// Every command that reads a JSON file calls it before decoding.
+func trimByteOrderMark(data []byte) []byte {
+	return bytes.TrimPrefix(data, []byte(byteOrderMark))
 }

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/flowscript/flowscript/examples"
+	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 )
 
@@ -70,6 +71,8 @@ func TestUsage(t *testing.T) {
 		{"help run", invocation{args: []string{"help", "run"}}, ExitOK, "Examples:\n  flowscript run --input cpf=", "", false},
 		{"run -h", invocation{args: []string{"run", "-h"}}, ExitOK, "flowscript run --jobs FILE|-", "", false},
 		{"help of an unknown command", invocation{args: []string{"help", "nope"}}, ExitUsage, "", `unknown command "nope"`, true},
+		{"help help", invocation{args: []string{"help", "help"}}, ExitOK, "Commands:\n  bench", "", false},
+		{"help --help", invocation{args: []string{"help", "--help"}}, ExitOK, "Commands:\n  bench", "", false},
 		{"unknown command", invocation{args: []string{"nope"}}, ExitUsage, "", `flowscript: unknown command "nope"`, true},
 		{"run without a file", invocation{args: []string{"run"}}, ExitUsage, "", "missing the script", true},
 		{"run with two files", invocation{args: []string{"run", "a.js", "b.js"}}, ExitUsage, "", "one script at a time, got 2: a.js b.js", true},
@@ -78,6 +81,12 @@ func TestUsage(t *testing.T) {
 		{"jobs with inputs", invocation{args: []string{"run", "--jobs", "--input", "a=1", script}}, ExitUsage, "", "--jobs takes no --input or --json", true},
 		{"missing file", invocation{args: []string{"run", "/nonexistent/x.js"}}, ExitUsage, "", "opening the script: open /nonexistent/x.js", true},
 		{"a directory", invocation{args: []string{"run", os.TempDir()}}, ExitUsage, "", "is a directory: give a file", true},
+		{"missing jobs file", invocation{args: []string{"run", "--jobs", "/nonexistent/jobs.jsonl"}}, ExitUsage, "",
+			"opening the jobs file: open /nonexistent/jobs.jsonl", true},
+		{"jobs file a directory", invocation{args: []string{"run", "--jobs", os.TempDir()}}, ExitUsage, "", "the jobs file " + os.TempDir() + " is a directory", true},
+		{"jobs without a file", invocation{args: []string{"run", "--jobs"}}, ExitUsage, "", "missing the jobs file", true},
+		{"input given twice", invocation{args: []string{"run", "--input", "a=1", "--input", "a=2", script}}, ExitUsage, "",
+			`invalid value "a=2" for flag --input: "a" is already given by an earlier --input`, true},
 		{"bad limit", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}}, ExitUsage, "",
 			`SANDBOX_TIMEOUT_MS must be a whole number, got "soon"`, true},
 		{"two bad limits", invocation{args: []string{"run", script}, env: map[string]string{"SANDBOX_TIMEOUT_MS": "-1", "SANDBOX_MEMORY_MB": "-1"}}, ExitUsage, "",
@@ -88,6 +97,47 @@ func TestUsage(t *testing.T) {
 			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) || (tc.stdoutNone && stdout != "") {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout with %q, stderr with %q",
 					code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// Every rule the job validator applies to the names of inputVariables is a
+// usage error of run's --input (exit 2, naming the flag), not a failure of
+// the script (exit 1). Each case is checked against flowjob too, so the
+// list stays one of the validator's rules.
+func TestRunInputNamesAreUsageErrors(t *testing.T) {
+	script := writeScript(t, "return 1")
+	for _, tc := range []struct {
+		name   string
+		inputs []string
+		stderr string
+	}{
+		{"repeated", []string{"a=1", "b=2", "a=3"}, `invalid value "a=3" for flag --input: "a" is already given by an earlier --input`},
+		{"empty", []string{"=1"}, `want name=value, got "=1"`},
+		{"starts with a digit", []string{"1a=x"}, `"1a" must start with a letter`},
+		{"not an identifier", []string{"a-b=x"}, `"a-b" is not a JavaScript identifier`},
+		{"reserved word", []string{"return=x"}, `"return" is a reserved word`},
+		{"the function's name", []string{"execute=x"}, `"execute" is a reserved word`},
+		{"FlowScript's prefix", []string{"$flowscript$x=1"}, "which FlowScript keeps for its own names"},
+		{"too long", []string{strings.Repeat("a", 129) + "=x"}, "must be at most 128 bytes, got 129"},
+		{"not UTF-8", []string{"a\xff=x"}, "must be valid UTF-8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := &flowjob.Job{ID: "j", SessionID: "s", FlowID: "f", BlockID: "b", Context: flowjob.ContextTool,
+				Action: flowjob.ExecuteScriptAction{Type: flowjob.ActionTypeExecuteScript, Source: "return 1", OutputVariable: "r", OnError: flowjob.OnErrorContinue}}
+			args := []string{"run"}
+			for _, in := range tc.inputs {
+				name, value, _ := strings.Cut(in, "=")
+				job.Action.InputVariables = append(job.Action.InputVariables, flowjob.InputVariable{Name: name, Value: value})
+				args = append(args, "--input", in)
+			}
+			if err := job.Validate(); err == nil || !strings.Contains(err.Error(), "action.inputVariables[") {
+				t.Fatalf("flowjob accepts these inputs (%v): not a rule of the validator's", err)
+			}
+			code, stdout, stderr := invocation{args: append(args, script)}.run(t)
+			if code != ExitUsage || stdout != "" || !strings.Contains(stderr, tc.stderr) || !strings.Contains(stderr, "Run 'flowscript help run'") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and stderr with %q", code, stdout, stderr, ExitUsage, tc.stderr)
 			}
 		})
 	}
@@ -246,6 +296,58 @@ func TestJobsFileWithAByteOrderMark(t *testing.T) {
 	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: "\uFEFF" + `{"id": 1, "source": "return 7"}` + "\n"}.run(t)
 	if code != ExitOK || !strings.Contains(stdout, `"id":1,"output":"7","error":null`) {
 		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+}
+
+// A --jobs line is held to a job's rules on its inputs: a value is
+// required (it may be ""), an input is an object, and the text is UTF-8;
+// what encoding/json would let through as "" or U+FFFD is refused, with
+// the line's number, and the other lines still run.
+func TestRunJobsLineInputsAreChecked(t *testing.T) {
+	notUTF8 := `{"id": "u", "source": "return x", "inputVariables": [{"name": "x", "value": "a` + "\xff" + `b"}]}`
+	input := strings.Join([]string{
+		`{"id": "c", "source": "return x", "inputVariables": [{"name": "x"}]}`,
+		`{"id": "n", "source": "return x", "inputVariables": [{"name": "x", "value": null}]}`,
+		`{"id": "e", "source": "return x", "inputVariables": [null]}`,
+		notUTF8,
+		`{"id": "two", "source": "return x", "inputVariables": [{"name": "x"}, {"name": "y"}]}`,
+		`{"id": "ok", "source": "return '[' + x + ']'", "inputVariables": [{"name": "x", "value": ""}]}`,
+		`{"id": "dup", "source": "return x", "inputVariables": [{"name": "x", "value": "1"}, {"name": "x", "value": "2"}]}`,
+	}, "\n")
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: input,
+		env: map[string]string{"SANDBOX_MAX_PARALLEL": "2"}}.run(t)
+	if code != ExitFailed {
+		t.Errorf("exit %d; want %d; stderr %q", code, ExitFailed, stderr)
+	}
+	got := map[string]resultJSON{}
+	for line := range strings.Lines(stdout) {
+		var r resultJSON
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		got[string(r.ID)] = r
+	}
+	for id, want := range map[string]struct {
+		line    int
+		message string
+	}{
+		`"c"`:   {1, `line 1: inputVariables[0].value: required (it may be "")`},
+		`"n"`:   {2, `line 2: inputVariables[0].value: required (it may be "")`},
+		`"e"`:   {3, "line 3: inputVariables[0]: must be an object with a name and a value, got null"},
+		`"u"`:   {4, fmt.Sprintf("line 4: not UTF-8 text (byte 0xFF at offset %d of the line): save the jobs file as UTF-8", strings.IndexByte(notUTF8, 0xFF))},
+		`"two"`: {5, `line 5: inputVariables[0].value: required (it may be ""); inputVariables[1].value: required (it may be "")`},
+		`"dup"`: {0, `inputVariables[1].name: "x" is already used by inputVariables[0]`},
+	} {
+		r, ok := got[id]
+		if !ok || r.Line != want.line || r.Error == nil || r.Error.Code != "INVALID_SCRIPT_INPUT" || !strings.Contains(r.Error.Message, want.message) {
+			t.Errorf("id %s: %+v (error %+v); want line %d and INVALID_SCRIPT_INPUT %q", id, r, r.Error, want.line, want.message)
+		}
+	}
+	if r := got[`"ok"`]; r.Error != nil || r.Output != "[]" {
+		t.Errorf(`an empty value: %+v (error %+v); want output "[]"`, r, r.Error)
+	}
+	if len(got) != 7 {
+		t.Errorf("%d results; want 7:\n%s", len(got), stdout)
 	}
 }
 

@@ -8,18 +8,39 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // jobLine is one line of `flowscript run --jobs`.
 type jobLine struct {
 	ID             json.RawMessage `json:"id"`
 	Source         string          `json:"source"`
-	InputVariables []sandbox.Input `json:"inputVariables"`
+	InputVariables []*lineInput    `json:"inputVariables"`
+}
+
+// lineInput is one input of a --jobs line. Its value is required, as a
+// job's is (it may be ""): an absent or null value is the author's
+// mistake, not an empty input.
+type lineInput struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+}
+
+// inputs are the line's inputs for the sandbox (parseJobLine has refused
+// null entries and values).
+func (j jobLine) inputs() []sandbox.Input {
+	in := make([]sandbox.Input, len(j.InputVariables))
+	for i, v := range j.InputVariables {
+		in[i] = sandbox.Input{Name: v.Name, Value: *v.Value}
+	}
+	return in
 }
 
 // runJobs reads JSON Lines jobs from in, runs them on the whole pool and
@@ -47,7 +68,7 @@ func runJobs(ctx context.Context, env Env, pool *workerpool.Pool, in io.Reader) 
 		}
 		line, err := readLine(r, maxLine)
 		if n == 1 { // a byte order mark an editor saved: not part of the first job
-			line = bytes.TrimPrefix(line, []byte("\uFEFF"))
+			line = trimByteOrderMark(line)
 		}
 		if errors.Is(err, io.EOF) && len(line) == 0 {
 			<-slots
@@ -75,7 +96,7 @@ func runJobs(ctx context.Context, env Env, pool *workerpool.Pool, in io.Reader) 
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			res := pool.Run(ctx, sandbox.Request{Source: job.Source, Inputs: job.InputVariables})
+			res := pool.Run(ctx, sandbox.Request{Source: job.Source, Inputs: job.inputs()})
 			if !res.OK() {
 				failed.Store(true)
 			}
@@ -105,23 +126,53 @@ func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
 	if errors.Is(readErr, errLineTooLong) {
 		return bad(nil, "the line is over %d bytes, more than the SANDBOX_MAX_SOURCE_BYTES and SANDBOX_MAX_INPUT_BYTES limits allow", len(line))
 	}
+	if at := textcut.InvalidAt(line); at >= 0 {
+		// encoding/json would turn the bad bytes into U+FFFD, and the job
+		// would run with text its author never wrote.
+		return bad(probeID(line), "not UTF-8 text (byte 0x%02X at offset %d of the line): save the jobs file as UTF-8", line[at], at)
+	}
 	var job jobLine
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&job); err != nil {
-		var probe struct {
-			ID json.RawMessage `json:"id"`
-		}
-		_ = json.Unmarshal(line, &probe)
-		return bad(probe.ID, "not a job (want {\"id\", \"source\", \"inputVariables\": [{\"name\", \"value\"}]}): %v", err)
+		return bad(probeID(line), "not a job (want {\"id\", \"source\", \"inputVariables\": [{\"name\", \"value\"}]}): %v", err)
 	}
 	if dec.More() {
 		return bad(job.ID, "more than one JSON value on the line: put each job on its own line")
+	}
+	// The names are the sandbox's to check, with the job validator's rules
+	// (INVALID_SCRIPT_INPUT when the job runs); what encoding/json lets
+	// through as "" is refused here.
+	var problems []string
+	for i, in := range job.InputVariables {
+		if len(problems) == flowjob.MaxFieldErrors {
+			problems = append(problems, "and more")
+			break
+		}
+		switch {
+		case in == nil:
+			problems = append(problems, fmt.Sprintf("inputVariables[%d]: must be an object with a name and a value, got null", i))
+		case in.Value == nil:
+			problems = append(problems, fmt.Sprintf(`inputVariables[%d].value: required (it may be "")`, i))
+		}
+	}
+	if len(problems) > 0 {
+		return bad(job.ID, "%s", strings.Join(problems, "; "))
 	}
 	if len(job.ID) == 0 {
 		job.ID = json.RawMessage("null")
 	}
 	return job, nil
+}
+
+// probeID is the id of a line that is not a job, when it can be read, so
+// that its result line still names the job.
+func probeID(line []byte) json.RawMessage {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	_ = json.Unmarshal(line, &probe)
+	return probe.ID
 }
 
 var errLineTooLong = errors.New("line too long")

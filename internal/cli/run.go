@@ -63,7 +63,9 @@ Flags:
                       printed and the exit status is 3
   --jobs              FILE holds JSON Lines, one job per line:
                         {"id": ..., "source": "...", "inputVariables": [{"name": "...", "value": "..."}]}
-                      each job's result is printed as one JSON line, with its
+                      (every input needs a value, which may be "", as in a
+                      job; a byte order mark at the start is skipped).
+                      Each job's result is printed as one JSON line, with its
                       id, as soon as it finishes; jobs run on the whole pool
 
 Exit status: 0 when the script (every job) succeeded, 1 when it failed,
@@ -104,7 +106,11 @@ func run(ctx context.Context, env Env, args []string) int {
 	if err != nil {
 		return usageError(env, "run", "%v", strings.ReplaceAll(err.Error(), "\n", "; "))
 	}
-	in, closeIn, err := openInput(env, opts.file)
+	what := "the script"
+	if opts.jobs {
+		what = "the jobs file"
+	}
+	in, closeIn, err := openInput(env, opts.file, what)
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
@@ -134,13 +140,8 @@ func run(ctx context.Context, env Env, args []string) int {
 func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.Func("input", "", func(s string) error {
-		name, value, err := parseInput(s)
-		if err == nil {
-			opts.inputs = append(opts.inputs, sandbox.Input{Name: name, Value: value})
-		}
-		return err
-	})
+	var inputs []flowjob.InputVariable
+	fs.Func("input", "", inputFlag(&inputs))
 	fs.BoolVar(&opts.json, "json", false, "")
 	fs.BoolVar(&opts.jobs, "jobs", false, "")
 	fs.StringVar(&opts.tenant, "tenant", "", "")
@@ -167,7 +168,12 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	if err != nil {
 		return opts, usageError(env, "run", "%v", err), false
 	}
+	for _, in := range inputs {
+		opts.inputs = append(opts.inputs, sandbox.Input(in))
+	}
 	switch {
+	case len(files) == 0 && opts.jobs:
+		return opts, usageError(env, "run", "missing the jobs file: give a FILE, or - to read standard input"), false
 	case len(files) == 0:
 		return opts, usageError(env, "run", "missing the script: give a FILE, or - to read standard input"), false
 	case len(files) > 1:
@@ -188,18 +194,19 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 	return opts, ExitOK, true
 }
 
-// openInput opens FILE, or standard input for "-".
-func openInput(env Env, file string) (io.Reader, func(), error) {
+// openInput opens FILE, or standard input for "-"; what names it in
+// errors ("the script", "the jobs file").
+func openInput(env Env, file, what string) (io.Reader, func(), error) {
 	if file == "-" {
 		return env.Stdin, func() {}, nil
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening the script: %w", err)
+		return nil, nil, fmt.Errorf("opening %s: %w", what, err)
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		_ = f.Close()
-		return nil, nil, fmt.Errorf("the script %s is a directory: give a file, or - to read standard input", file)
+		return nil, nil, fmt.Errorf("%s %s is a directory: give a file, or - to read standard input", what, file)
 	}
 	return f, func() { _ = f.Close() }, nil
 }

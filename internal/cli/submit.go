@@ -245,7 +245,7 @@ func buildJob(env Env, opts submitOptions) (*flowjob.Job, int, bool) {
 		if err != nil {
 			return nil, usageError(env, "submit", "%v", err), false
 		}
-		decoded, err := flowjob.Decode(raw)
+		decoded, err := flowjob.Decode(trimByteOrderMark(raw))
 		if problems := notOverridden(err, opts); len(problems) > 0 {
 			return nil, invalidJob(env, problems, opts), false
 		}
@@ -385,14 +385,21 @@ func jobFromScript(source string, inputs []flowjob.InputVariable) *flowjob.Job {
 	return job
 }
 
-// inputFlag is the --input flag: name=value, repeatable, in order.
+// inputFlag is the --input flag: name=value, repeatable, in order. Each
+// name must be one a job's inputVariables may hold (parseInput) and differ
+// from the names before it, as a job's must: a repeated name is the
+// command line's mistake, refused with the flag, not the script's.
 func inputFlag(inputs *[]flowjob.InputVariable) func(string) error {
 	return func(s string) error {
 		name, value, err := parseInput(s)
-		if err == nil {
-			*inputs = append(*inputs, flowjob.InputVariable{Name: name, Value: value})
+		if err != nil {
+			return err
 		}
-		return err
+		if slices.ContainsFunc(*inputs, func(in flowjob.InputVariable) bool { return in.Name == name }) {
+			return fmt.Errorf("%q is already given by an earlier --input; each input needs its own name", name)
+		}
+		*inputs = append(*inputs, flowjob.InputVariable{Name: name, Value: value})
+		return nil
 	}
 }
 

@@ -309,6 +309,8 @@ func TestSubmitRefusesBadJobs(t *testing.T) {
 		{"file and action flags", []string{"--file", noID, "--source", script, "--on-error", "continue"}, ExitUsage,
 			[]string{"--file takes the action from the file: drop --source --on-error"}},
 		{"input without =", []string{"--source", script, "--input", "x"}, ExitUsage, []string{`want name=value, got "x"`}},
+		{"input given twice", []string{"--source", script, "--input", "x=1", "--input", "x=2"}, ExitUsage,
+			[]string{`invalid value "x=2" for flag --input: "x" is already given by an earlier --input`}},
 		{"missing file", []string{"--file", filepath.Join(t.TempDir(), "nope.json")}, ExitUsage, []string{"opening the job"}},
 		{"bad timeout", []string{"--source", script, "--timeout", "0s"}, ExitUsage, []string{"--timeout must be positive"}},
 		{"bad prefix", []string{"--source", script, "--subject-prefix", "a.*"}, ExitUsage, []string{"--subject-prefix must be"}},
@@ -330,6 +332,35 @@ func TestSubmitRefusesBadJobs(t *testing.T) {
 				t.Errorf("a bad job reached the broker:\n%s", stderr)
 			}
 		})
+	}
+}
+
+// A job file that starts with a byte order mark (as some editors and
+// Windows PowerShell save it) is read without it, from a file or from
+// standard input: RFC 8259 lets a parser ignore it.
+func TestSubmitFileWithAByteOrderMark(t *testing.T) {
+	raw, err := os.ReadFile(examplePath("01-success-cpf.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	withBOM := append([]byte("\uFEFF"), raw...)
+	file := filepath.Join(t.TempDir(), "bom.json")
+	if err := os.WriteFile(file, withBOM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
+	startExecutor(t, b)
+	for _, inv := range []invocation{
+		{args: append(append([]string{"submit"}, b.flags()...), "--file", file, "--id", "bom-file")},
+		{args: append(append([]string{"submit"}, b.flags()...), "--file", "-", "--id", "bom-stdin"), stdin: string(withBOM)},
+	} {
+		code, stdout, stderr := inv.run(t)
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d; stderr: %s", inv.args, code, stderr)
+		}
+		if r := decodeResult(t, stdout); r.Variables["resultado"] != "valido" {
+			t.Errorf("%v: result = %+v", inv.args, r)
+		}
 	}
 }
 
