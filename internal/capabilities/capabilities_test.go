@@ -88,6 +88,26 @@ func TestParsePolicyNamesTheProblem(t *testing.T) {
 	}
 }
 
+// A connector whose answers could not reach a script within
+// SANDBOX_MAX_HOST_BYTES is refused when the policy is loaded.
+func TestConnectorAnswersFitTheHostBytes(t *testing.T) {
+	p, err := ParsePolicy([]byte("connectors:\n  big:\n    baseURL: https://big.example\n    maxResponseBytes: 8388608\n  small:\n    baseURL: https://small.example\n    maxResponseBytes: 1000\n  plain:\n    baseURL: https://plain.example\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.FitsHostBytes(4 << 20)
+	if err == nil || !strings.Contains(err.Error(), "connectors.big.maxResponseBytes: 8388608 is over half of SANDBOX_MAX_HOST_BYTES (4194304)") ||
+		strings.Contains(err.Error(), "small") || strings.Contains(err.Error(), "plain") {
+		t.Errorf("8 MiB answers within 4 MiB: %v, want big named alone", err)
+	}
+	if err := p.FitsHostBytes(16 << 20); err != nil {
+		t.Errorf("within 16 MiB: %v", err)
+	}
+	if err := p.FitsHostBytes(1 << 20); err == nil || !strings.Contains(err.Error(), "connectors.plain.maxResponseBytes: 1048576") {
+		t.Errorf("the default 1 MiB within 1 MiB: %v, want plain named", err)
+	}
+}
+
 func TestGrantIsTheIntersection(t *testing.T) {
 	p, err := ParsePolicy([]byte("tenants:\n  acme:\n    capabilities: [api, kv]\n  globex:\n    capabilities: [kv]\n"))
 	if err != nil {

@@ -64,6 +64,29 @@ func (p *Policy) Validate() error {
 	return errors.Join(errs...)
 }
 
+// FitsHostBytes checks that every connector's answers can reach a script
+// within maxHostBytes (SANDBOX_MAX_HOST_BYTES): an answer carries the body
+// twice (as body and as json), so a connector whose maxResponseBytes is
+// over half of it would be called, then its answer refused as
+// HOST_CALL_LIMIT — a side effect the script cannot see the result of.
+func (p *Policy) FitsHostBytes(maxHostBytes int) error {
+	if p == nil {
+		return nil
+	}
+	var errs []error
+	for _, name := range sortedKeys(p.Connectors) {
+		n := p.Connectors[name].MaxResponseBytes
+		if n == 0 {
+			n = httpapi.DefaultMaxResponseBytes
+		}
+		if 2*n > int64(maxHostBytes) {
+			errs = append(errs, fmt.Errorf("connectors.%s.maxResponseBytes: %d is over half of SANDBOX_MAX_HOST_BYTES (%d), and an answer carries its body twice (body and json): "+
+				"lower it to at most %d, or raise SANDBOX_MAX_HOST_BYTES", name, n, maxHostBytes, maxHostBytes/2))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Grant is the capabilities a job of tenant that asks for asked is
 // granted: those of asked the tenant may use, in asked's order. A job
 // without a tenant, or of a tenant the policy does not name, gets none.

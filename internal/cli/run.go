@@ -362,6 +362,12 @@ func loadRunCapabilities(env Env, file string) (*capabilities.Capabilities, erro
 		return nil, fmt.Errorf("reading the policy: %w", err)
 	}
 	policy, err := capabilities.ParsePolicy(data)
+	if err == nil {
+		var limits sandbox.Limits
+		if limits, err = sandbox.LimitsFromEnv(env.Getenv); err == nil {
+			err = policy.FitsHostBytes(limits.MaxHostBytes)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}

@@ -31,6 +31,9 @@ func loadCapabilities(ctx context.Context, cfg Config, nc *nats.Conn, log *slog.
 		return nil, fmt.Errorf("reading CAPABILITIES_POLICY_FILE: %w", err)
 	}
 	policy, err := capabilities.ParsePolicy(data)
+	if err == nil {
+		err = policy.FitsHostBytes(cfg.Limits.MaxHostBytes)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("CAPABILITIES_POLICY_FILE %s: %w", cfg.CapabilitiesPolicyFile, err)
 	}

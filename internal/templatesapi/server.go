@@ -73,7 +73,10 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		if err != nil {
 			return nil, fmt.Errorf("reading CAPABILITIES_POLICY_FILE: %w", err)
 		}
-		if s.policy, err = capabilities.ParsePolicy(data); err != nil {
+		if s.policy, err = capabilities.ParsePolicy(data); err == nil {
+			err = s.policy.FitsHostBytes(cfg.Sandbox.MaxHostBytes)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("CAPABILITIES_POLICY_FILE %s: %w", cfg.CapabilitiesPolicyFile, err)
 		}
 		if s.api, err = httpapi.New(s.policy.Connectors, os.Getenv, os.ReadFile); err != nil {
