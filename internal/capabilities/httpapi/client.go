@@ -32,12 +32,13 @@ type Request struct {
 
 // Client calls connectors. Safe for concurrent use.
 type Client struct {
-	connectors map[string]*connector
-	names      []string
-	secrets    *redactor
-	http       *http.Client
-	transport  *http.Transport
-	dialer     *net.Dialer
+	connectors  map[string]*connector
+	names       []string
+	secrets     *redactor // bodies, header values, messages
+	headerNames *redactor // header names: lower-case, so matched in either case
+	http        *http.Client
+	transport   *http.Transport
+	dialer      *net.Dialer
 	// resolve maps a host name to addresses; tests replace it to make a name
 	// resolve to loopback.
 	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
@@ -70,7 +71,8 @@ func New(connectors map[string]Connector, getenv func(string) string, readFile f
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("validating api connectors: %w", err)
 	}
-	c.secrets = newRedactor(values)
+	c.secrets = newRedactor(values, false)
+	c.headerNames = newRedactor(values, true)
 	c.resolve = func(ctx context.Context, host string) ([]netip.Addr, error) {
 		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	}
@@ -103,8 +105,10 @@ func (c *Client) Connectors(tenant string) []string {
 	return out
 }
 
-// Redact removes every secret value from s (as it is, JSON-escaped or
-// percent-encoded). Use it on anything that goes back to a script.
+// Redact removes every secret value from s: as it is, and in any form that
+// decodes to it by JSON string unescaping, percent-decoding (either case,
+// any mix of encoded and plain bytes) or both (see redactor). Use it on
+// anything that goes back to a script.
 func (c *Client) Redact(s string) string { return c.secrets.redact(s) }
 
 // Close closes the idle connections. The Client stays usable.

@@ -15,9 +15,10 @@
 //     an address before a byte is written.
 //   - Let a secret reach a script: header values from secrets are added by
 //     the host after the script's headers are checked; they are never in a
-//     Response (bodies and headers pass through Redact, a cut body loses a
-//     trailing piece of a secret), in an error's message, or in a log (the
-//     package does not log).
+//     Response (body, json, header names and values are redacted in every
+//     form listed under Redaction, and a cut body loses a trailing piece of
+//     a secret), in an error's message, or in a log (the package does not
+//     log).
 //   - Let a path leave its base URL, follow a redirect off the connector's
 //     host, dial a private address the connector did not name, use the
 //     executor's proxy variables, read more of a body than the cap, outlive
@@ -56,14 +57,15 @@
 // the script wins.
 //
 // Responses. Every status is a Response, not an error. Headers: lower-case
-// names, first value. Body: at most MaxResponseBytes read (one more byte
+// names, first value (when two names redact to the same one, the first in
+// sorted order wins). Body: at most MaxResponseBytes read (one more byte
 // tells it was cut: Truncated), an incomplete UTF-8 sequence at the cut
 // dropped, invalid UTF-8 replaced by U+FFFD, secrets replaced by
-// "[REDACTED]" (so a body may exceed the cap by that marker's length).
-// JSON: the body when it is complete and valid JSON, whatever the
-// Content-Type; null otherwise. Content coding (gzip) is undone by the
-// client and the cap counts decoded bytes. Response headers are capped at
-// 64 KiB.
+// "[REDACTED]" (so a body may exceed the cap when a secret is shorter than
+// that marker). JSON: the redacted body when it is complete and valid JSON,
+// whatever the Content-Type; null otherwise. Content coding (gzip) is
+// undone by the client and the cap counts decoded bytes. Response headers
+// are capped at 64 KiB.
 //
 // Tenants. "*" allows any tenant, the empty one included. An unknown
 // connector and another tenant's connector give the same message, which
@@ -86,10 +88,39 @@
 //
 // Secrets. Exactly one of env and file; a file's trailing line breaks are
 // dropped; an empty value is an error at New. Read once by New: rotating a
-// secret takes a new Client. Redact replaces each secret (without its
-// Prefix) as it is, JSON-escaped and percent-encoded. A service that echoes
-// credentials in another form (base64 of them, HTML entities) defeats
-// redaction: do not approve such a service as a connector.
+// secret takes a new Client.
+//
+// Redaction. Each secret value (without its Prefix) is replaced by
+// "[REDACTED]" in the body (so in json, which is the redacted body), in
+// header values, in header names (matched in either case: the client
+// changes their case) and in error messages (Redact), in any form that
+// decodes to it:
+//   - as it is (and with invalid UTF-8 as U+FFFD, as the body has it);
+//   - JSON-unescaped: \" \\ \/ \b \f \n \r \t and \uXXXX with hex digits
+//     in either case, a surrogate pair read as one character and a lone
+//     one as U+FFFD, as a JSON parser reads them; any mix of escaped and
+//     plain characters ("AbC\/dEf", "\u0041\u0062C/d\u0045f");
+//   - percent-decoded: %XX with hex digits in either case, any mix of
+//     encoded and plain bytes ("AbC%2fdEf", "AbC/d%45f"); '+' for a space
+//     is also matched;
+//   - both, in either order: a percent-encoded secret in a JSON string,
+//     its '%' maybe written \u0025, or percent-encoded JSON escapes
+//     ("%5C%2F").
+//
+// The text is decoded everywhere, not only inside JSON strings (valid JSON
+// has no '\' outside them, so every string and key of json is covered as a
+// parser reads it), and each match is mapped back to the bytes it came
+// from: those bytes, whole escapes, become one marker, and the rest of the
+// text keeps its bytes, so a JSON body stays the same JSON with
+// "[REDACTED]" in its strings (a secret that spans a string's quotes
+// makes the body invalid JSON, and json null). A form is decoded only when
+// the text holds its escape byte; the work grows linearly with the text.
+// A body cut at the cap first loses, at its end, an escape cut short and
+// the beginning of a secret in any of these forms, so moving the cut
+// reveals no piece of one. Not found: a secret encoded twice by one scheme
+// ("%252F"), decoded by three layers (JSON, percent, JSON), split across
+// JSON strings, or in another encoding (base64, HTML entities, hex): do
+// not approve a service that echoes credentials so as a connector.
 //
 // Timeouts and transport. A call ends at Connector.Timeout (default 5s) or
 // when the caller's context ends, whichever is first; a NetworkError then

@@ -21,7 +21,10 @@ type Response struct {
 const readBuffer = 32 << 10
 
 // response reads at most conn.maxBytes of the body (one byte more to know
-// it was cut) and builds what the script gets, secrets removed.
+// it was cut) and builds what the script gets, secrets removed: a cut body
+// first loses a trailing piece of a secret, then the body, header values
+// and header names are redacted (names in either case), and json is the
+// redacted body, so it holds no string (or key) that decodes to a secret.
 func (c *Client) response(conn *connector, resp *http.Response) (Response, error) {
 	body, truncated, err := readCapped(resp.Body, conn.maxBytes, resp.ContentLength)
 	if err != nil {
@@ -38,9 +41,15 @@ func (c *Client) response(conn *connector, resp *http.Response) (Response, error
 		Body:      text,
 		Truncated: truncated,
 	}
-	for name, values := range resp.Header {
-		if len(values) > 0 {
-			out.Headers[strings.ToLower(name)] = c.secrets.redact(strings.ToValidUTF8(values[0], "\uFFFD"))
+	// Names in order: when two names redact to the same one, the first wins.
+	for _, name := range sortedKeys(resp.Header) {
+		values := resp.Header[name]
+		if len(values) == 0 {
+			continue
+		}
+		key := c.headerNames.redact(strings.ToValidUTF8(strings.ToLower(name), "\uFFFD"))
+		if _, dup := out.Headers[key]; !dup {
+			out.Headers[key] = c.secrets.redact(strings.ToValidUTF8(values[0], "\uFFFD"))
 		}
 	}
 	if !truncated && json.Valid([]byte(text)) {
