@@ -227,7 +227,7 @@ return 'ok'`, nil, nil, Limits{})
 		{"log", `olá 1 {"a":[1,2]} null undefined`, 1},
 		{"info", "info", 2},
 		{"warn", "TypeError: cuidado", 3},
-		{"error", "[Function] Symbol(s)", 4},
+		{"error", "[Function (anonymous)] Symbol(s)", 4},
 		{"debug", "[Object that cannot be shown]", 5},
 	}
 	if len(res.Logs) != len(want) || res.LogsTruncated {
@@ -273,6 +273,39 @@ func TestConsoleCaps(t *testing.T) {
 	wantOutput(t, res, "ok")
 	if !res.LogsTruncated || time.Since(start) > 4*time.Second {
 		t.Errorf("10 MB of logs: truncated %v after %s", res.LogsTruncated, time.Since(start))
+	}
+}
+
+// console writes what JSON would write as {} or lose (a Map, a Set, a
+// RegExp, a Date, a cycle) as Node does, and reads Node's format
+// specifiers in its first argument.
+func TestConsoleFormats(t *testing.T) {
+	res := runHost(t, `console.log(new Map([[1, 2], ['a', {b: 1}]]), new Set([1, 'x']), /re/g, new Date(0), new Date(NaN), new Map())
+const o = {a: 1}; o.self = o; o.list = [o, 2]
+console.log(o)
+console.log(function named() {}, () => 1)
+console.debug('%s is %d years, %i, %f, %j, %o %c!', 'x', 5.7, '42.9', '3.5', {a: 1}, [1], 'color: red', 'extra', 2)
+console.log('100%', 'done', '%s')
+console.log('%d%% %s', 50n)
+const m = new Map(); m.set('me', m); console.log(m)
+return 'ok'`, nil, nil, Limits{})
+	wantOutput(t, res, "ok")
+	want := []string{
+		`Map(2) {1 => 2, "a" => {"b":1}} Set(2) {1, "x"} /re/g 1970-01-01T00:00:00.000Z Invalid Date Map(0) {}`,
+		`{"a":1,"self":"[Circular]","list":["[Circular]",2]}`,
+		`[Function: named] [Function (anonymous)]`,
+		`x is 5.7 years, 42, 3.5, {"a":1}, [1] ! extra 2`,
+		`100% done %s`,
+		`50n% %s`,
+		`Map(1) {"me" => Map(1) {"me" => Map(1) {…}}}`,
+	}
+	if len(res.Logs) != len(want) {
+		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
+	}
+	for i, w := range want {
+		if res.Logs[i].Message != w {
+			t.Errorf("line %d: %q, want %q", i+1, res.Logs[i].Message, w)
+		}
 	}
 }
 

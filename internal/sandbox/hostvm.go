@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/dop251/goja"
@@ -354,6 +355,14 @@ func (v *vm) log(level string, args []goja.Value) {
 		return
 	}
 	var sb strings.Builder
+	if len(args) > 1 {
+		if format, ok := args[0].(goja.String); ok && strings.Contains(format.String(), "%") {
+			args = v.printf(&sb, format.String(), args[1:], b.room())
+			if len(args) > 0 {
+				sb.WriteByte(' ')
+			}
+		}
+	}
 	for i, a := range args {
 		if i > 0 {
 			sb.WriteByte(' ')
@@ -367,14 +376,82 @@ func (v *vm) log(level string, args []goja.Value) {
 	b.add(LogEntry{Level: level, Message: sb.String(), Line: line})
 }
 
+// printf writes format to sb as Node's console does with its first
+// argument: %s, %d, %i, %f, %j, %o, %O and %c each take the next argument
+// (%c, a style, is dropped), %% is %, and a specifier with no argument left
+// stays as it is. It returns the arguments left, which follow, each after
+// a space.
+func (v *vm) printf(sb *strings.Builder, format string, args []goja.Value, room int) []goja.Value {
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' || i+1 == len(format) {
+			sb.WriteByte(c)
+			continue
+		}
+		verb := format[i+1]
+		if verb == '%' {
+			sb.WriteByte('%')
+			i++
+			continue
+		}
+		if !strings.ContainsRune("sdifjoOc", rune(verb)) || len(args) == 0 {
+			sb.WriteByte(c)
+			continue
+		}
+		a := args[0]
+		args = args[1:]
+		i++
+		switch verb {
+		case 'd', 'i', 'f':
+			sb.WriteString(v.formatNumber(a, verb))
+		case 'c':
+		default: // s, j, o, O
+			sb.WriteString(v.formatLogArg(a, room-sb.Len()))
+		}
+		if sb.Len() > room {
+			break
+		}
+	}
+	return args
+}
+
+// formatNumber is %d, %i or %f of a, as Node writes them: a number (cut to
+// an integer for %i), a BigInt as its digits and n, NaN for an object or a
+// symbol.
+func (v *vm) formatNumber(a goja.Value, verb byte) string {
+	if a == nil {
+		return "NaN"
+	}
+	if _, isObj := a.(*goja.Object); isObj {
+		return "NaN"
+	}
+	if goja.IsBigInt(a) {
+		if verb == 'f' {
+			return primitiveString(v.rt.ToValue(a.ToFloat()))
+		}
+		return a.String() + "n"
+	}
+	if _, isSym := a.(*goja.Symbol); isSym {
+		return "NaN"
+	}
+	f := a.ToFloat()
+	if verb == 'i' && !math.IsNaN(f) && !math.IsInf(f, 0) {
+		f = math.Trunc(f)
+	}
+	return primitiveString(v.rt.ToValue(f))
+}
+
 // formatLogArg is one console argument as text: a string as it is, an
-// Error as "Name: message", an object or array as JSON (with the engine's
-// own JSON.stringify), anything else as String()
-// would give. A value that cannot be read (a throwing getter, a cycle) is
-// named, not thrown: console never fails the script. The deadline and the
-// stack limit still end it. A string or JSON text longer than room bytes
-// is cut in the VM, before it is copied out: the book keeps room bytes at
-// most, and a copy of a huge string would take the run's memory.
+// Error as "Name: message", a function as [Function: name], a regular
+// expression as /source/flags, a Date as its ISO time, a Map or Set with its
+// size and items, another object or array as JSON (with the engine's own
+// JSON.stringify; an object met again inside itself is "[Circular]"),
+// anything else as String() would give. A value that cannot be read (a
+// throwing getter) is named, not thrown: console never fails the script.
+// The deadline and the stack limit still end it. A string or JSON text
+// longer than room bytes is cut in the VM, before it is copied out: the
+// book keeps room bytes at most, and a copy of a huge string would take
+// the run's memory.
 func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 	obj, ok := a.(*goja.Object)
 	if !ok {
@@ -398,9 +475,15 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message")))
 	}
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
-		return "[Function]"
+		if name := stringOf(obj.Get("name")); name != "" {
+			return "[Function: " + name + "]"
+		}
+		return "[Function (anonymous)]"
 	}
-	out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{obj}})
+	if text, ok := v.formatBuiltin(obj, room); ok {
+		return text
+	}
+	out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{obj, v.circular()}})
 	if out == nil || goja.IsUndefined(out) {
 		return "[" + className(obj) + "]"
 	}
@@ -408,6 +491,119 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 		return clipString(s, room)
 	}
 	return out.String()
+}
+
+// formatBuiltin writes the built-in objects JSON would write as {}: a
+// RegExp, a Date (ISO time, or Invalid Date), a Map and a Set (their size
+// and items, each item as formatLogArg writes it). It reads them through
+// the methods the script sees, under its deadline.
+func (v *vm) formatBuiltin(obj *goja.Object, room int) (string, bool) {
+	kind := className(obj)
+	switch kind {
+	case "RegExp":
+		return "/" + stringOf(obj.Get("source")) + "/" + stringOf(obj.Get("flags")), true
+	case "Date":
+		if t, ok := obj.Export().(time.Time); ok {
+			return t.UTC().Format("2006-01-02T15:04:05.000Z"), true
+		}
+		return "Invalid Date", true
+	case "Object": // goja's class of a Map and a Set; their export tells them
+		switch obj.ExportType() {
+		case mapExport:
+			kind = "Map"
+		case setExport:
+			kind = "Set"
+		default:
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	size := stringOf(obj.Get("size"))
+	if v.logDepth >= 2 { // a Map in a Map in a Map, or one that holds itself
+		return kind + "(" + size + ") {…}", true
+	}
+	v.logDepth++
+	defer func() { v.logDepth-- }()
+	var sb strings.Builder
+	n := 0
+	items := v.rt.ToValue(obj).ToObject(v.rt)
+	iter, ok := goja.AssertFunction(items.GetSymbol(goja.SymIterator))
+	if !ok {
+		return "", false
+	}
+	it, err := iter(items)
+	if err != nil {
+		panic(err)
+	}
+	next, ok := goja.AssertFunction(it.ToObject(v.rt).Get("next"))
+	if !ok {
+		return "", false
+	}
+	for sb.Len() <= room {
+		step, err := next(it)
+		if err != nil {
+			panic(err)
+		}
+		s := step.ToObject(v.rt)
+		if s.Get("done").ToBoolean() {
+			break
+		}
+		if n > 0 {
+			sb.WriteString(", ")
+		}
+		n++
+		item := s.Get("value")
+		if kind == "Map" {
+			pair := item.ToObject(v.rt)
+			sb.WriteString(v.formatItem(pair.Get("0"), room-sb.Len()))
+			sb.WriteString(" => ")
+			item = pair.Get("1")
+		}
+		sb.WriteString(v.formatItem(item, room-sb.Len()))
+	}
+	if n == 0 {
+		return kind + "(" + size + ") {}", true
+	}
+	return kind + "(" + size + ") {" + sb.String() + "}", true
+}
+
+// What goja exports a Map and a Set as (an array exports as a slice too,
+// but its class is Array).
+var (
+	mapExport = reflect.TypeFor[[][2]any]()
+	setExport = reflect.TypeFor[[]any]()
+)
+
+// formatItem is an item of a Map or Set: a string quoted, as Node writes
+// it, anything else as formatLogArg writes it.
+func (v *vm) formatItem(a goja.Value, room int) string {
+	if s, ok := a.(goja.String); ok {
+		b, _ := json.Marshal(clipString(s, room))
+		return string(b)
+	}
+	return v.formatLogArg(a, room)
+}
+
+// circular is a JSON.stringify replacer that writes an object met again
+// inside itself as "[Circular]", where JSON.stringify would throw: it keeps
+// the objects on the path from the root to the value it is given.
+func (v *vm) circular() goja.Value {
+	var path []*goja.Object
+	return v.rt.ToValue(func(call goja.FunctionCall) goja.Value {
+		holder, _ := call.This.(*goja.Object)
+		value := call.Argument(1)
+		for len(path) > 0 && path[len(path)-1] != holder {
+			path = path[:len(path)-1]
+		}
+		if obj, ok := value.(*goja.Object); ok {
+			if slices.Contains(path, obj) {
+				return v.rt.ToValue("[Circular]")
+			}
+			path = append(path, obj)
+		}
+		return value
+	})
 }
 
 // clipString is s as Go text, cut to its first room+1 UTF-16 units when it is
