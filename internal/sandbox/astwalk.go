@@ -3,10 +3,13 @@ package sandbox
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
+
+	"github.com/flowscript/flowscript/internal/jsident"
 )
 
 // MaxSyntaxDepth bounds how deep a parsed program's tree may be (each node
@@ -80,7 +83,7 @@ type walkItem struct {
 // node deeper than maxDepth, if any. Depth counts the pointers followed from
 // root. The positions of the node it returns, and of the nodes not visited
 // after it, are left as they were.
-func rebase(root ast.Node, delta file.Idx, maxDepth int, feat *features) ast.Node {
+func rebase(root ast.Node, delta file.Idx, maxDepth int, feat seer) ast.Node {
 	stack := []walkItem{{reflect.ValueOf(root), 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -154,6 +157,29 @@ type features struct {
 	// from such a function's prototype chain: no built-in is one, and
 	// without eval or Function no function is made from a string.
 	generators bool
+}
+
+// seer is what rebase shows every node of the tree to, before it moves the
+// node's positions.
+type seer interface{ see(node any) }
+
+// programWalk reads a program's features and finds the first name of the
+// author's source (between lo and hi in the assembled text) that starts
+// with jsident.InternalPrefix: the builder's own names, which the source
+// must not declare or read (it could forge what the wrapper hands back).
+type programWalk struct {
+	features *features
+	lo, hi   file.Idx
+	reserved *ast.Identifier
+	at       file.Idx // where reserved is in the assembled text
+}
+
+func (w *programWalk) see(node any) {
+	w.features.see(node)
+	if id, ok := node.(*ast.Identifier); ok && w.reserved == nil && id.Idx >= w.lo && id.Idx < w.hi &&
+		strings.HasPrefix(id.Name.String(), jsident.InternalPrefix) {
+		w.reserved, w.at = id, id.Idx // before rebase moves it
+	}
 }
 
 // allFeatures is a program that may use everything.

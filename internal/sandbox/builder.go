@@ -214,9 +214,17 @@ func compile(source string, inputNames []string) (*Program, error) {
 		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
 		return nil, e
 	}
-	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth, &p.features); deep != nil {
+	walk := &programWalk{features: &p.features, lo: file.Idx(assembled.Base() + start), hi: file.Idx(assembled.Base() + start + len(source))}
+	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth, walk); deep != nil {
 		pos := assembled.Position(int(deep.Idx0()) - assembled.Base())
 		e := &Error{Code: CodeSyntaxError, Message: TooDeepMessage}
+		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
+		return nil, e
+	}
+	if id := walk.reserved; id != nil {
+		pos := assembled.Position(int(walk.at) - assembled.Base())
+		e := &Error{Code: CodeSyntaxError, Message: fmt.Sprintf("SyntaxError: the name %s starts with %q, which FlowScript keeps for the code it wraps around the source: choose another name",
+			id.Name.String(), jsident.InternalPrefix)}
 		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
 		return nil, e
 	}

@@ -244,6 +244,28 @@ func TestSourceCannotEscapeTheGeneratedFunction(t *testing.T) {
 	wantOutput(t, run(t, "const s = '}'; // }\nconst r = /\\}/; return s + `}` + r.source"), "}}\\}")
 }
 
+// The builder's own names ($flowscript$…) are refused in the author's
+// source, at the name: declared, read or assigned, a source could forge what
+// the wrapper hands back. As property names and in strings they are data.
+func TestInternalNamesAreRefused(t *testing.T) {
+	for _, tc := range []struct {
+		source       string
+		line, column int
+	}{
+		{"const a = 1\nvar $flowscript$generated = 1", 2, 5},
+		{"return [$flowscript$marker, function () { return 'forged' }]", 1, 9},
+		{"function execute() {\n  let x = 1\n  return $flowscript$marker\n}", 3, 10},
+		{"$flowscript$anything = 2; return 1", 1, 1},
+	} {
+		res := run(t, tc.source)
+		if res.Err == nil || res.Err.Code != CodeSyntaxError || res.Err.Line != tc.line || res.Err.Column != tc.column ||
+			!strings.Contains(res.Err.Message, "which FlowScript keeps for the code it wraps around the source") {
+			t.Errorf("%q: want SCRIPT_SYNTAX_ERROR at %d:%d, got %q %+v", tc.source, tc.line, tc.column, res.Output, res.Err)
+		}
+	}
+	wantOutput(t, run(t, "const o = {$flowscript$x: 1}; return o.$flowscript$x + '$flowscript$'"), "1$flowscript$")
+}
+
 // A byte order mark an editor saved at the start of a file counts no
 // column, as in the editor.
 func TestByteOrderMarkCountsNoColumn(t *testing.T) {
