@@ -76,6 +76,9 @@ type recorder struct {
 	// if it asks for approval.
 	size int
 	full bool
+	// resolutions is the bytes of the approvals' resolutions recorded: the
+	// engine's data, which a message about a full journal names apart.
+	resolutions int
 	// stop is set to why the run must stop: suspended or diverged.
 	suspended *Suspension
 	diverged  string
@@ -86,6 +89,9 @@ type recorder struct {
 
 // record appends e to the journal, unless the journal is full.
 func (r *recorder) record(e journalEvent) {
+	if e.Kind == eventApproval {
+		r.resolutions += len(e.Value)
+	}
 	if r.full {
 		return
 	}
@@ -241,10 +247,17 @@ func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 		}
 	}
 	if r.full || len(journal) > MaxJournalBytes {
-		if len(request) > MaxJournalBytes/2 {
+		resolutions := r.resolutions
+		switch {
+		case len(request) > MaxJournalBytes/2:
 			r.diverged = fmt.Sprintf("the approval request is %d bytes, more than a continuation can hold (its journal is at most %d bytes): "+
 				"send less data in it", len(request), MaxJournalBytes)
-		} else {
+		case resolutions > MaxJournalBytes/2:
+			// The engine's data, not the script's calls, filled it.
+			r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval again: "+
+				"the resolutions of its earlier approvals take %d bytes of it; resume with smaller resolutions (keep large data with the engine and pass a reference to it)",
+				MaxJournalBytes, resolutions)
+		default:
 			r.diverged = fmt.Sprintf("the run's journal is over the %d bytes a continuation can hold when it asks for approval: "+
 				"make fewer or smaller host calls, or read the time less often, before approval.request", MaxJournalBytes)
 		}

@@ -203,6 +203,17 @@ func TestJournalStopsGrowingAtItsCap(t *testing.T) {
 	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "continuation can hold") || res.Suspended != nil || res.Err.Line != 2 {
 		t.Fatalf("approval after the journal is full: %+v, suspended %v", res.Err, res.Suspended)
 	}
+	// Resolutions that fill the journal are named as the cause, not the
+	// script's calls.
+	two := "const a = approval.request('one')\nconst b = approval.request('two')\nreturn a.length + b"
+	r1 := resume(t, two, nil, grants, nil, nil)
+	if r1.Suspended == nil {
+		t.Fatalf("first approval: %+v", r1.Err)
+	}
+	r2 := resume(t, two, nil, grants, r1.Suspended.Journal, json.RawMessage(`"`+strings.Repeat("x", 800000)+`"`))
+	if r2.Err == nil || !strings.Contains(r2.Err.Message, "the resolutions of its earlier approvals take 800002 bytes") || r2.Err.Line != 2 {
+		t.Fatalf("a huge resolution, then approval again: %+v", r2.Err)
+	}
 	// A request too large for a journal is named as the cause.
 	res = resume(t, "\napproval.request({message: 'x'.repeat(800000)})", nil, grants, nil, nil)
 	if res.Err == nil || !strings.HasPrefix(res.Err.Message, "the approval request is 800014 bytes") || res.Err.Line != 2 || res.Err.Column != 17 {
