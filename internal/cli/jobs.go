@@ -20,28 +20,14 @@ import (
 
 // jobLine is one line of `flowscript run --jobs`.
 type jobLine struct {
-	ID             json.RawMessage `json:"id"`
-	Source         string          `json:"source"`
-	InputVariables []*lineInput    `json:"inputVariables"`
-}
-
-// lineInput is one input of a --jobs line. Its value is required, as a
-// job's is (it may be ""): an absent or null value is the author's
-// mistake, not an empty input.
-type lineInput struct {
-	Name  string  `json:"name"`
-	Value *string `json:"value"`
+	ID             json.RawMessage      `json:"id"`
+	Source         string               `json:"source"`
+	InputVariables []*sandbox.InputJSON `json:"inputVariables"`
 }
 
 // inputs are the line's inputs for the sandbox (parseJobLine has refused
 // null entries and values).
-func (j jobLine) inputs() []sandbox.Input {
-	in := make([]sandbox.Input, len(j.InputVariables))
-	for i, v := range j.InputVariables {
-		in[i] = sandbox.Input{Name: v.Name, Value: *v.Value}
-	}
-	return in
-}
+func (j jobLine) inputs() []sandbox.Input { return sandbox.InputsOf(j.InputVariables) }
 
 // runJobs reads JSON Lines jobs from in, runs them on the whole pool and
 // prints one JSON line per job as each finishes. A line that is not a job

@@ -14,6 +14,24 @@ type Input struct {
 	Value string `json:"value"`
 }
 
+// InputJSON is an input as a request body or a jobs file carries it: its
+// value is required, as a job's is (it may be ""), so an absent or null one
+// is the caller's mistake, which its reader refuses, not an empty input.
+type InputJSON struct {
+	Name  string  `json:"name"`
+	Value *string `json:"value"`
+}
+
+// InputsOf are the sandbox's inputs of ins, which their reader checked:
+// no nil entry, no nil value.
+func InputsOf(ins []*InputJSON) []Input {
+	in := make([]Input, len(ins))
+	for i, v := range ins {
+		in[i] = Input{Name: v.Name, Value: *v.Value}
+	}
+	return in
+}
+
 // Request is one script to run.
 type Request struct {
 	Source string  `json:"source"`

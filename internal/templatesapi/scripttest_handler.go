@@ -36,33 +36,19 @@ const MaxTestResolutions = 10
 // in memory, replaying the run as an executor would, with no continuation
 // signed or stored.
 type testRequest struct {
-	Source         string            `json:"source"`
-	InputVariables []*testInput      `json:"inputVariables"`
-	TenantID       string            `json:"tenantId"`
-	Capabilities   []string          `json:"capabilities"`
-	Resolutions    []json.RawMessage `json:"resolutions"`
+	Source         string               `json:"source"`
+	InputVariables []*sandbox.InputJSON `json:"inputVariables"`
+	TenantID       string               `json:"tenantId"`
+	Capabilities   []string             `json:"capabilities"`
+	Resolutions    []json.RawMessage    `json:"resolutions"`
 	// TimeoutMs shortens the run's time limit as a job's timeoutMs does;
 	// it never raises it above SANDBOX_TIMEOUT_MS.
 	TimeoutMs wholeNumber `json:"timeoutMs"`
 }
 
-// testInput is one input of a test run: its value is required, as a
-// job's is (it may be ""), so an absent or null value is the caller's
-// mistake and not an empty input.
-type testInput struct {
-	Name  string  `json:"name"`
-	Value *string `json:"value"`
-}
-
 // inputs are the request's inputs for the sandbox (validateTest has
 // refused null entries and values).
-func (b testRequest) inputs() []sandbox.Input {
-	in := make([]sandbox.Input, len(b.InputVariables))
-	for i, v := range b.InputVariables {
-		in[i] = sandbox.Input{Name: v.Name, Value: *v.Value}
-	}
-	return in
-}
+func (b testRequest) inputs() []sandbox.Input { return sandbox.InputsOf(b.InputVariables) }
 
 // approvalStep is one approval request of a test run and the resolution
 // that answered it; Resolution is absent for the request the run is
