@@ -34,8 +34,9 @@ import (
 // script that replaces JSON, Array, Object or their prototypes changes
 // nothing of what they do — the arguments are serialized with the engine's
 // own JSON.stringify, and the answer parsed with the sandbox's JSON.parse
-// (Go functions the script cannot replace). What crosses to the host is JSON text; the
-// host parses and checks it again (it never trusts the sandbox).
+// (Go functions the script cannot replace). What crosses to the host is
+// JSON text; the host parses and checks it again (it never trusts the
+// sandbox).
 
 // hostState is a run's side of the host: its grants, its host, the errors
 // its host calls threw (by identity, so that a script cannot forge one),
@@ -296,9 +297,9 @@ func loneSurrogate(a goja.Value) (at int, unit uint16, found bool) {
 // written here, and primitives too, so that nothing the script put on
 // Array.prototype or Object.prototype (a toJSON, a getter) can change the
 // shape the host receives; an object argument (a body, options) goes
-// through the engine's own JSON.stringify, so its own
-// toJSON and getters run — they are the script's data — under the
-// deadline, and what they throw is the script's exception. An argument
+// through the engine's own JSON.stringify, so its own toJSON and getters
+// run — they are the script's data — under the deadline, and what they
+// throw is the script's exception. An argument
 // JSON cannot hold (undefined, a function, a symbol) is null, and a BigInt
 // throws a TypeError, as JSON.stringify does.
 func (v *vm) argsJSON(args []goja.Value) []byte {
