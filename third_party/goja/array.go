@@ -245,7 +245,7 @@ func (a *arrayObject) _setOwnIdx(idx uint32, val Value, throw bool) bool {
 	} else {
 		if prop, ok := prop.(*valueProperty); ok {
 			if !prop.isWritable() {
-				a.val.runtime.typeErrorResult(throw)
+				a.val.runtime.typeErrorResult(throw, "Cannot assign to read only property '%d'", idx) // FlowScript patch 28
 				return false
 			}
 			prop.set(a.val, val)

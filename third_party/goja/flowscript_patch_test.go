@@ -785,3 +785,22 @@ func TestStringifyJSONEach(t *testing.T) {
 		t.Errorf("a panic in each: %v, want the exception it threw", ex)
 	}
 }
+
+// TestReadOnlyIndexMessage (patch 28): assigning to a read-only index of a
+// dense or sparse array in strict mode throws a TypeError that names the
+// index, as one for a named property does (upstream's had no message).
+func TestReadOnlyIndexMessage(t *testing.T) {
+	v, err := New().RunString(`"use strict"
+		const out = []
+		for (const a of [Object.freeze([1, 2]), (() => { const s = []; s[1000000] = 1; return Object.freeze(s) })()]) {
+			try { a[a.length - 1] = 0 } catch (e) { out.push(e.name + ": " + e.message) }
+		}
+		out.join(" | ")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "TypeError: Cannot assign to read only property '1' | TypeError: Cannot assign to read only property '1000000'"
+	if v.String() != want {
+		t.Errorf("got %q, want %q", v, want)
+	}
+}
