@@ -239,8 +239,12 @@ func TestHostileScripts(t *testing.T) {
 			if !slices.Contains(tc.codes, res.Err.Code) || !strings.Contains(res.Err.Message, tc.msg) {
 				t.Errorf("got %v; want one of %v with a message containing %q", res.Err, tc.codes, tc.msg)
 			}
-			if elapsed > testTimeout+time.Second {
-				t.Errorf("the hostile script ended after %v; want at most %v", elapsed, testTimeout+time.Second)
+			// The parent kills the worker KillMargin (250 ms) after the
+			// deadline; a race build's worker, torn down and reaped on a CI
+			// machine busy with other packages' tests, once took 0.77 s more
+			// (4.02 s in all). The bound is the guarantee: bounded, not prompt.
+			if bound := testTimeout + 2*time.Second; elapsed > bound {
+				t.Errorf("the hostile script ended after %v; want at most %v", elapsed, bound)
 			}
 			for f := range failures {
 				t.Error(f)
