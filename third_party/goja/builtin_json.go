@@ -381,6 +381,15 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 			ctx.buf.WriteString(value1.self.getStr("rawJSON", nil).String())
 			return true
 		}
+		if len(ctx.stack) >= ctx.r.vm.maxCallStackSize {
+			// Nesting as deep as the call stack's limit ends the run as
+			// deep recursion does, where the cycle check below would take
+			// quadratic time and the recursion the Go stack (FlowScript
+			// patch 29).
+			ex := &StackOverflowError{}
+			ex.stack = ctx.r.vm.captureStack(nil, 0)
+			panic(ex)
+		}
 		for _, object := range ctx.stack {
 			if value1.SameAs(object) {
 				ctx.r.typeErrorResult(true, "Converting circular structure to JSON")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -802,5 +803,30 @@ func TestReadOnlyIndexMessage(t *testing.T) {
 	const want = "TypeError: Cannot assign to read only property '1' | TypeError: Cannot assign to read only property '1000000'"
 	if v.String() != want {
 		t.Errorf("got %q, want %q", v, want)
+	}
+}
+
+// TestStringifyNestingStopsAtTheCallStackLimit (patch 29): with a call
+// stack limit set, JSON.stringify of a value nested deeper ends with a
+// StackOverflowError whose stack names the calling line, at once; one
+// nested within the limit is written.
+func TestStringifyNestingStopsAtTheCallStackLimit(t *testing.T) {
+	r := New()
+	r.SetMaxCallStackSize(1000)
+	v, err := r.RunString("let a = []; for (let i = 0; i < 998; i++) a = [a];\nJSON.stringify(a).length")
+	if err != nil || v.ToInteger() != 2*999 {
+		t.Fatalf("999 levels: %v %v", v, err)
+	}
+	start := time.Now()
+	_, err = r.RunString("let b = []; for (let i = 0; i < 50000; i++) b = [b];\nJSON.stringify(b)")
+	var overflow *StackOverflowError
+	if !errors.As(err, &overflow) {
+		t.Fatalf("50,000 levels: %v, want a StackOverflowError", err)
+	}
+	if st := overflow.Stack(); len(st) < 2 || st[0].FuncName() != "stringify" || st[1].Position().Line != 2 {
+		t.Errorf("stack %v, want stringify called from line 2", st)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("took %v", took)
 	}
 }
