@@ -262,6 +262,8 @@ func (c Config) Validate() error {
 	check(c.LeftoverSweepInterval >= c.HealthInterval, "the leftover sweep interval (%s) must be at least the health interval (%s)",
 		c.LeftoverSweepInterval, c.HealthInterval)
 	check(c.ResultsMaxAge >= time.Minute, "RESULTS_MAX_AGE must be at least 1m, got %s", c.ResultsMaxAge)
+	check(c.ResultsMaxAge >= c.DuplicateWindow, "RESULTS_MAX_AGE (%s) must be at least DUPLICATE_WINDOW (%s): an engine's retry after its result expired but within the window "+
+		"would be dropped as a duplicate and never answered", c.ResultsMaxAge, c.DuplicateWindow)
 	check(c.DLQMaxAge >= time.Minute, "DLQ_MAX_AGE must be at least 1m, got %s", c.DLQMaxAge)
 	check(c.FailuresMaxAge >= time.Minute, "FAILURES_MAX_AGE must be at least 1m, got %s", c.FailuresMaxAge)
 	check(c.FailuresStream() != c.ResultsStream && c.FailuresStream() != c.DLQStream,

@@ -142,6 +142,24 @@ func TestStartsWithoutABroker(t *testing.T) {
 	}
 }
 
+// TestSIGTERMWhileWaitingForTheBroker: a replica stopped while it still
+// waits for its broker (a pod terminated during an outage) exits 0, starts
+// nothing more and panics on nothing.
+func TestSIGTERMWhileWaitingForTheBroker(t *testing.T) {
+	url := fmt.Sprintf("nats://127.0.0.1:%d", testenv.FreePort(t))
+	env, _ := names(t, url)
+	admin := testenv.FreeAddr(t)
+	env["ADMIN_ADDR"] = admin
+	p := startBinary(t, env)
+	waitFor(t, 30*time.Second, "the admin port", func() bool { return readyz(admin) > 0 })
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := p.wait(t, 30*time.Second); code != 0 || strings.Contains(p.stderr.String(), "panic") {
+		t.Errorf("exit code %d after SIGTERM while waiting for the broker, want 0 and no panic:\n%s", code, p.stderr.String())
+	}
+}
+
 // TestHalfOpenBrokerIsNotReady: a broker that stops answering (SIGSTOP:
 // its connections stay open) turns /readyz to 503 within the documented
 // 10 s, where an idle queue would keep it 200; the executor is ready again

@@ -48,11 +48,15 @@ type Sandbox interface {
 // worker processes (DESIGN.md §3). The binary must call
 // workerpool.MaybeRunWorker first thing in main.
 func WorkerPool(ctx context.Context, opts RunnerOptions) (Sandbox, error) {
-	return workerpool.New(ctx, workerpool.Config{
+	p, err := workerpool.New(ctx, workerpool.Config{
 		Limits:          opts.Limits,
 		Logger:          opts.Logger,
 		OnWorkerRestart: opts.OnWorkerRestart,
 	})
+	if err != nil {
+		return nil, err // not a nil *Pool in a Sandbox, which is not nil
+	}
+	return p, nil
 }
 
 // InProcess is the RunnerFactory for trusted scripts only (tests, local
@@ -136,7 +140,7 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 		return s, err
 	}
 	phase("starting the sandbox")
-	s.Sandbox, err = o.NewRunner(ctx, RunnerOptions{
+	runner, err := o.NewRunner(ctx, RunnerOptions{
 		Limits: cfg.Limits,
 		Logger: o.Logger,
 		OnWorkerRestart: func(reason string) {
@@ -146,6 +150,7 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 	if err != nil {
 		return s, fmt.Errorf("starting the sandbox: %w", err)
 	}
+	s.Sandbox = runner
 	hosts := o.Hosts
 	if hosts == nil {
 		phase("loading the capabilities policy")
@@ -232,7 +237,7 @@ func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) error
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return ctx.Err() // stopped while waiting: start nothing more
 		case <-tick.C:
 		}
 		if waited := time.Since(start); warned == 0 && waited >= firstWarning || warned > 0 && waited-warned >= everyWarning {

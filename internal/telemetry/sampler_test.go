@@ -69,14 +69,19 @@ func TestSamplerRejectsBadValues(t *testing.T) {
 		{"OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "2"},
 		{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "ten percent"},
 	} {
-		_, err := Setup(context.Background(), Config{ServiceName: "x", Getenv: envOf(env),
-			SpanProcessor: sdktrace.NewSimpleSpanProcessor(tracetest.NewInMemoryExporter())})
 		want := "OTEL_TRACES_SAMPLER"
 		if env["OTEL_TRACES_SAMPLER_ARG"] != "" {
 			want = "OTEL_TRACES_SAMPLER_ARG"
 		}
+		_, err := Setup(context.Background(), Config{ServiceName: "x", Getenv: envOf(env),
+			SpanProcessor: sdktrace.NewSimpleSpanProcessor(tracetest.NewInMemoryExporter())})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: err %v, want one naming %s", env, err, want)
+		}
+		// Refused while nothing exports spans too, not first when an
+		// endpoint is set.
+		if _, err := Setup(context.Background(), Config{ServiceName: "x", Getenv: envOf(env)}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v, no exporter: err %v, want one naming %s", env, err, want)
 		}
 	}
 }

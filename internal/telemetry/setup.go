@@ -216,12 +216,14 @@ func buildMetrics(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 
 // buildTracing returns nil when nothing asks for spans.
 func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resource.Resource) (*sdktrace.TracerProvider, error) {
-	if !plan.traces && cfg.SpanProcessor == nil && cfg.SpanExporter == nil {
-		return nil, nil
-	}
+	// Read first: a bad sampler stops the start even while nothing exports,
+	// not only once an endpoint is set.
 	sampler, err := samplerFrom(cfg.Getenv)
 	if err != nil {
 		return nil, err
+	}
+	if !plan.traces && cfg.SpanProcessor == nil && cfg.SpanExporter == nil {
+		return nil, nil
 	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
 	if cfg.SpanProcessor != nil {
