@@ -125,13 +125,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 			errs = append(errs, fmt.Errorf("%s must be more than 0 (unset it for the default), got %q", name, raw))
 		}
 	}
-	if c.NATSURL != "" {
-		// Settings of the embedded server, which does not run with NATS_URL.
-		for _, name := range []string{"EMBEDDED_NATS_ADDR", "EXECUTOR_DATA_DIR"} {
-			if strings.TrimSpace(getenv(name)) != "" {
-				errs = append(errs, fmt.Errorf("%s is set but so is NATS_URL: the executor runs no embedded server when NATS_URL names a broker; unset %s or NATS_URL", name, name))
-			}
-		}
+	if c.NATSURL != "" && c.EmbeddedNATSAddr != "" {
+		// Engines told to connect there would find nothing. (A data folder
+		// with NATS_URL is left alone: the deployments keep one ready for
+		// a trial without NATS_URL.)
+		errs = append(errs, errors.New("EMBEDDED_NATS_ADDR is set but so is NATS_URL: the executor runs no embedded server when NATS_URL names a broker; unset EMBEDDED_NATS_ADDR or NATS_URL"))
 	}
 	limits, err := sandbox.LimitsFromEnv(getenv)
 	if err != nil {

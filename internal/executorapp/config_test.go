@@ -33,7 +33,7 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 
 func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(map[string]string{
-		"NATS_URL": "nats://nats:4222", "NATS_CREDS": "/secrets/exec.creds", "JOBS_STREAM": "J", "RESULTS_STREAM": "R", "DLQ_STREAM": "D",
+		"NATS_URL": "nats://nats:4222", "NATS_CREDS": "/secrets/exec.creds", "EXECUTOR_DATA_DIR": "/var/lib/x", "JOBS_STREAM": "J", "RESULTS_STREAM": "R", "DLQ_STREAM": "D",
 		"CONSUMER_NAME": "C", "SUBJECT_PREFIX": "acme.flow", "MAX_DELIVER": "7", "ACK_WAIT": "2m",
 		"DUPLICATE_WINDOW": "10m", "JOBS_MAX_MSGS": "500", "JOBS_MAX_BYTES": "-1", "RESULTS_MAX_AGE": "48h",
 		"DLQ_MAX_AGE": "72h", "STREAM_REPLICAS": "3", "MAX_JOB_BYTES": "65536", "SHUTDOWN_GRACE": "45s",
@@ -61,7 +61,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		{"FAILURE_RECORDS", cc.NoFailureRecords, true}, {"EXECUTOR_HOLD_PROCESSOR", cfg.HoldProcessor, "off"},
 	}
 	// The embedded server's settings, which apply without NATS_URL.
-	embedded, err := ConfigFromEnv(envOf(map[string]string{"EXECUTOR_DATA_DIR": "/var/lib/x", "EMBEDDED_NATS_ADDR": "127.0.0.1:4333"}))
+	embedded, err := ConfigFromEnv(envOf(map[string]string{"EXECUTOR_DATA_DIR": "/var/lib/y", "EMBEDDED_NATS_ADDR": "127.0.0.1:4333"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,8 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"EXECUTOR_DATA_DIR", embedded.DataDir, "/var/lib/x"}, {"EMBEDDED_NATS_ADDR", embedded.EmbeddedNATSAddr, "127.0.0.1:4333"},
+		{"EXECUTOR_DATA_DIR", cfg.DataDir, "/var/lib/x"}, {"EXECUTOR_DATA_DIR", embedded.DataDir, "/var/lib/y"},
+		{"EMBEDDED_NATS_ADDR", embedded.EmbeddedNATSAddr, "127.0.0.1:4333"},
 	}...)
 	for _, c := range checks {
 		if c.got != c.want {
@@ -91,7 +92,6 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"NATS_CREDS": "/x.creds"}, "NATS_CREDS is set but NATS_URL is empty"},
 		{map[string]string{"STREAM_REPLICAS": "3"}, "STREAM_REPLICAS is 3 but NATS_URL is empty"},
 		{map[string]string{"NATS_URL": "nats://a:4222", "EMBEDDED_NATS_ADDR": "127.0.0.1:4333"}, "EMBEDDED_NATS_ADDR is set but so is NATS_URL"},
-		{map[string]string{"NATS_URL": "nats://a:4222", "EXECUTOR_DATA_DIR": "/var/lib/x"}, "EXECUTOR_DATA_DIR is set but so is NATS_URL"},
 		{map[string]string{"RESULTS_MAX_AGE": "1m", "DUPLICATE_WINDOW": "5m"}, "RESULTS_MAX_AGE (1m0s) must be at least DUPLICATE_WINDOW (5m0s)"},
 		{map[string]string{"NATS_URL": "nats-without-scheme"}, `NATS_URL must be one URL or a comma-separated list such as nats://nats-1:4222,nats://nats-2:4222: "nats-without-scheme" has no scheme`},
 		{map[string]string{"NATS_URL": "nats://a:4222, nats//b:4223"}, `URL 2 of 2 ("nats//b:4223") has no scheme`},
