@@ -52,7 +52,7 @@ func newEnv(t *testing.T, url string, withExecutor bool) env {
 	ctx := testenv.Context(t, 30*time.Second)
 	// As a replica starts: a shared broker can answer a create with a passing
 	// server-side failure ("error creating store for stream").
-	if _, err := consumer.ProvisionWithRetry(ctx, js, cfg, consumer.ApplyConfig, slog.New(slog.NewTextHandler(t.Output(), nil))); err != nil {
+	if _, err := consumer.ProvisionWithRetry(ctx, js, cfg, consumer.ApplyConfig, slog.New(slog.NewTextHandler(t.Output(), nil)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if withExecutor {

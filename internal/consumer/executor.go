@@ -36,6 +36,9 @@ type Options struct {
 	// OnStopping, when set, is called once when Run stops pulling jobs
 	// (the sandbox stops replacing dead workers from then on).
 	OnStopping func()
+	// OnProvisionError, when set, gets the error of each failed pass of
+	// the provisioning New retries (see ProvisionWithRetry).
+	OnProvisionError func(error)
 	// Hosts gives each job its host functions (DESIGN.md §9); nil: none,
 	// so a job's host calls throw CAPABILITY_DENIED.
 	Hosts HostProvider
@@ -120,7 +123,7 @@ func New(ctx context.Context, nc *nats.Conn, cfg Config, opts Options) (*Executo
 		now:     time.Now,
 		writer:  writerToken,
 	}
-	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, logger)
+	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, logger, opts.OnProvisionError)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func testConfig(t testing.TB, url string) Config {
 // answers (store_test.go) call it directly.
 func provision(ctx context.Context, t testing.TB, js jetstream.JetStream, cfg Config) *Streams {
 	t.Helper()
-	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, testLogger(t))
+	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, testLogger(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,10 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode Pro
 	}
 	for _, st := range streams {
 		if *st.dst, err = provisionStream(ctx, js, st.conf, mode); err != nil {
+			if conflicts(err) {
+				return nil, fmt.Errorf("provisioning stream %s: %w: a stream on the broker conflicts with this one's settings, which a replica never forces; "+
+					"remove that stream if what it holds may go, or give this executor other streams (JOBS_STREAM, RESULTS_STREAM, DLQ_STREAM, SUBJECT_PREFIX)", st.conf.Name, err)
+			}
 			return nil, fmt.Errorf("provisioning stream %s: %w", st.conf.Name, err)
 		}
 	}
@@ -84,13 +88,32 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode Pro
 	return &s, nil
 }
 
+// conflicts reports the broker's refusal of a stream's settings that no
+// wait mends: a change it does not allow (retention, storage: 10052) or
+// subjects another stream holds (10065).
+func conflicts(err error) bool {
+	var jsErr jetstream.JetStreamError
+	if !errors.As(err, &jsErr) || jsErr.APIError() == nil {
+		return false
+	}
+	switch jsErr.APIError().ErrorCode {
+	case 10052, 10065:
+		return true
+	}
+	return false
+}
+
 // ProvisionWithRetry runs Provision until it succeeds or ctx ends, backing
 // off between passes (a broker that is down, restarting or electing a
-// leader is a state to wait out, not an error to exit on). Each failed pass
-// is logged; the error is ctx's.
-func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config, mode ProvisionMode, log *slog.Logger) (*Streams, error) {
+// leader is a state to wait out, not an error to exit on). A failed pass
+// is logged when its error is new, and every tenth pass; onFail, when set,
+// gets each pass's error (a readiness probe shows it: a stream that exists
+// with settings no replica may change waits on the operator). The error is
+// ctx's.
+func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config, mode ProvisionMode, log *slog.Logger, onFail func(error)) (*Streams, error) {
 	b := shortBackoff()
 	b.MaxInterval = 5 * time.Second
+	last := ""
 	for pass := 1; ; pass++ {
 		s, err := Provision(ctx, js, cfg, mode)
 		if err == nil {
@@ -103,7 +126,11 @@ func ProvisionWithRetry(ctx context.Context, js jetstream.JetStream, cfg Config,
 			return nil, fmt.Errorf("provisioning: %w (last error: %w)", ctx.Err(), err)
 		}
 		wait := b.NextBackOff()
-		if pass == 1 || pass%10 == 0 {
+		if onFail != nil {
+			onFail(err)
+		}
+		if msg := err.Error(); msg != last || pass%10 == 0 {
+			last = msg
 			log.Warn("provisioning the streams failed; retrying", "error", err, "pass", pass, "retry_in", wait.String())
 		}
 		if !pause.For(ctx, wait) {

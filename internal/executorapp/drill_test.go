@@ -160,6 +160,37 @@ func TestSIGTERMWhileWaitingForTheBroker(t *testing.T) {
 	}
 }
 
+// TestConflictingStreamIsNamedByReadyz: a JOBS stream that exists with
+// settings no replica may change (limits retention, not work-queue) keeps
+// the executor waiting for the operator, and /readyz says why.
+func TestConflictingStreamIsNamedByReadyz(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		env, cfg := names(t, url)
+		admin := testenv.FreeAddr(t)
+		env["ADMIN_ADDR"] = admin
+		nc, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		js, _ := jetstream.New(nc)
+		ctx := testenv.Context(t, 10*time.Second)
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: cfg.JobsStream, Subjects: []string{cfg.Subjects().JobsFilter()},
+			Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Duplicates: time.Minute}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = js.DeleteStream(context.Background(), cfg.JobsStream) })
+		startBinary(t, env)
+		var reason string
+		waitFor(t, 30*time.Second, "/readyz to name the stream's conflict", func() bool {
+			code, r := readyzReason(admin)
+			reason = r
+			return code == http.StatusServiceUnavailable && strings.Contains(r, "provisioning stream "+cfg.JobsStream) && strings.Contains(r, "retention")
+		})
+		t.Logf("/readyz: %s", reason)
+	})
+}
+
 // TestHalfOpenBrokerIsNotReady: a broker that stops answering (SIGSTOP:
 // its connections stay open) turns /readyz to 503 within the documented
 // 10 s, where an idle queue would keep it 200; the executor is ready again

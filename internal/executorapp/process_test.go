@@ -150,7 +150,7 @@ func names(t *testing.T, url string) (map[string]string, consumer.Config) {
 func provision(t testing.TB, js jetstream.JetStream, cfg consumer.Config, d time.Duration) {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(t.Output(), nil))
-	if _, err := consumer.ProvisionWithRetry(testenv.Context(t, d), js, cfg, consumer.ApplyConfig, log); err != nil {
+	if _, err := consumer.ProvisionWithRetry(testenv.Context(t, d), js, cfg, consumer.ApplyConfig, log, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -171,6 +171,9 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 		OnStopping:    s.Sandbox.StopRespawning,
 		Hosts:         hosts,
 		Continuations: signer,
+		OnProvisionError: func(err error) {
+			phase("provisioning the streams and the consumer, retrying; last error: " + err.Error())
+		},
 	})
 	if err != nil {
 		return s, err
