@@ -4,10 +4,12 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/telemetry"
 )
 
 // A job as an engine sends it; the cases edit it as text, the way bad
@@ -176,6 +178,10 @@ func TestDeadLetterCodes(t *testing.T) {
 	}
 	if testPolicy().Decide(baseJob(), Report{Output: "ok", Attempt: 1}).DeadLetter {
 		t.Error("a success is dead-lettered")
+	}
+	// The metrics start a series at 0 for each of these codes.
+	if got := slices.Sorted(maps.Keys(deadLetterCodes)); !slices.Equal(got, slices.Sorted(slices.Values(telemetry.DeadLetterReasons))) {
+		t.Errorf("dead-letter codes %v, but telemetry.DeadLetterReasons is %v: keep them equal", got, telemetry.DeadLetterReasons)
 	}
 }
 

@@ -135,10 +135,16 @@ func NewMetrics(mp metric.MeterProvider) (*Metrics, error) {
 	for _, outcome := range FailureRecordOutcomes {
 		m.failures.Add(context.Background(), 0, metric.WithAttributes(attribute.String(LabelOutcome, outcome)))
 	}
-	// Both counters start at zero with their known labels, so a dashboard
-	// shows 0, not "no data", until something fails.
-	for _, reason := range PullErrorReasons {
-		m.pullErrors.Add(context.Background(), 0, metric.WithAttributes(attribute.String(LabelReason, reason)))
+	// The counters start at zero with their known labels, so a dashboard
+	// shows 0, not "no data", until something fails, and an alert on their
+	// increase counts the first failure (a series born at 1 has none).
+	for _, c := range []struct {
+		counter metric.Int64Counter
+		reasons []string
+	}{{m.pullErrors, PullErrorReasons}, {m.deadLetters, DeadLetterReasons}, {m.restarts, WorkerRestartReasons}} {
+		for _, reason := range c.reasons {
+			c.counter.Add(context.Background(), 0, metric.WithAttributes(attribute.String(LabelReason, reason)))
+		}
 	}
 	m.leftovers.Add(context.Background(), 0)
 	if m.pending, err = m.meter.Int64ObservableGauge(MetricConsumerPending,

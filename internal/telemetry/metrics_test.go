@@ -130,6 +130,11 @@ func TestScrapeShowsEveryMetricUnderItsContractName(t *testing.T) {
 		{MetricJobs, map[string]string{LabelOutcome: OutcomeDeadLettered, LabelCode: "INVALID_SCRIPT_INPUT"}, 1},
 		{MetricWorkerRestarts, map[string]string{LabelReason: "memory_limit"}, 1},
 		{MetricDeadLetters, map[string]string{LabelReason: "invalid_job"}, 2},
+		// Known reasons start at 0, so an alert on increase() sees the
+		// first one.
+		{MetricDeadLetters, map[string]string{LabelReason: "SANDBOX_CRASH"}, 0},
+		{MetricWorkerRestarts, map[string]string{LabelReason: "crash"}, 0},
+		{MetricPullErrors, map[string]string{LabelReason: "consumer_missing"}, 0},
 	}
 	for _, c := range counters {
 		if got := sample(t, families, c.name, c.labels).GetCounter().GetValue(); got != c.want {

@@ -57,6 +57,15 @@ const (
 // the broker's payload limit: not kept).
 var FailureRecordOutcomes = []string{"stored", "failed", "too_large"}
 
+// DeadLetterReasons are the values of LabelReason on MetricDeadLetters:
+// the codes after which a job never runs again (actions' dead-letter
+// codes; a test holds the two lists equal).
+var DeadLetterReasons = []string{"INVALID_JOB", "DELIVERY_EXHAUSTED", "SANDBOX_CRASH"}
+
+// WorkerRestartReasons are the values of LabelReason on MetricWorkerRestarts
+// (the worker pool's reasons for replacing a worker).
+var WorkerRestartReasons = []string{"crash", "protocol", "memory", "timeout", "retired", "panic"}
+
 // PullErrorReasons are the values of LabelReason on MetricPullErrors.
 var PullErrorReasons = []string{"disconnected", "consumer_missing", "no_responders", "other"}
 
