@@ -322,6 +322,7 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		req.Journal, req.Resolution = journal, job.Resume.Resolution
 	}
 	b := backoff.WithContext(backoff.WithMaxRetries(shortBackoff(), uint64(h.cfg.CrashRetries)), ctx)
+	ctx = sandbox.WithJobID(ctx, job.ID) // the runner's logs about the run name the job
 	for crashes := 0; ; crashes++ {
 		res := h.runScript(ctx, req)
 		switch {

@@ -14,6 +14,20 @@ type Input struct {
 	Value string `json:"value"`
 }
 
+type jobIDKey struct{}
+
+// WithJobID names the job a run is for: a runner's logs about the run (a
+// worker it had to replace) carry it as job_id.
+func WithJobID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, jobIDKey{}, id)
+}
+
+// JobIDFrom is the job id WithJobID put in ctx, or "".
+func JobIDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(jobIDKey{}).(string)
+	return id
+}
+
 // InputJSON is an input as a request body or a jobs file carries it: its
 // value is required, as a job's is (it may be ""), so an absent or null one
 // is the caller's mistake, which its reader refuses, not an empty input.

@@ -1,6 +1,7 @@
 package workerpool
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -373,4 +374,40 @@ func TestRegexLimitsNeverGiveAWrongAnswer(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestReplacedWorkerNamesItsJob: the line that reports a worker ended by a
+// script's limit names the job it ran (sandbox.WithJobID), so an operator
+// can find which job cost the replica a worker.
+func TestReplacedWorkerNamesItsJob(t *testing.T) {
+	var buf syncBuffer
+	p := newTestPool(t, Config{
+		Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 1},
+		Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
+	})
+	ctx := sandbox.WithJobID(context.Background(), "job-that-ran-out")
+	if res := p.Run(ctx, sandbox.Request{Source: "return 'x'.repeat(1e9).length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
+		t.Fatalf("got %q, %v; want SCRIPT_MEMORY_LIMIT", res.Output, res.Err)
+	}
+	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) {
+		t.Errorf("the log does not name the job:\n%s", out)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

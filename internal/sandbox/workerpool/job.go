@@ -152,15 +152,15 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 	}
 	switch end := ending(killedFor.Load()); {
 	case err != nil && end != 0:
-		return lost(p.finish(proc, req.kind, end, context.Cause(ctx)))
+		return lost(p.finish(ctx, proc, req.kind, end, context.Cause(ctx)))
 	case errors.Is(err, errMalformed):
-		return lost(p.finish(proc, req.kind, endProtocol, err))
+		return lost(p.finish(ctx, proc, req.kind, endProtocol, err))
 	case err != nil:
-		return lost(p.finish(proc, req.kind, endDied, err))
+		return lost(p.finish(ctx, proc, req.kind, endDied, err))
 	case end != 0:
 		// The answer came, but the worker was killed as it arrived: it
 		// has its answer, the slot gets a new worker.
-		_ = p.finish(proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
+		_ = p.finish(ctx, proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
 	case reply.Retiring != retireNone:
 		p.retire(proc, reply.Retiring)
 	default:
@@ -248,8 +248,9 @@ func (p *Pool) oversized(size int) error {
 
 // finish ends a request whose worker is dead or must die: kill it unless
 // it died on its own, read why from its stderr, replace it, and return the
-// request's error.
-func (p *Pool) finish(proc *process, kind frameKind, end ending, cause error) *sandbox.Error {
+// request's error. Its log line names the job (sandbox.WithJobID) and,
+// through ctx, the job's trace.
+func (p *Pool) finish(ctx context.Context, proc *process, kind frameKind, end ending, cause error) *sandbox.Error {
 	if end != endDied {
 		proc.kill()
 	} else if !proc.awaitExit(exitWait) {
@@ -271,13 +272,16 @@ func (p *Pool) finish(proc *process, kind frameKind, end ending, cause error) *s
 	p.replace(proc, reason)
 
 	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "request", kind.String(), "reason", reason, "code", serr.Code}
+	if id := sandbox.JobIDFrom(ctx); id != "" {
+		attrs = append(attrs, "job_id", id)
+	}
 	switch {
 	case reason == "crash" || reason == "protocol":
-		p.log.Warn("sandbox worker crashed; replaced", append(attrs, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
+		p.log.WarnContext(ctx, "sandbox worker crashed; replaced", append(attrs, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
 	case end == endCanceled:
-		p.log.Info("sandbox worker stopped: its request was cancelled (a shutdown, or a caller that gave up)", attrs...)
+		p.log.InfoContext(ctx, "sandbox worker stopped: its request was cancelled (a shutdown, or a caller that gave up)", attrs...)
 	default:
-		p.log.Info("sandbox worker ended by a script's limit; replaced", attrs...)
+		p.log.InfoContext(ctx, "sandbox worker ended by a script's limit; replaced", attrs...)
 	}
 	return serr
 }
