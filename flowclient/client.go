@@ -181,10 +181,22 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 			"(an executor creates the JOBS stream when it starts: start one, or check that this client's "+
 			"subject prefix is the executors' SUBJECT_PREFIX): %w", job.ID, subject, err)
 	}
+	if err != nil && streamFull(err) {
+		return Published{}, fmt.Errorf("publishing job %s on %s: the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES on the executors): "+
+			"the executors are behind or stopped; retry later, add executors, or raise the limit: %w", job.ID, subject, err)
+	}
 	if err != nil {
 		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, subject, err)
 	}
 	return Published{Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
+}
+
+// streamFull reports the broker's refusal of a message a stream with the
+// discard-new policy has no room for (10077: maximum messages or bytes
+// exceeded).
+func streamFull(err error) bool {
+	var jsErr jetstream.JetStreamError
+	return errors.As(err, &jsErr) && jsErr.APIError() != nil && jsErr.APIError().ErrorCode == 10077
 }
 
 // Run publishes job and waits until its result is stored or ctx ends. The

@@ -295,6 +295,22 @@ func TestClientErrors(t *testing.T) {
 			!strings.Contains(err.Error(), "SUBJECT_PREFIX") {
 			t.Errorf("publishing where no stream listens: %v, want ErrNoStreamResponse naming SUBJECT_PREFIX", err)
 		}
+		// A full JOBS stream (discard new) names the limit to look at.
+		full := e.cfg.SubjectPrefix + "full"
+		js, _ := jetstream.New(e.nc)
+		name := e.cfg.JobsStream + "_FULL"
+		if _, err := js.CreateStream(testenv.Context(t, 10*time.Second), jetstream.StreamConfig{Name: name, Subjects: []string{full + ".jobs.>"},
+			MaxMsgs: 1, Discard: jetstream.DiscardNew, Storage: jetstream.MemoryStorage}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = js.DeleteStream(context.Background(), name) })
+		tight := e.client(t, flowclient.WithSubjectPrefix(full))
+		if _, err := tight.Publish(context.Background(), cpfJob("client-fills", "1"), ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tight.Publish(context.Background(), cpfJob("client-overflows", "1"), ""); err == nil || !strings.Contains(err.Error(), "the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES") {
+			t.Errorf("publishing into a full stream: %v, want an error naming JOBS_MAX_MSGS", err)
+		}
 	})
 }
 

@@ -155,6 +155,9 @@ func setField(f reflect.Value, raw string) error {
 		f.SetInt(int64(d))
 	case int, int64:
 		n, err := strconv.ParseInt(raw, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return errors.New("is too large a number")
+		}
 		if err != nil {
 			return errors.New("must be a whole number")
 		}

@@ -85,6 +85,7 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"MAX_DELIVER": "many"}, "MAX_DELIVER must be a whole number"},
+		{map[string]string{"MAX_ACK_PENDING": "99999999999999999999"}, `MAX_ACK_PENDING is too large a number, got "99999999999999999999"`},
 		{map[string]string{"ACK_WAIT": "30"}, "ACK_WAIT must be a duration"},
 		{map[string]string{"ACK_WAIT": "1s"}, "ACK_WAIT (1s) must be above the script timeout"},
 		{map[string]string{"SANDBOX_TIMEOUT_MS": "soon"}, "SANDBOX_TIMEOUT_MS"},
