@@ -480,16 +480,25 @@ func (e *Executor) pullFailed(stop context.Context, err error, failures int) tim
 	if failures == 1 || failures%20 == 0 {
 		e.log.Warn("pulling a job failed; retrying", "error", err, "consecutive_failures", failures)
 	}
-	if failures >= 3 && e.nc.IsConnected() && e.reprovisioning.CompareAndSwap(false, true) {
-		// In the background: the dispatcher keeps handing out jobs.
-		e.settling.Go(func() {
-			defer e.reprovisioning.Store(false)
-			if perr := e.reprovision(stop); perr != nil && stop.Err() == nil {
-				e.log.Warn("provisioning again after pull failures", "error", perr)
-			}
-		})
+	if failures >= 3 {
+		e.reprovisionSoon(stop, "after pull failures")
 	}
 	return min(time.Duration(failures)*100*time.Millisecond, 2*time.Second)
+}
+
+// reprovisionSoon creates the streams and the consumer again in the
+// background (the dispatcher keeps handing out jobs), unless that is under
+// way or the connection is down.
+func (e *Executor) reprovisionSoon(stop context.Context, why string) {
+	if !e.nc.IsConnected() || !e.reprovisioning.CompareAndSwap(false, true) {
+		return
+	}
+	e.settling.Go(func() {
+		defer e.reprovisioning.Store(false)
+		if perr := e.reprovision(stop); perr != nil && stop.Err() == nil {
+			e.log.Warn("provisioning again "+why, "error", perr)
+		}
+	})
 }
 
 // pullErrorReason is a failed pull's label in flowscript_pull_errors_total.

@@ -2,9 +2,12 @@ package consumer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // health is what the replica last heard from the broker about the jobs
@@ -66,6 +69,12 @@ func (e *Executor) watch(ctx context.Context) {
 			e.health.ok(time.Now())
 		case ctx.Err() == nil:
 			e.health.fail(err)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				// Deleted under the replica: a pull on nats-server 2.9 then
+				// waits without an error, so the pull failures that would
+				// provision again never come.
+				e.reprovisionSoon(ctx, "after the consumer or the jobs stream was found missing")
+			}
 		}
 		if err == nil && time.Now().After(nextSweep) {
 			nextSweep = time.Now().Add(e.cfg.LeftoverSweepInterval)

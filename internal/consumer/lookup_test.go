@@ -113,6 +113,29 @@ func TestJobThatMayActIsNotRunAgain(t *testing.T) {
 	})
 }
 
+// TestDeletedConsumerIsCreatedAgain: a consumer deleted under a running
+// replica (an operator's mistake, a broker's lost state) is created again
+// and jobs flow, on nats-server 2.9 too, where pulls on it then wait
+// without failing and only the health check finds it missing.
+func TestDeletedConsumerIsCreatedAgain(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		publish(t, js, cfg, cpfJob("before-delete"))
+		results(t, js, cfg, 1, 10*time.Second)
+		if err := js.DeleteConsumer(testenv.Context(t, 10*time.Second), cfg.JobsStream, cfg.Consumer); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * cfg.HealthInterval)
+		publish(t, js, cfg, cpfJob("after-delete"))
+		if r := results(t, js, cfg, 2, 60*time.Second)["after-delete"]; r.Status != flowjob.StatusSucceeded {
+			t.Errorf("the job after the consumer was deleted: %s %+v", r.Status, r.Error)
+		}
+	})
+}
+
 // TestStoredAfterAllIsOwnResult: a store whose answer was lost (a leader
 // change, a broker restart) but which stored the result after all finds
 // that result when it retries: it is this delivery's own, so the delivery
