@@ -1,7 +1,6 @@
 package workerpool
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 // The five classes of issue 22, through real workers (this test binary
@@ -380,7 +380,7 @@ func TestRegexLimitsNeverGiveAWrongAnswer(t *testing.T) {
 // script's limit names the job it ran (sandbox.WithJobID), so an operator
 // can find which job cost the replica a worker.
 func TestReplacedWorkerNamesItsJob(t *testing.T) {
-	var buf syncBuffer
+	var buf testenv.SyncBuffer
 	p := newTestPool(t, Config{
 		Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 1},
 		Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
@@ -392,22 +392,4 @@ func TestReplacedWorkerNamesItsJob(t *testing.T) {
 	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) {
 		t.Errorf("the log does not name the job:\n%s", out)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
