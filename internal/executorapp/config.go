@@ -136,11 +136,16 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 	c.Limits = limits
+	// The checks below run on what did parse (the rest at its defaults),
+	// so one start names every bad variable, not the parsed ones first.
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return Config{}, errors.Join(errs...)
 	}
-	c = c.WithDefaults()
-	return c, c.Validate()
+	return c, nil
 }
 
 func setField(f reflect.Value, raw string) error {

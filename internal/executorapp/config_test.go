@@ -79,6 +79,17 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 	}
 }
 
+// One start names every bad variable: those that do not parse and those
+// the later checks refuse.
+func TestConfigFromEnvNamesEveryBadVariable(t *testing.T) {
+	_, err := ConfigFromEnv(envOf(map[string]string{"MAX_DELIVER": "many", "LOG_LEVEL": "loud", "FAILURE_RECORDS": "no"}))
+	for _, want := range []string{"MAX_DELIVER must be a whole number", "LOG_LEVEL must be debug, info, warn or error", "FAILURE_RECORDS must be on"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want it to name %q", err, want)
+		}
+	}
+}
+
 func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 	tests := []struct {
 		env  map[string]string
