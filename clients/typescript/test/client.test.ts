@@ -368,7 +368,7 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
   });
 
-  test("timeoutMs 1 against the executor: one rejection, of the publish or of the wait", async () => {
+  test("timeoutMs 1 against the executor: at most one rejection, of the publish or of the wait", async () => {
     for (let i = 0; i < 5; i++) {
       const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
       const errors: unknown[] = [];
@@ -380,9 +380,11 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
         }
       });
       assert.deepEqual(unhandled, [], "no unhandled rejection");
-      assert.equal(errors.length, 1);
-      const err = errors[0];
-      assert.ok(err instanceof PublishError || (err instanceof ResultTimeoutError && err.timeoutMs === 1), `PublishError or ResultTimeoutError, got ${String(err)}`);
+      // A fast executor may answer within the millisecond: then submit resolves.
+      assert.ok(errors.length <= 1, `${errors.length} rejections, want at most 1`);
+      for (const err of errors) {
+        assert.ok(err instanceof PublishError || (err instanceof ResultTimeoutError && err.timeoutMs === 1), `PublishError or ResultTimeoutError, got ${String(err)}`);
+      }
     }
   });
 
