@@ -254,9 +254,11 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
  * (inbox first, RESULTS stream as the fallback). A job that was already
  * published (a duplicate id) gets the stored result.
  *
- * It rejects once: with a PublishError when the broker did not acknowledge
- * the job (within timeoutMs: the result's wait and the publish share it, so
- * a publish still unanswered when the wait ends is reported as the
+ * It resolves as soon as the result comes, even when the broker's
+ * acknowledgement of the publish is late or lost (the job ran). It rejects
+ * once: with a PublishError when the broker did not acknowledge the job and
+ * no result came (within timeoutMs: the result's wait and the publish share
+ * it, so a publish still unanswered when the wait ends is reported as the
  * publish's failure), a ResultTimeoutError when the job was stored but no
  * result came within timeoutMs, the signal's reason when it aborts (at
  * once, even while the publish is in flight; before it, nothing is sent).
@@ -274,17 +276,35 @@ export async function submit(nc: NatsConnection, job: Job, options: SubmitOption
   if (options.signal?.aborted) {
     throw options.signal.reason; // the wait is over already; publish nothing
   }
-  let published: Published;
+  const publishing = untilAborted(publishJob(nc, job, { ...options, replyTo: inbox }), options.signal);
+  // The result can come before the broker's acknowledgement, or without it
+  // (an acknowledgement lost or later than timeoutMs): the job was stored
+  // and ran, so its result is the answer. When the wait fails first, the
+  // publish's own outcome is what submit reports.
+  const resultFirst = waiting.promise.then(
+    (got) => ({ got }),
+    () => publishing,
+  );
+  publishing.catch(() => {}); // handled below, or lost the race to the result
+  resultFirst.catch(() => {});
+  let first: Published | { got: ReceivedResult };
   try {
-    published = await untilAborted(publishJob(nc, job, { ...options, replyTo: inbox }), options.signal);
+    first = await Promise.race([publishing, resultFirst]);
   } catch (err) {
     waiting.cancel(); // its subscription and timers, if it has not ended yet
     throw err;
   }
-  if (published.duplicate) {
+  if ("got" in first) {
+    return ownResult(job, first.got);
+  }
+  if (first.duplicate) {
     waiting.pollSoon(); // its executor will not reply to this inbox: the result is (or will be) stored
   }
-  const got = await waiting.promise;
+  return ownResult(job, await waiting.promise);
+}
+
+/** got, unless it is another job's result stored under job's id. */
+function ownResult(job: Job, got: ReceivedResult): ReceivedResult {
   const r = got.result;
   if (r.sessionId !== "" && (r.sessionId !== job.sessionId || r.flowId !== job.flowId || r.blockId !== job.blockId)) {
     throw new IdReusedError(job.id, r);

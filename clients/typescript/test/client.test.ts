@@ -350,6 +350,42 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     }
   });
 
+  test("an acknowledgement that never comes while the job runs: submit resolves with the result, at once", async () => {
+    // A relay takes the publish's request on stalltest's subject, stores
+    // the job in the executor's JOBS stream with its headers, and never
+    // answers: the job runs and its result comes, its acknowledgement not.
+    const relay = exec.nc.subscribe("stalltest.jobs.execute", {
+      callback: (err, m) => {
+        if (!err && m.headers) exec.nc.publish(`${CONTRACT.subjectPrefix}.jobs.execute`, m.data, { headers: m.headers });
+      },
+    });
+    await exec.nc.flush();
+    try {
+      const j = job({ source: "return 6 * 7", outputVariable: "o", onError: "continue" });
+      const started = Date.now();
+      let got: ReceivedResult | undefined;
+      let caught: unknown;
+      const unhandled = await unhandledDuring(async () => {
+        try {
+          got = await submit(exec.nc, j, { ...stalled, timeoutMs: 20_000 });
+        } catch (err) {
+          caught = err;
+        }
+      });
+      assert.equal(caught, undefined, `no rejection, got ${String(caught)}`);
+      assert.ok(got);
+      contractTrue(got, j);
+      assert.equal(got.result.variables.o, "42");
+      assert.equal(got.source, "inbox");
+      assert.ok(Date.now() - started < 15_000, "it did not wait for the acknowledgement's timeout");
+      assert.deepEqual(unhandled, [], "no unhandled rejection, not even the publish's later timeout");
+      await new Promise((r) => setTimeout(r, 100));
+      assert.equal(relay.getReceived(), 1, "the job was sent once");
+    } finally {
+      relay.unsubscribe();
+    }
+  });
+
   test("a subject no stream takes and nobody listens on: PublishError at once", async () => {
     const before = pending(exec.nc);
     const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
