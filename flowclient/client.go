@@ -203,7 +203,9 @@ func streamFull(err error) bool {
 // result comes from the job's Reply-To inbox first; the RESULTS stream is
 // looked up as a fallback (the job was already published, the executor
 // that stored the result died before telling the inbox, the connection
-// dropped), so Run returns the stored result in every case. A result
+// dropped), so Run returns the stored result in every case. A result that
+// comes before the broker's acknowledgement of the publish is returned at
+// once, even if that acknowledgement is lost or late. A result
 // stored under job.ID for another session, flow or block (the id was
 // another job's) is not returned: the error is ErrIDReused.
 func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, error) {
@@ -217,21 +219,62 @@ func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, er
 		return nil, fmt.Errorf("subscribing to the Reply-To inbox of job %s: %w", job.ID, err)
 	}
 	defer sub.Unsubscribe() //nolint:errcheck // the subscription dies with the connection anyway
-	pub, err := c.Publish(ctx, job, inbox)
-	if err != nil {
-		return nil, err
+
+	// The result can come before the broker's acknowledgement, or without
+	// it (an acknowledgement lost in a reconnection, or later than the
+	// publish's timeout): the job was stored and ran, so its result is the
+	// answer. The publish then ends on its own, by its timeout or ctx.
+	type publishOutcome struct {
+		pub Published
+		err error
+	}
+	published := make(chan publishOutcome, 1)
+	go func() {
+		pub, err := c.Publish(ctx, job, inbox)
+		published <- publishOutcome{pub, err}
+	}()
+	var out publishOutcome
+	for waiting := true; waiting; {
+		select {
+		case out = <-published:
+			waiting = false
+		case msg := <-replies:
+			if r := resultFor(msg, job.ID); r != nil {
+				return ownResult(job, r)
+			}
+		}
+	}
+	if out.err != nil {
+		return nil, out.err
 	}
 	first := c.pollFirst
-	if pub.Duplicate {
+	if out.pub.Duplicate {
 		first = min(first, 100*time.Millisecond)
 	}
 	res, err := c.await(ctx, job.ID, replies, first)
-	if err == nil && res.SessionID != "" && (res.SessionID != job.SessionID || res.FlowID != job.FlowID || res.BlockID != job.BlockID) {
-		// The id was another job's: its result is not this one's.
+	if err != nil {
+		return nil, err
+	}
+	return ownResult(job, res)
+}
+
+// ownResult is res, unless it is another job's result stored under job's
+// id: ErrIDReused.
+func ownResult(job *flowjob.Job, res *flowjob.Result) (*flowjob.Result, error) {
+	if res.SessionID != "" && (res.SessionID != job.SessionID || res.FlowID != job.FlowID || res.BlockID != job.BlockID) {
 		return nil, fmt.Errorf("running job %s: %w: the result stored under it is for session %q, flow %q, block %q",
 			job.ID, ErrIDReused, res.SessionID, res.FlowID, res.BlockID)
 	}
-	return res, err
+	return res, nil
+}
+
+// resultFor decodes a reply: the result of jobID, or nil.
+func resultFor(msg *nats.Msg, jobID string) *flowjob.Result {
+	var r flowjob.Result
+	if err := json.Unmarshal(msg.Data, &r); err != nil || r.JobID != jobID {
+		return nil
+	}
+	return &r
 }
 
 // Resume publishes the resume job of suspended — a job whose result was
@@ -359,9 +402,8 @@ func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.M
 			return nil, fmt.Errorf("awaiting the result of job %s: %w", jobID, ctx.Err())
 		case msg := <-replies:
 			timer.Stop()
-			var r flowjob.Result
-			if err := json.Unmarshal(msg.Data, &r); err == nil && r.JobID == jobID {
-				return &r, nil
+			if r := resultFor(msg, jobID); r != nil {
+				return r, nil
 			}
 			continue // not this job's result: keep waiting
 		case <-timer.C:

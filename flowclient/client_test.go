@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,6 +181,44 @@ func TestClientRunFallsBackToTheStream(t *testing.T) {
 		}
 		if again.Attempt != first.Attempt || !again.CompletedAt.Equal(first.CompletedAt) || again.Variables["cpfStatus"] != "invalido" {
 			t.Errorf("Run returned %+v, want the stored result %+v", again, first)
+		}
+	})
+}
+
+// TestClientRunTakesAResultBeforeTheAcknowledgement: a relay takes the
+// publish on another prefix, stores the job in the executor's JOBS stream
+// and never answers; the result comes on the inbox and Run returns it at
+// once (it waited for the acknowledgement until ctx ended, then failed).
+func TestClientRunTakesAResultBeforeTheAcknowledgement(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, true)
+		relayPrefix := "relay." + e.cfg.SubjectPrefix
+		jobs := flowjob.Subjects{Prefix: e.cfg.SubjectPrefix}.Jobs()
+		var relayed atomic.Int32
+		sub, err := e.nc.Subscribe(flowjob.Subjects{Prefix: relayPrefix}.Jobs(), func(m *nats.Msg) {
+			relayed.Add(1)
+			out := nats.NewMsg(jobs)
+			out.Header, out.Data = m.Header, m.Data
+			_ = e.nc.PublishMsg(out)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		c := e.client(t, flowclient.WithSubjectPrefix(relayPrefix), flowclient.WithResultPolling(time.Minute, time.Minute))
+		start := time.Now()
+		res, err := c.Run(testenv.Context(t, 30*time.Second), cpfJob("client-unacked", "123.456.789-09"))
+		if err != nil {
+			t.Fatalf("Run of a job whose acknowledgement never comes: %v; want its result", err)
+		}
+		if res.JobID != "client-unacked" || res.Status != flowjob.StatusSucceeded {
+			t.Errorf("Run returned %+v, want the job's success", res)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Errorf("Run took %s: it waited for the acknowledgement", took)
+		}
+		if n := relayed.Load(); n != 1 {
+			t.Errorf("the job was published %d times, want 1", n)
 		}
 	})
 }
