@@ -381,6 +381,88 @@ func TestIdleConnectionsDoNotLockOutAClient(t *testing.T) {
 	}
 }
 
+// TestTrickledBodiesAreAnsweredAtOnce: a request whose body comes a byte
+// at a time is refused (401 without credentials, 403 for a reader) at
+// once, on a connection that then closes; net/http read up to 256 KB of
+// the unread body first, so each such caller held its answer and a
+// connection for the whole read timeout (35 s), and TEMPLATES_MAX_CONNS of
+// them locked every caller out. A body read to its end keeps the
+// connection alive.
+func TestTrickledBodiesAreAnsweredAtOnce(t *testing.T) {
+	svc := runService(t, testConfig())
+	for _, c := range []struct {
+		name, header string
+		want         int
+	}{
+		{"anonymous", "", http.StatusUnauthorized},
+		{"reader on a write route", "X-API-Key: " + testReadAPIKey + "\r\n", http.StatusForbidden},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close() //nolint:errcheck // the test's own
+			if _, err := io.WriteString(conn, "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\n"+
+				c.header+"Content-Length: 100000\r\n\r\n{\"source\":\""); err != nil {
+				t.Fatal(err)
+			}
+			stop := make(chan struct{})
+			defer close(stop)
+			go func() {
+				for {
+					select {
+					case <-stop:
+						return
+					case <-time.After(100 * time.Millisecond):
+						if _, err := io.WriteString(conn, "a"); err != nil {
+							return
+						}
+					}
+				}
+			}()
+			start := time.Now()
+			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer after %s: %v", time.Since(start), err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != c.want || !resp.Close {
+				t.Errorf("got %d (closing: %v) after %s, want %d on a connection that closes", resp.StatusCode, resp.Close, time.Since(start), c.want)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("the answer took %s: the server waited for the body", took)
+			}
+		})
+	}
+	t.Run("a body read to its end keeps the connection", func(t *testing.T) {
+		conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close() //nolint:errcheck // the test's own
+		br := bufio.NewReader(conn)
+		body := `{"source":"return 1"}`
+		for i := range 2 {
+			if _, err := fmt.Fprintf(conn, "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nX-API-Key: %s\r\nContent-Length: %d\r\n\r\n%s",
+				testAPIKey, len(body), body); err != nil {
+				t.Fatal(err)
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				t.Fatalf("request %d: %v", i+1, err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || resp.Close {
+				t.Fatalf("request %d: %d (closing: %v), want 200 on a kept connection", i+1, resp.StatusCode, resp.Close)
+			}
+		}
+	})
+}
+
 func isReset(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "connection reset")
 }

@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"path"
@@ -13,6 +14,39 @@ import (
 
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
+
+// withUnreadBodyClosing closes the connection after any answer to a
+// request whose body the handler did not read to its end. net/http would
+// otherwise read up to 256 KB of that body before writing the answer: a
+// caller trickling a body, even an anonymous one (a refusal reads none of
+// it), held its 401 and a connection slot for the whole read timeout, and
+// enough of them locked every caller out.
+func withUnreadBodyClosing(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			h := w.Header()
+			h.Set("Connection", "close")
+			r.Body = &eofWatch{ReadCloser: r.Body, atEOF: func() { h.Del("Connection") }}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// eofWatch calls atEOF once, when the body it wraps has been read to its
+// end.
+type eofWatch struct {
+	io.ReadCloser
+	atEOF func()
+}
+
+func (b *eofWatch) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if errors.Is(err, io.EOF) && b.atEOF != nil {
+		b.atEOF()
+		b.atEOF = nil
+	}
+	return n, err
+}
 
 // authResult is what the request's credentials came to.
 type authResult struct {

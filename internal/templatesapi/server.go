@@ -94,7 +94,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		}
 	}
 	handler, routes := s.mux()
-	s.handler = s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler))))
+	s.handler = withUnreadBodyClosing(s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler)))))
 	return s, nil
 }
 
