@@ -148,6 +148,7 @@ func replay(ctx context.Context, env Env, args []string) int {
 	}
 	defer func() { _ = pool.Close() }()
 
+	opts.Timeout = limits.Timeout
 	report := failrecord.Replay(ctx, pool, rec, opts)
 	if o.json {
 		line, err := json.Marshal(report)

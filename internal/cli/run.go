@@ -249,7 +249,7 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 				opts.policy, opts.tenant, strings.Join(denied, ", "))
 		}
 	}
-	res, requests := sandbox.Resolve(ctx, pool, req, opts.resolutions)
+	res, requests := sandbox.Resolve(ctx, pool, req, opts.resolutions, pool.Limits().Timeout)
 	if !opts.json {
 		printLogs(env.Stderr, res)
 		for i, rq := range requests {

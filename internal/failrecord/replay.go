@@ -1,6 +1,7 @@
 package failrecord
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -25,6 +26,11 @@ type Options struct {
 	SourceLabel string
 	// Grants: see Grants.
 	Grants Grants
+	// Timeout is the runner's time limit (SANDBOX_TIMEOUT_MS; the
+	// sandbox's default when 0). A resume job's replay and its recorded
+	// resolution share it, or the recorded timeoutMs when lower, as they
+	// do in an executor.
+	Timeout time.Duration
 }
 
 // Report is a replay side by side with the original failure.
@@ -87,7 +93,11 @@ func Replay(ctx context.Context, runner sandbox.Runner, rec Record, opts Options
 	if job.Resume != nil && job.Resume.Resolution != nil {
 		resolutions = []json.RawMessage{job.Resume.Resolution}
 	}
-	res, _ := sandbox.Resolve(ctx, runner, req, resolutions)
+	budget := cmp.Or(opts.Timeout, sandbox.DefaultTimeout)
+	if req.Timeout > 0 && req.Timeout < budget {
+		budget = req.Timeout
+	}
+	res, _ := sandbox.Resolve(ctx, runner, req, resolutions, budget)
 	ran := actions.Ran(res, 0)
 	out.DurationMs = float64(res.Duration.Microseconds()) / 1000
 	out.Logs, out.LogsTruncated = res.Logs, res.LogsTruncated

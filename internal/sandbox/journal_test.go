@@ -114,13 +114,59 @@ console.log('three', b)
 return a + b`
 	runner := NewInProcess(Limits{Timeout: 2 * time.Second})
 	res, requests := Resolve(context.Background(), runner, Request{Source: src, Capabilities: []string{"approval"}},
-		[]json.RawMessage{json.RawMessage(`"A"`), json.RawMessage(`"B"`)})
+		[]json.RawMessage{json.RawMessage(`"A"`), json.RawMessage(`"B"`)}, 2*time.Second)
 	var lines []string
 	for _, l := range res.Logs {
 		lines = append(lines, l.Message)
 	}
 	if res.Err != nil || res.Output != "AB" || len(requests) != 2 || strings.Join(lines, "|") != "one|two A|three B" {
 		t.Fatalf("%q %+v, %d requests, lines %q", res.Output, res.Err, len(requests), lines)
+	}
+}
+
+// TestResolveSharesOneTimeLimit: the runs of Resolve share its budget. A
+// script that computes for a while before each approval replays that work
+// in every resumed run; with a fresh limit per run, ten resolutions took
+// 1+2+…+10 = 55 spins of wall time and reported the last run's duration.
+func TestResolveSharesOneTimeLimit(t *testing.T) {
+	runner := NewInProcess(Limits{Timeout: time.Minute})
+	// One spin: about 50 ms on this machine (calibrated, so -race holds too).
+	const probe = 200_000
+	spin := func(n int) string { return fmt.Sprintf("for (let k = 0; k < %d; k++) {}\n", n) }
+	cal := runner.Run(context.Background(), Request{Source: spin(probe) + "return 1"})
+	if cal.Err != nil {
+		t.Fatal(cal.Err)
+	}
+	n := max(1, int(float64(probe)*float64(50*time.Millisecond)/float64(max(cal.Duration, time.Microsecond))))
+	x := runner.Run(context.Background(), Request{Source: spin(n) + "return 1"}).Duration
+
+	src := "let total = 0\nfor (let i = 0; i < 10; i++) {\n" + spin(n) + "total += approval.request({message: 'step ' + i})\n}\nreturn total"
+	resolutions := make([]json.RawMessage, 10)
+	for i := range resolutions {
+		resolutions[i] = json.RawMessage(`1`)
+	}
+	req := Request{Source: src, Capabilities: []string{"approval"}}
+	budget := 4 * x // runs 1 and 2 fit (1 and 2 spins); run 3 (3 spins) does not
+	start := time.Now()
+	res, requests := Resolve(context.Background(), runner, req, resolutions, budget)
+	took := time.Since(start)
+	if res.Err == nil || res.Err.Code != CodeTimeout {
+		t.Fatalf("got %q %+v after %d requests; want %s", res.Output, res.Err, len(requests), CodeTimeout)
+	}
+	if took > 20*x {
+		t.Errorf("Resolve took %s for a budget of %s (one spin %s)", took, budget, x)
+	}
+	if res.Duration < budget/2 || res.Duration > budget+20*x {
+		t.Errorf("Duration %s, want the runs' sum, about the budget of %s", res.Duration, budget)
+	}
+	if len(requests) < 1 {
+		t.Errorf("%d requests, want the replays to have gone past the first", len(requests))
+	}
+
+	// With a budget for them, every request is answered.
+	res, requests = Resolve(context.Background(), runner, req, resolutions, time.Minute)
+	if res.Err != nil || res.Output != "10" || len(requests) != 10 {
+		t.Errorf("within the budget: %q %+v, %d requests; want 10 after 10 requests", res.Output, res.Err, len(requests))
 	}
 }
 

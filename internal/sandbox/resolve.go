@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"time"
 )
 
 // Resolve runs req and resumes each suspension in memory with the next of
@@ -12,12 +13,29 @@ import (
 // and the requests the runs made, in order. Its console lines are every
 // run's, in order: each resumed run logs only its live part, within its
 // own caps.
-func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawMessage) (Result, []json.RawMessage) {
+//
+// The runs share one time limit, budget (the runner's, or req.Timeout
+// when lower): each resumed run gets what the runs before it left, so that
+// a test run with resolutions ends within one limit, as any other does,
+// and fails with CodeTimeout past it. The result's Duration is the runs'
+// sum.
+func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawMessage, budget time.Duration) (Result, []json.RawMessage) {
 	var requests []json.RawMessage
 	var logs []LogEntry
 	truncated := false
+	var spent time.Duration
 	for {
+		if len(requests) > 0 {
+			left := budget - spent
+			if left <= 0 {
+				return Result{Err: &Error{Code: CodeTimeout, Message: MsgTimeout}, Duration: spent,
+					Logs: logs, LogsTruncated: truncated}, requests
+			}
+			req.Timeout = left
+		}
 		res := r.Run(ctx, req)
+		spent += res.Duration
+		res.Duration = spent
 		if len(requests) > 0 {
 			res.Logs, res.LogsTruncated = append(logs, res.Logs...), truncated || res.LogsTruncated
 		}

@@ -112,6 +112,7 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 	if len(rec.Job.Capabilities) > 0 {
 		opts.Grants = capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{})).HostFor
 	}
+	opts.Timeout = s.cfg.Sandbox.Timeout
 	writeJSON(w, http.StatusOK, failrecord.Replay(r.Context(), s.runner, rec, opts))
 }
 

@@ -34,7 +34,8 @@ const MaxTestResolutions = 10
 // every test run and is gone after it. Resolutions answer the script's
 // approval requests in order (DESIGN.md §10): each suspension is resumed
 // in memory, replaying the run as an executor would, with no continuation
-// signed or stored.
+// signed or stored. The runs share the one time limit (SANDBOX_TIMEOUT_MS,
+// or timeoutMs when lower), and durationMs is their sum.
 type testRequest struct {
 	Source         string               `json:"source"`
 	InputVariables []*sandbox.InputJSON `json:"inputVariables"`
@@ -122,8 +123,10 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		res.Err = checked.Report.Compile
 	}
 	req := sandbox.Request{Source: body.Source, Inputs: inputs}
+	budget := s.cfg.Sandbox.Timeout
 	if ms := int64(body.TimeoutMs); ms > 0 && ms < s.cfg.Sandbox.Timeout.Milliseconds() {
 		req.Timeout = time.Duration(ms) * time.Millisecond // compared first: a huge value never wraps
+		budget = req.Timeout
 	}
 	if len(body.Capabilities) > 0 {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
@@ -131,7 +134,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	}
 	var requests []json.RawMessage
 	if res.Err == nil {
-		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions)
+		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions, budget)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
