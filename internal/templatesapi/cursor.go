@@ -66,6 +66,13 @@ func templateCursor(p templates.Position, name string) string {
 	return sealCursor(b)
 }
 
+// cursorTimeMin and cursorTimeMax bound the creation time a template
+// cursor may carry: years 1 to 9999, which both stores hold.
+var (
+	cursorTimeMin = time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC)
+	cursorTimeMax = time.Date(9999, time.December, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
 func parseTemplateCursor(raw, name string) (*templates.Position, *httpError) {
 	b := openCursor(raw, cursorTemplates, templateCursorSize)
 	if b == nil {
@@ -77,6 +84,12 @@ func parseTemplateCursor(raw, name string) (*templates.Position, *httpError) {
 	var id uuid.UUID
 	copy(id[:], b[9:25])
 	at := time.UnixMicro(int64(binary.BigEndian.Uint64(b[1:9]))).UTC()
+	if at.Before(cursorTimeMin) || at.After(cursorTimeMax) {
+		// Only a forged cursor: the checksum is not a secret (see
+		// sealCursor). PostgreSQL refuses such a time, and the stores would
+		// not agree on one.
+		return nil, badCursor()
+	}
 	return &templates.Position{CreatedAt: at, ID: id}, nil
 }
 

@@ -2,7 +2,9 @@ package templatesapi
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -153,6 +155,37 @@ func TestListRefusesBadParameters(t *testing.T) {
 	// The genuine cursor still works, with its filter.
 	wantStatus(t, a.authed("GET", "/api/script-templates?cursor="+cursor, nil), http.StatusOK)
 	wantStatus(t, a.authed("GET", "/api/script-templates?name=t&cursor="+filtered, nil), http.StatusOK)
+}
+
+// TestForgedCursorTimes: a cursor's checksum is not a secret, so a caller
+// can build one for any creation time; one outside years 1 to 9999 is
+// INVALID_CURSOR on both stores (PostgreSQL answered 500, and the stores
+// disagreed on the first page).
+func TestForgedCursorTimes(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		a.create("forged-cursor", "return 1")
+		forge := func(micros int64) string {
+			b := []byte{cursorTemplates}
+			b = binary.BigEndian.AppendUint64(b, uint64(micros))
+			b = append(b, make([]byte, 16)...)
+			b = append(b, filterHash("")...)
+			return sealCursor(b)
+		}
+		for _, micros := range []int64{math.MinInt64, math.MaxInt64, time.Date(-100000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro(),
+			time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro(), cursorTimeMin.UnixMicro() - 1} {
+			r := a.authed("GET", "/api/script-templates?cursor="+forge(micros), nil)
+			wantStatus(t, r, http.StatusBadRequest)
+			if e := r.apiErr(t); e.Code != CodeInvalidCursor {
+				t.Errorf("a cursor at %d µs: %+v, want %s", micros, e, CodeInvalidCursor)
+			}
+		}
+		// The bounds themselves are times a cursor may carry.
+		for _, at := range []time.Time{cursorTimeMin, cursorTimeMax} {
+			wantStatus(t, a.authed("GET", "/api/script-templates?cursor="+forge(at.UnixMicro()), nil), http.StatusOK)
+		}
+	})
 }
 
 func TestVersionsAPI(t *testing.T) {
