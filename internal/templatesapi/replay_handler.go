@@ -129,11 +129,11 @@ func (s *Server) versionSource(r *http.Request, job flowjob.Job, n int) (string,
 	defer cancel()
 	v, err := s.store.Version(ctx, id, n)
 	switch {
-	case errors.Is(err, templates.ErrNotFound):
-		return "", newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no template has id %s (named by job %s)", id, job.ID))
-	case errors.Is(err, templates.ErrVersionNotFound):
+	case errors.Is(err, templates.ErrVersionNotFound): // before ErrNotFound, which it wraps
 		return "", newError(http.StatusNotFound, CodeNotFound,
 			fmt.Sprintf("template %s has no version %d: GET %s/script-templates/%s/versions lists its versions", id, n, s.prefix, id))
+	case errors.Is(err, templates.ErrNotFound):
+		return "", newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no template has id %s (named by job %s)", id, job.ID))
 	case err != nil:
 		return "", s.storeError(r, err)
 	}

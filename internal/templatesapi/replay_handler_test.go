@@ -162,6 +162,14 @@ func TestReplayTemplateVersion(t *testing.T) {
 		t.Errorf("version 2: %+v", rep.Replay)
 	}
 
+	// A version the template does not have is named as such, not as a
+	// template that does not exist.
+	r = a.authed("POST", "/api/failures/pinned-1/replay", map[string]any{"version": 9})
+	wantStatus(t, r, http.StatusNotFound)
+	if e := r.apiErr(t); !strings.Contains(e.Message, "has no version 9") {
+		t.Errorf("no such version: %q, want it to say the template has no version 9", e.Message)
+	}
+
 	for _, tc := range []struct {
 		name   string
 		path   string
