@@ -35,6 +35,14 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 				fmt.Sprintf("the body must be UTF-8 JSON, got charset %q: send UTF-8 (or leave the charset out)", cs))
 		}
 	}
+	for _, ce := range r.Header.Values("Content-Encoding") {
+		for c := range strings.SplitSeq(ce, ",") {
+			if c = strings.TrimSpace(c); c != "" && !strings.EqualFold(c, "identity") {
+				return newError(http.StatusUnsupportedMediaType, CodeUnsupportedMediaType,
+					fmt.Sprintf("the body must not be compressed, got Content-Encoding %q: send it as plain JSON", ce))
+			}
+		}
+	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		return decodeError(err, limit)

@@ -241,10 +241,18 @@ func TestBadInputIsAClear4xxAndWritesNothing(t *testing.T) {
 			}
 		})
 	}
+	// A compressed body is refused as such (415), not read as bad UTF-8.
+	r := a.authed("POST", "/api/script-templates", `{"name":"a","source":"return 1"}`, "Content-Encoding", "gzip")
+	wantStatus(t, r, http.StatusUnsupportedMediaType)
+	if e := r.apiErr(t); e.Code != CodeUnsupportedMediaType || !strings.Contains(e.Message, "compressed") {
+		t.Errorf("Content-Encoding gzip: %+v, want %s saying the body must not be compressed", e, CodeUnsupportedMediaType)
+	}
 	list := a.list()
 	if len(list) != 1 || list[0].Name != "existing" || list[0].Source != "return 1" {
 		t.Errorf("bad requests changed the store: %+v", list)
 	}
+	r = a.authed("POST", "/api/script-templates", `{"name":"identity","source":"return 1"}`, "Content-Encoding", "identity")
+	wantStatus(t, r, http.StatusCreated)
 	if r := a.authed("PATCH", one, nil); r.header.Get("Allow") != "DELETE, GET, PUT" {
 		t.Errorf("405 Allow = %q", r.header.Get("Allow"))
 	}
