@@ -82,7 +82,9 @@ type Job struct {
 	// raises it above the executor's SANDBOX_TIMEOUT_MS.
 	TimeoutMs int `json:"timeoutMs,omitempty"`
 	// Deadline, when set, is the instant after which the engine no longer
-	// wants the job run; a job past its deadline fails without running.
+	// wants the job run; a job past its deadline fails without running, and
+	// a script still running at it is stopped there (both
+	// CodeDeadlineExceeded).
 	Deadline *time.Time `json:"deadline,omitempty"`
 	// TenantID names the tenant the job runs for: the executor's policy
 	// grants capabilities per tenant, and a session's kv is scoped to it.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,14 @@ var kinds = []kind{
 		j := cpfJob(id)
 		past := time.Now().Add(-time.Minute)
 		j.Deadline = &past
+		return j
+	}, flowjob.StatusFailed, flowjob.DirectiveContinue, flowjob.CodeDeadlineExceeded, ""},
+	{"deadline while running", func(id string) *flowjob.Job {
+		// The script would run past the deadline (the runner's limit is
+		// longer): the deadline ends it, and says so.
+		j := newJob(id, "while (true) {}")
+		soon := time.Now().Add(50 * time.Millisecond)
+		j.Deadline = &soon
 		return j
 	}, flowjob.StatusFailed, flowjob.DirectiveContinue, flowjob.CodeDeadlineExceeded, ""},
 }
@@ -386,4 +395,34 @@ func TestBrokerRestartMidLoad(t *testing.T) {
 		}
 	}
 	waitFor(t, 15*time.Second, "the executor to be ready again", func() bool { ok, _ := e.Ready(); return ok })
+}
+
+// TestDeadlineEndsARunningScript: a job's deadline closer than the time
+// limit ends its script at the deadline, as JOB_DEADLINE_EXCEEDED; the
+// script ran on to its own limit and its late success was published.
+func TestDeadlineEndsARunningScript(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.ScriptTimeout, cfg.AckWait = 10*time.Second, 20*time.Second
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		j := newJob("deadline-running", "console.log('started'); while (true) {}")
+		soon := time.Now().Add(time.Second)
+		j.Deadline = &soon
+		publish(t, js, cfg, j)
+		r := results(t, js, cfg, 1, 30*time.Second)["deadline-running"]
+		if r.Error == nil || r.Error.Code != flowjob.CodeDeadlineExceeded || !strings.Contains(r.Error.Message, "passed while its script ran") {
+			t.Fatalf("result %+v, want %s while the script ran", r.Error, flowjob.CodeDeadlineExceeded)
+		}
+		if r.DurationMs <= 0 || r.DurationMs > 5000 {
+			t.Errorf("the script ran %d ms: want it ended at the deadline, about a second in", r.DurationMs)
+		}
+		if len(r.Logs) != 1 || r.Logs[0].Message != "started" {
+			t.Errorf("logs %+v, want the script's line kept", r.Logs)
+		}
+		if r.Directive.Type != flowjob.DirectiveContinue {
+			t.Errorf("directive %s, want the action's policy (continue)", r.Directive.Type)
+		}
+	})
 }

@@ -323,11 +323,29 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 	}
 	b := backoff.WithContext(backoff.WithMaxRetries(shortBackoff(), uint64(h.cfg.CrashRetries)), ctx)
 	ctx = sandbox.WithJobID(ctx, job.ID) // the runner's logs about the run name the job
+	limit := req.Timeout
 	for crashes := 0; ; crashes++ {
+		// A deadline closer than the time limit shortens it: after it the
+		// engine no longer wants the job run, nor its result.
+		byDeadline := false
+		if job.Deadline != nil {
+			left := job.Deadline.Sub(h.now())
+			if left <= 0 { // a run again after a crash
+				return attempt{job: job, report: actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
+					"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
+			}
+			req.Timeout, byDeadline = min(limit, left), left < limit
+		}
 		res := h.runScript(ctx, req)
 		switch {
 		case !res.OK() && ctx.Err() != nil:
 			return attempt{job: job, transient: errStopping}
+		case byDeadline && res.Err != nil && res.Err.Code == sandbox.CodeTimeout:
+			r := actions.Ran(res, tries)
+			r.Err = &flowjob.Error{Code: flowjob.CodeDeadlineExceeded, Message: fmt.Sprintf(
+				"the job's deadline %s passed while its script ran, %s after it started: the engine no longer wants its result",
+				job.Deadline.UTC().Format(time.RFC3339Nano), req.Timeout.Round(time.Millisecond))}
+			return attempt{job: job, report: r}
 		case res.Suspended != nil:
 			return h.suspend(ctx, job, req, res, tries)
 		case res.OK() || !res.Err.Retryable():

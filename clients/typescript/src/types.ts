@@ -57,7 +57,7 @@ export interface Job {
   defaultExceptionBlockId?: string | null;
   /** Shortens the executor's script time limit; never raises it. */
   timeoutMs?: number | null;
-  /** RFC 3339 instant after which the job fails without running (JOB_DEADLINE_EXCEEDED). */
+  /** RFC 3339 instant after which the job fails without running, and at which a running script is stopped (JOB_DEADLINE_EXCEEDED). */
   deadline?: string | null;
   /** The tenant the job runs for: capabilities are granted per tenant, kv is scoped to it. */
   tenantId?: string | null;
