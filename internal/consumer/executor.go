@@ -146,9 +146,10 @@ func (e *Executor) Config() Config { return e.cfg }
 
 // Ready reports whether the executor takes jobs and, when it does not, why:
 // it is not running or stopping, the connection is down, or the broker
-// has not answered about the jobs stream and its consumer for three health
-// intervals (a half-open connection, a stream or consumer without a
-// leader).
+// has not answered about the jobs stream, its consumer and the results and
+// dead-letter streams for three health intervals (a half-open connection,
+// a stream or consumer without a leader, or deleted: it is then created
+// again).
 func (e *Executor) Ready() (bool, string) {
 	switch {
 	case !e.running.Load():
@@ -625,7 +626,11 @@ func (e *Executor) confirm(ctx context.Context, d *delivery, action ackAction) e
 }
 
 func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, action ackAction, err error) {
-	if err == nil && !d.base.Enabled(ctx, slog.LevelDebug) {
+	// A job handed back after a transient failure (its result could not be
+	// stored, a worker crashed) is a warning: an operator sees a broker or
+	// a stream in trouble before the job runs out of attempts.
+	retried := out.kind == kindRetry && out.cause != nil
+	if err == nil && !retried && !d.base.Enabled(ctx, slog.LevelDebug) {
 		return // the settled line is a debug line: skip building it
 	}
 	attrs := []any{"stream_seq", d.streamSeq, "delivery", d.attempt, "outcome", out.label(), "ack", action.String()}
@@ -637,6 +642,10 @@ func (e *Executor) logSettled(ctx context.Context, d *delivery, out outcome, act
 	}
 	if err != nil {
 		d.logger().WarnContext(ctx, "settling a job message failed; the broker will redeliver it", append(attrs, "settle_error", err)...)
+		return
+	}
+	if retried {
+		d.logger().WarnContext(ctx, "a job could not be finished; handed back for another attempt", attrs...)
 		return
 	}
 	d.logger().DebugContext(ctx, "job settled", attrs...)

@@ -40,7 +40,7 @@ func (h *health) ready(maxAge time.Duration) (bool, string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if age := time.Since(h.last); age > maxAge {
-		why := fmt.Sprintf("the broker has not answered about the jobs stream and its consumer for %s", age.Round(time.Second))
+		why := fmt.Sprintf("the broker has not answered about the jobs stream, its consumer, and the results and dead-letter streams for %s", age.Round(time.Second))
 		if h.lastErr != nil {
 			why += " (last error: " + h.lastErr.Error() + ")"
 		}
@@ -72,8 +72,9 @@ func (e *Executor) watch(ctx context.Context) {
 			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
 				// Deleted under the replica: a pull on nats-server 2.9 then
 				// waits without an error, so the pull failures that would
-				// provision again never come.
-				e.reprovisionSoon(ctx, "after the consumer or the jobs stream was found missing")
+				// provision again never come; and nothing else creates the
+				// results or dead-letter stream again.
+				e.reprovisionSoon(ctx, "after the consumer or a stream was found missing")
 			}
 		}
 		if err == nil && time.Now().After(nextSweep) {
@@ -83,8 +84,11 @@ func (e *Executor) watch(ctx context.Context) {
 	}
 }
 
-// askBroker asks the leaders of the consumer and of the jobs stream for
-// their state, within one HealthInterval.
+// askBroker asks the leaders of the consumer, of the jobs stream and of
+// the streams a job's outcome is written to (results, dead letters) for
+// their state, within one HealthInterval. Without the results stream no
+// job can finish: every one is run and handed back, so the replica is not
+// ready, and the stream is created again (watch).
 func (e *Executor) askBroker(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.HealthInterval)
 	defer cancel()
@@ -93,6 +97,11 @@ func (e *Executor) askBroker(ctx context.Context) error {
 	}
 	if _, err := (*e.jobs.Load()).Info(ctx); err != nil {
 		return fmt.Errorf("asking about stream %s: %w", e.cfg.JobsStream, err)
+	}
+	for _, name := range []string{e.cfg.ResultsStream, e.cfg.DLQStream} {
+		if _, err := e.js.Stream(ctx, name); err != nil {
+			return fmt.Errorf("asking about stream %s: %w", name, err)
+		}
 	}
 	return nil
 }

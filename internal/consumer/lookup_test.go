@@ -2,6 +2,8 @@ package consumer
 
 import (
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +136,60 @@ func TestDeletedConsumerIsCreatedAgain(t *testing.T) {
 			t.Errorf("the job after the consumer was deleted: %s %+v", r.Status, r.Error)
 		}
 	})
+}
+
+// TestDeletedOutcomeStreamsAreCreatedAgain: a results or dead-letter
+// stream deleted under a running replica makes it not ready and is created
+// again; jobs published after it get their results. Without the check no
+// job could finish (each was run and handed back) while /readyz said
+// ready, until a restart.
+func TestDeletedOutcomeStreamsAreCreatedAgain(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		e := startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		publish(t, js, cfg, cpfJob("before-delete"))
+		results(t, js, cfg, 1, 10*time.Second)
+		for _, stream := range []string{cfg.ResultsStream, cfg.DLQStream} {
+			if err := js.DeleteStream(testenv.Context(t, 10*time.Second), stream); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, 30*time.Second, "the "+stream+" stream created again", func() bool {
+				_, err := js.Stream(testenv.Context(t, 5*time.Second), stream)
+				return err == nil
+			})
+		}
+		if ok, why := e.Ready(); !ok {
+			t.Logf("not ready yet: %s", why)
+		}
+		publish(t, js, cfg, cpfJob("after-delete"))
+		if r := results(t, js, cfg, 1, 60*time.Second)["after-delete"]; r.Status != flowjob.StatusSucceeded {
+			t.Errorf("the job after the streams were deleted: %s %+v", r.Status, r.Error)
+		}
+		waitFor(t, 30*time.Second, "the replica ready again", func() bool { ok, _ := e.Ready(); return ok })
+	})
+}
+
+// TestHealthCheckNamesAMissingResultsStream: while the results stream is
+// missing the health check fails, naming it.
+func TestHealthCheckNamesAMissingResultsStream(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	cfg := testConfig(t, url)
+	nc := connect(t, url)
+	js := jetStream(t, nc)
+	e := startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+	if err := e.askBroker(testenv.Context(t, 10*time.Second)); err != nil {
+		t.Fatalf("with every stream: %v", err)
+	}
+	e.stop(t) // no health check recreates it meanwhile
+	if err := js.DeleteStream(testenv.Context(t, 10*time.Second), cfg.ResultsStream); err != nil {
+		t.Fatal(err)
+	}
+	err := e.askBroker(testenv.Context(t, 10*time.Second))
+	if !errors.Is(err, jetstream.ErrStreamNotFound) || !strings.Contains(err.Error(), cfg.ResultsStream) {
+		t.Errorf("without the results stream: %v, want stream not found naming %s", err, cfg.ResultsStream)
+	}
 }
 
 // TestStoredAfterAllIsOwnResult: a store whose answer was lost (a leader
