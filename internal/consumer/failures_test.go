@@ -169,7 +169,7 @@ func TestJobThatKeepsCrashingIsFailed(t *testing.T) {
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
 		r.before = func(context.Context, sandbox.Request, int64) (sandbox.Result, bool) {
-			return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "worker exited"}}, true
+			return sandbox.Result{Err: &sandbox.Error{Code: sandbox.CodeCrash, Message: "the sandbox worker exited unexpectedly (signal: killed) and was replaced: retry the script"}}, true
 		}
 		startExecutor(t, nc, cfg, r)
 		publish(t, js, cfg, cpfJob("poison"))
@@ -178,6 +178,9 @@ func TestJobThatKeepsCrashingIsFailed(t *testing.T) {
 		settled(t, js, cfg, 10*time.Second)
 		if res.Status != flowjob.StatusFailed || res.Error == nil || res.Error.Code != flowjob.CodeSandboxCrash || res.Attempt != 1 {
 			t.Errorf("result = %+v, want failed SANDBOX_CRASH on attempt 1", res)
+		}
+		if res.Error != nil && (strings.Contains(res.Error.Message, "retry the script") || !strings.Contains(res.Error.Message, "it is not run again")) {
+			t.Errorf("message %q: the job is not retried, and its result says so", res.Error.Message)
 		}
 		if want := int64(1 + cfg.CrashRetries); r.calls.Load() != want {
 			t.Errorf("the job ran %d times, want %d", r.calls.Load(), want)

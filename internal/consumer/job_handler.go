@@ -355,13 +355,24 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		if wait == backoff.Stop {
 			d.logger().ErrorContext(ctx, "the job crashed its sandbox worker every time it ran; failing it",
 				"runs", crashes+1, "error", res.Err.Message)
-			return attempt{job: job, report: actions.Ran(res, tries)}
+			r := actions.Ran(res, tries)
+			r.Err.Message = crashedEveryRun(r.Err.Message, crashes+1)
+			return attempt{job: job, report: r}
 		}
 		d.logger().WarnContext(ctx, "the sandbox crashed; running the job again", "error", res.Err.Message, "wait", wait.String())
 		if !pause.For(ctx, wait) {
 			return attempt{job: job, transient: errStopping}
 		}
 	}
+}
+
+// crashedEveryRun is the message of a job failed because its worker ended
+// on each of its runs: the worker's "retry the script" no longer holds.
+func crashedEveryRun(msg string, runs int) string {
+	for _, tail := range []string{": retry the script", "; retry the script"} {
+		msg = strings.TrimSuffix(msg, tail)
+	}
+	return fmt.Sprintf("%s, on each of the job's %d runs: it is not run again (the executor's log has each worker's end)", msg, runs)
 }
 
 // inputsSum is continuation.InputsSum of a run's inputs.
