@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,16 @@ type Principal struct {
 	Method  string // "jwt" or "api_key"
 	Subject string
 	Role    Role
+	// TenantBound: the caller may run test runs and replays with host
+	// functions only for Tenants (a token, with AUTH_JWT_TENANT_CLAIM).
+	TenantBound bool
+	Tenants     []string
+}
+
+// MayUseTenant reports whether p may run code with host functions for
+// tenant (a test run's tenantId, a replayed job's).
+func (p Principal) MayUseTenant(tenant string) bool {
+	return !p.TenantBound || slices.Contains(p.Tenants, tenant)
 }
 
 // authError is a refused credential. message is all the caller learns: it
@@ -43,14 +54,15 @@ const (
 
 // Authenticator checks a request's credentials.
 type Authenticator struct {
-	secret     []byte
-	jwks       *jwksCache
-	keys       []storedKey
-	parser     *jwt.Parser
-	methods    []string
-	scopeClaim string
-	readScope  string
-	writeScope string
+	secret      []byte
+	jwks        *jwksCache
+	keys        []storedKey
+	parser      *jwt.Parser
+	methods     []string
+	scopeClaim  string
+	tenantClaim string
+	readScope   string
+	writeScope  string
 }
 
 type storedKey struct {
@@ -69,7 +81,7 @@ func NewAuthenticator(cfg Config, client *http.Client, logger *slog.Logger) *Aut
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &Authenticator{scopeClaim: cfg.JWTScopeClaim, readScope: cfg.JWTReadScope, writeScope: cfg.JWTWriteScope}
+	a := &Authenticator{scopeClaim: cfg.JWTScopeClaim, tenantClaim: cfg.JWTTenantClaim, readScope: cfg.JWTReadScope, writeScope: cfg.JWTWriteScope}
 	if cfg.JWTSecret != "" {
 		a.secret = []byte(cfg.JWTSecret)
 		a.methods = append(a.methods, jwt.SigningMethodHS256.Alg())
@@ -203,7 +215,30 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if sub == "" {
 		return Principal{}, &authError{message: "the token has no sub claim: tokens must name their subject", reason: "no sub"}
 	}
-	return Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}, nil
+	p := Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}
+	if a.tenantClaim != "" {
+		p.TenantBound = true
+		switch v := claims[a.tenantClaim].(type) {
+		case nil: // no tenant
+		case string:
+			p.Tenants = []string{v}
+		case []any:
+			for _, e := range v {
+				t, ok := e.(string)
+				if !ok {
+					return Principal{}, tenantClaimError(a.tenantClaim)
+				}
+				p.Tenants = append(p.Tenants, t)
+			}
+		default:
+			return Principal{}, tenantClaimError(a.tenantClaim)
+		}
+	}
+	return p, nil
+}
+
+func tenantClaimError(claim string) *authError {
+	return &authError{message: "the token's " + claim + " claim must be a tenant id or an array of tenant ids", reason: "bad tenant claim"}
 }
 
 // role reads the scope claim: a space-separated string (OAuth 2 scope) or

@@ -59,6 +59,11 @@ type Config struct {
 	// space-separated string or an array of strings (AUTH_JWT_SCOPE_CLAIM,
 	// default scope).
 	JWTScopeClaim string `env:"AUTH_JWT_SCOPE_CLAIM"`
+	// JWTTenantClaim, when set, names the claim holding the tenants a
+	// token may run test runs and replays for: a string or an array of
+	// strings (AUTH_JWT_TENANT_CLAIM). A token without it may use none; an
+	// API key may use any. Unset, every credential may use any tenant.
+	JWTTenantClaim string `env:"AUTH_JWT_TENANT_CLAIM"`
 	// JWTReadScope lets a token read templates (AUTH_JWT_READ_SCOPE,
 	// default templates:read).
 	JWTReadScope string `env:"AUTH_JWT_READ_SCOPE"`
@@ -285,7 +290,13 @@ func (c Config) validateJWT() []error {
 			minJWKSMinInterval, c.JWKSMaxAge/4, c.JWKSMinInterval)
 	}
 	if !c.jwtEnabled() {
+		if c.JWTTenantClaim != "" {
+			fail("AUTH_JWT_TENANT_CLAIM is set, but no token is accepted: set AUTH_JWT_SECRET or AUTH_JWKS_URL, or unset it")
+		}
 		return errs
+	}
+	if c.JWTTenantClaim != "" && c.JWTTenantClaim == c.JWTScopeClaim {
+		fail("AUTH_JWT_TENANT_CLAIM and AUTH_JWT_SCOPE_CLAIM must differ, both are %q", c.JWTTenantClaim)
 	}
 	if len(c.JWTAudience) == 0 {
 		fail("AUTH_JWT_AUDIENCE is required with AUTH_JWT_SECRET or AUTH_JWKS_URL: set the aud your identity provider puts in tokens for this service")

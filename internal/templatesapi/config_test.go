@@ -50,6 +50,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		"AUTH_JWT_AUDIENCE":      "templates, templates-staging",
 		"AUTH_JWT_ISSUER":        "https://auth.example.com/",
 		"AUTH_JWT_SCOPE_CLAIM":   "scp",
+		"AUTH_JWT_TENANT_CLAIM":  "tid",
 		"AUTH_JWT_READ_SCOPE":    "t.read",
 		"AUTH_JWT_WRITE_SCOPE":   "t.write",
 		"AUTH_API_KEYS":          "key-one-0123456789abcdef:read",
@@ -65,7 +66,7 @@ func TestConfigFromEnvReadsEveryVariable(t *testing.T) {
 		cfg.DataDir != "/var/lib/templates" || cfg.JWKSURL != "https://auth.example.com/jwks.json" || cfg.JWTSecret != testJWTSecret ||
 		cfg.MaxConns != 300 || cfg.JWKSMaxAge != 30*time.Minute || cfg.JWKSMinInterval != 2*time.Second ||
 		!slices.Equal(cfg.JWTAudience, []string{"templates", "templates-staging"}) || cfg.JWTIssuer != "https://auth.example.com/" ||
-		cfg.JWTScopeClaim != "scp" || cfg.JWTReadScope != "t.read" || cfg.JWTWriteScope != "t.write" ||
+		cfg.JWTScopeClaim != "scp" || cfg.JWTTenantClaim != "tid" || cfg.JWTReadScope != "t.read" || cfg.JWTWriteScope != "t.write" ||
 		!slices.Equal(cfg.APIKeys, []string{"key-one-0123456789abcdef:read"}) ||
 		cfg.Sandbox.Timeout != 1500*time.Millisecond || cfg.Sandbox.MaxParallel != 3 {
 		t.Errorf("ConfigFromEnv = %+v", cfg)
@@ -123,6 +124,8 @@ func TestConfigFromEnvRefusesWithPreciseMessages(t *testing.T) {
 		{"no audience", jwtEnv("AUTH_JWT_AUDIENCE", ""), []string{"AUTH_JWT_AUDIENCE is required"}},
 		{"no issuer", jwtEnv("AUTH_JWT_ISSUER", ""), []string{"AUTH_JWT_ISSUER is required"}},
 		{"same read and write scope", jwtEnv("AUTH_JWT_WRITE_SCOPE", "templates:read"), []string{"must differ"}},
+		{"tenant claim without tokens", map[string]string{"AUTH_API_KEYS": "key-one-0123456789abcdef", "AUTH_JWT_TENANT_CLAIM": "tenants"}, []string{"AUTH_JWT_TENANT_CLAIM is set, but no token is accepted"}},
+		{"tenant claim is the scope claim", jwtEnv("AUTH_JWT_TENANT_CLAIM", "scope"), []string{"AUTH_JWT_TENANT_CLAIM and AUTH_JWT_SCOPE_CLAIM must differ"}},
 		{"bad max age", jwtEnv("AUTH_JWKS_MAX_AGE", "an hour"), []string{"AUTH_JWKS_MAX_AGE must be a positive Go duration"}},
 		{"interval over a quarter of the max age", jwtEnv("AUTH_JWKS_MAX_AGE", "1m", "AUTH_JWKS_MIN_INTERVAL", "30s"), []string{"AUTH_JWKS_MIN_INTERVAL must be between"}},
 		{"tiny connection cap", map[string]string{"AUTH_API_KEYS": "key-one-0123456789abcdef", "TEMPLATES_MAX_CONNS": "2"}, []string{"TEMPLATES_MAX_CONNS must be at least 8"}},

@@ -35,6 +35,14 @@
 //     before roles existed. Only a final :read or :write is a role, so keys
 //     containing colons keep working. With both headers, the token's role
 //     applies.
+//   - Tenants: a test run with capabilities, and the replay of a job that
+//     asked for them, run host functions for a tenant (the body's
+//     tenantId, the job's). With AUTH_JWT_TENANT_CLAIM set, a token may do
+//     so only for the tenants that claim names (a string or an array of
+//     strings; a token without it for none): 403 otherwise, so an author of
+//     one tenant cannot call another tenant's connectors with its secrets.
+//     API keys are operators' credentials and are not bound; unset, no
+//     credential is (a single-tenant deployment).
 //   - The key set (jwks.go) is fetched in the background on its own
 //     context, one fetch at a time; requests whose kid is in a set younger
 //     than AUTH_JWKS_MAX_AGE (default 1h) are verified against an

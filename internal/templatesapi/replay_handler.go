@@ -102,6 +102,12 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", *body.Version)
 	}
+	if len(rec.Job.Capabilities) > 0 {
+		if herr := s.tenantRefused(r, rec.Job.TenantID, "replay job "+rec.Job.ID); herr != nil {
+			writeError(w, herr)
+			return
+		}
+	}
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()

@@ -189,3 +189,33 @@ func TestReplayTemplateVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayOfAnotherTenantsJob: with AUTH_JWT_TENANT_CLAIM a token may
+// replay a job that asked for host functions only when its claim names the
+// job's tenant: the replay runs them for that tenant.
+func TestReplayOfAnotherTenantsJob(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	exec := consumer.Config{JobsStream: "T_API_TENANT_JOBS", SubjectPrefix: "apitenant"}.WithDefaults()
+	job := &flowjob.Job{
+		ID: "acme-failed", SessionID: "s", FlowID: "f", BlockID: "b", Context: flowjob.ContextFlow,
+		TenantID: "acme", Capabilities: []string{flowjob.CapabilityKV},
+		Action: flowjob.ExecuteScriptAction{
+			Type: flowjob.ActionTypeExecuteScript, OutputVariable: "out", OnError: flowjob.OnErrorContinue,
+			Source: "throw new Error('boom')",
+		},
+	}
+	recordFailure(t, url, exec, job)
+	cfg := testConfig()
+	cfg.NATSURL, cfg.JobsStream, cfg.SubjectPrefix = url, exec.JobsStream, exec.SubjectPrefix
+	cfg.JWTTenantClaim = "tenants"
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	token := func(tenant string) string {
+		return "Bearer " + hsToken(t, testJWTSecret, with(tokenClaims("templates:write"), "tenants", tenant))
+	}
+	r := a.do("POST", "/api/failures/acme-failed/replay", nil, "Authorization", token("globex"))
+	wantStatus(t, r, http.StatusForbidden)
+	if e := r.apiErr(t); e.Code != CodeForbidden || !strings.Contains(e.Message, `"acme"`) {
+		t.Errorf("another tenant's token: %+v", e)
+	}
+	wantStatus(t, a.do("POST", "/api/failures/acme-failed/replay", nil, "Authorization", token("acme")), http.StatusOK)
+}

@@ -94,6 +94,12 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	if len(body.Capabilities) > 0 {
+		if herr := s.tenantRefused(r, body.TenantID, "test"); herr != nil {
+			writeError(w, herr)
+			return
+		}
+	}
 	select {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()

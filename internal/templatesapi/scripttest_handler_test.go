@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/golang-jwt/jwt/v5"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -299,6 +301,71 @@ func TestScriptTestOverTheLimitIs429(t *testing.T) {
 	r, out := a.testRun(map[string]any{"source": "return 'again'"})
 	if r.status != http.StatusOK || out.Output == nil || *out.Output != "again" {
 		t.Errorf("after the held runs ended: %d %s", r.status, r.raw)
+	}
+}
+
+// TestTenantBoundTokens: with AUTH_JWT_TENANT_CLAIM a token may run test
+// runs with host functions only for the tenants its claim names (a write
+// token for one tenant called another tenant's connector, with that
+// tenant's secrets); an API key, and a run without capabilities, are not
+// bound.
+func TestTenantBoundTokens(t *testing.T) {
+	stub := newCountingStub(t)
+	policy := t.TempDir() + "/policy.yaml"
+	writeFile(t, policy, fmt.Sprintf("tenants:\n  acme: {capabilities: [api]}\n  globex: {capabilities: [api]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme, globex]\n", stub.URL))
+	cfg := testConfig()
+	cfg.CapabilitiesPolicyFile = policy
+	cfg.JWTTenantClaim = "tenants"
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	source := "return api.get('crm', '/customers/1').status"
+	run := func(credential []string, tenant string, caps ...string) response {
+		body := map[string]any{"source": source, "tenantId": tenant}
+		if len(caps) > 0 {
+			body["capabilities"] = caps
+		}
+		return a.do("POST", "/api/scripts/test", body, credential...)
+	}
+	bearer := func(claims jwt.MapClaims) []string {
+		return []string{"Authorization", "Bearer " + hsToken(t, testJWTSecret, claims)}
+	}
+	globex := bearer(with(tokenClaims("templates:write"), "tenants", "globex"))
+	both := bearer(with(tokenClaims("templates:write"), "tenants", []any{"acme", "globex"}))
+	none := bearer(tokenClaims("templates:write"))
+
+	for _, c := range []struct {
+		name       string
+		credential []string
+		tenant     string
+		status     int
+	}{
+		{"its own tenant", globex, "globex", http.StatusOK},
+		{"another tenant", globex, "acme", http.StatusForbidden},
+		{"no tenant", globex, "", http.StatusForbidden},
+		{"one of its tenants", both, "acme", http.StatusOK},
+		{"a token naming none", none, "acme", http.StatusForbidden},
+		{"an API key", []string{"X-API-Key", testAPIKey}, "acme", http.StatusOK},
+	} {
+		r := run(c.credential, c.tenant, "api")
+		if r.status != c.status {
+			t.Errorf("%s: %d %s, want %d", c.name, r.status, r.raw, c.status)
+			continue
+		}
+		if c.status == http.StatusForbidden {
+			if e := r.apiErr(t); e.Code != CodeForbidden || !strings.Contains(e.Message, "tenants claim") || !strings.Contains(e.Message, strconv.Quote(c.tenant)) {
+				t.Errorf("%s: %+v, want FORBIDDEN naming the claim and the tenant", c.name, e)
+			}
+		}
+	}
+	if n := stub.requests.Load(); n != 3 {
+		t.Errorf("the connector got %d requests, want 3 (the allowed runs only)", n)
+	}
+	// Without capabilities the tenant does not matter.
+	wantStatus(t, run(globex, "acme"), http.StatusOK)
+	// A tenant claim of another type is refused with the token.
+	r := run(bearer(with(tokenClaims("templates:write"), "tenants", 7)), "acme", "api")
+	wantStatus(t, r, http.StatusUnauthorized)
+	if e := r.apiErr(t); !strings.Contains(e.Message, "tenants claim") {
+		t.Errorf("a numeric tenant claim: %+v", e)
 	}
 }
 

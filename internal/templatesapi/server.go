@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -302,6 +303,28 @@ func (s *Server) requireAuth(need Role, next http.Handler) http.Handler {
 func unauthenticated(err error) *httpError {
 	return newError(http.StatusUnauthorized, CodeUnauthenticated, err.Error()).
 		with("WWW-Authenticate", `Bearer realm="flowscript-templates"`)
+}
+
+// tenantRefused is the 403 of a caller bound to tenants (a token, with
+// AUTH_JWT_TENANT_CLAIM) that asks to run code with host functions for
+// another tenant, or nil when it may. what says what it asked ("test",
+// "replay").
+func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError {
+	res := authFrom(r.Context())
+	if res == nil || res.principal.MayUseTenant(tenant) {
+		return nil
+	}
+	named := "names no tenant"
+	if ts := res.principal.Tenants; len(ts) > 0 {
+		quoted := make([]string, len(ts))
+		for i, t := range ts {
+			quoted[i] = strconv.Quote(t)
+		}
+		named = "names only " + strings.Join(quoted, ", ")
+	}
+	return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
+		"this token %s in its %s claim, so it may not %s with host functions for tenant %q: use a token that names that tenant",
+		named, s.cfg.JWTTenantClaim, what, tenant))
 }
 
 // forbidden tells the caller what its credential lacks, in the terms it
