@@ -3,6 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -288,6 +290,8 @@ console.debug('%s is %d years, %i, %f, %j, %o %c!', 'x', 5.7, '42.9', '3.5', {a:
 console.log('100%', 'done', '%s')
 console.log('%d%% %s', 50n)
 const m = new Map(); m.set('me', m); console.log(m)
+console.log({b: 10n}, 10n, -0, [1n], {r: /a+/g, s: new Set([1])})
+const p = {}; p.m = new Map([[1, p]]); console.log(p)
 return 'ok'`, nil, nil, Limits{})
 	wantOutput(t, res, "ok")
 	want := []string{
@@ -297,7 +301,9 @@ return 'ok'`, nil, nil, Limits{})
 		`x is 5.7 years, 42, 3.5, {"a":1}, [1] ! extra 2`,
 		`100% done %s`,
 		`50n% %s`,
-		`Map(1) {"me" => Map(1) {"me" => Map(1) {…}}}`,
+		`Map(1) {"me" => [Circular]}`,
+		`{"b":"10n"} 10n -0 ["1n"] {"r":"/a+/g","s":"Set(1) {1}"}`,
+		`{"m":"Map(1) {1 => [Circular]}"}`,
 	}
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
@@ -305,6 +311,41 @@ return 'ok'`, nil, nil, Limits{})
 	for i, w := range want {
 		if res.Logs[i].Message != w {
 			t.Errorf("line %d: %q, want %q", i+1, res.Logs[i].Message, w)
+		}
+	}
+}
+
+// TestConsoleNodeMethods: Node's other console methods are there, each
+// written as one of the five levels, so a script ported from Node does not
+// fail on a logging call.
+func TestConsoleNodeMethods(t *testing.T) {
+	res := runHost(t, `console.count(); console.count(); console.count('x'); console.countReset(); console.count(); console.countReset('none')
+console.time('t'); console.timeLog('t', 'half'); console.timeEnd('t'); console.timeEnd('t')
+console.assert(1 === 1, 'never'); console.assert(false, 'bad %s', 'thing'); console.assert(0); console.assert(null, {a: 1})
+console.group('G'); console.info('inside'); console.group(); console.warn('deeper'); console.groupEnd(); console.groupEnd(); console.groupEnd(); console.log('outside')
+console.table([{a: 1}], ['a']); console.dir({a: 1}, {depth: 0}); console.trace('here', 1)
+return typeof console.groupCollapsed`, nil, nil, Limits{})
+	wantOutput(t, res, "function")
+	type line struct{ level, message string }
+	want := []line{
+		{"log", "default: 1"}, {"log", "default: 2"}, {"log", "x: 1"}, {"log", "default: 1"},
+		{"warn", "Count for 'none' does not exist"},
+		{"log", "t: <ms> half"}, {"log", "t: <ms>"}, {"warn", "No such label 't' for console.timeEnd()"},
+		{"error", "Assertion failed: bad thing"}, {"error", "Assertion failed"}, {"error", `Assertion failed: {"a":1}`},
+		{"log", "G"}, {"info", "  inside"}, {"warn", "    deeper"}, {"log", "outside"},
+		{"log", `[{"a":1}]`}, {"log", `{"a":1}`}, {"debug", "Trace: here 1"},
+	}
+	ms := regexp.MustCompile(`: [0-9.]+ms`)
+	var got []line
+	for _, l := range res.Logs {
+		got = append(got, line{l.Level, ms.ReplaceAllString(l.Message, ": <ms>")})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines\n%q\nwant\n%q", got, want)
+	}
+	for _, l := range res.Logs {
+		if l.Line < 1 || l.Line > 5 {
+			t.Errorf("line %q at %d, want the author's line", l.Message, l.Line)
 		}
 	}
 }

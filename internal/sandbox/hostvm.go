@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"reflect"
@@ -22,7 +23,8 @@ import (
 // the lockdown and before the author's program:
 //
 //   - console: log, info, warn, error, debug, captured as {level, message,
-//     line} within the run's caps; it reaches no host stream.
+//     line} within the run's caps (and Node's other methods as one of those
+//     levels: consoleOrder); it reaches no host stream.
 //   - capabilities: a frozen array of the granted capabilities' names.
 //   - api (get, post, put, patch, delete) and kv (get, set, delete): always
 //     there, so that a call of one that is not granted throws
@@ -51,6 +53,8 @@ type hostState struct {
 	errorCtor *goja.Object
 	// position maps a stack to the author's line and column.
 	position func([]goja.StackFrame) (int, int)
+	// console is console's counters, timers and groups.
+	console consoleState
 	// journal is the run's journal when it may suspend (approval granted)
 	// or resumes; nil otherwise (journal.go).
 	journal *recorder
@@ -100,13 +104,7 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		return rt.GlobalObject().DefineDataProperty(name, value, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
 	}
 
-	consoleMethods := map[string]nativeFunc{}
-	for _, level := range []string{"log", "info", "warn", "error", "debug"} {
-		consoleMethods[level] = func(call goja.FunctionCall) goja.Value {
-			v.log(level, call.Arguments)
-			return goja.Undefined()
-		}
-	}
+	consoleMethods := v.consoleMethods()
 	call := func(capability, method string) nativeFunc {
 		return func(c goja.FunctionCall) goja.Value { return v.hostCall(capability, method, c.Arguments) }
 	}
@@ -118,7 +116,7 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		name  string
 		value goja.Value
 	}{
-		{"console", object(consoleMethods, "log", "info", "warn", "error", "debug")},
+		{"console", object(consoleMethods, consoleOrder...)},
 		{"capabilities", freeze(goja.FunctionCall{Arguments: []goja.Value{rt.NewArray(granted...)}})},
 		{"api", object(map[string]nativeFunc{
 			"get": call("api", "get"), "delete": call("api", "delete"),
@@ -345,6 +343,130 @@ func (v *vm) appendJSON(buf []byte, a goja.Value) []byte {
 	return append(buf, "null"...)
 }
 
+// consoleOrder is console's methods in the order they are defined: the
+// five levels of DESIGN.md §9, then Node's others, each written as one of
+// those levels so that a script ported from Node does not fail on a
+// logging call: dir and table as log (the first argument only, formatted
+// as log formats it: no table is drawn), trace as debug ("Trace: …"),
+// assert as error when its condition is falsy ("Assertion failed…"),
+// count and time as log ("label: n", "label: 1.5ms"), an unknown timer or
+// counter as warn, and group as log, the lines until its groupEnd indented
+// by two spaces.
+var consoleOrder = []string{"log", "info", "warn", "error", "debug",
+	"dir", "table", "trace", "assert", "count", "countReset", "time", "timeLog", "timeEnd",
+	"group", "groupCollapsed", "groupEnd"}
+
+// consoleMethods are console's native functions (consoleOrder).
+func (v *vm) consoleMethods() map[string]nativeFunc {
+	m := map[string]nativeFunc{}
+	done := goja.Undefined()
+	text := func(s string) []goja.Value { return []goja.Value{v.rt.ToValue(s)} }
+	label := func(call goja.FunctionCall) string {
+		if a := call.Argument(0); !goja.IsUndefined(a) {
+			return v.formatLogArg(a, 1<<10)
+		}
+		return "default"
+	}
+	for _, level := range consoleOrder[:5] {
+		m[level] = func(call goja.FunctionCall) goja.Value { v.log(level, call.Arguments); return done }
+	}
+	first := func(call goja.FunctionCall) goja.Value {
+		v.log("log", call.Arguments[:min(len(call.Arguments), 1)])
+		return done
+	}
+	m["dir"], m["table"] = first, first
+	m["trace"] = func(call goja.FunctionCall) goja.Value {
+		v.log("debug", append(text("Trace:"), call.Arguments...))
+		return done
+	}
+	m["assert"] = func(call goja.FunctionCall) goja.Value {
+		if call.Argument(0).ToBoolean() {
+			return done
+		}
+		rest := call.Arguments[min(len(call.Arguments), 1):]
+		if len(rest) == 0 {
+			v.log("error", text("Assertion failed"))
+		} else if s, ok := rest[0].(goja.String); ok {
+			v.log("error", append(text("Assertion failed: "+s.String()), rest[1:]...))
+		} else {
+			v.log("error", append(text("Assertion failed:"), rest...))
+		}
+		return done
+	}
+	c := &v.host.console
+	m["count"] = func(call goja.FunctionCall) goja.Value {
+		l := label(call)
+		if c.counts == nil {
+			c.counts = map[string]int{}
+		}
+		c.counts[l]++
+		v.log("log", text(fmt.Sprintf("%s: %d", l, c.counts[l])))
+		return done
+	}
+	m["countReset"] = func(call goja.FunctionCall) goja.Value {
+		l := label(call)
+		if _, ok := c.counts[l]; !ok {
+			v.log("warn", text(fmt.Sprintf("Count for '%s' does not exist", l)))
+			return done
+		}
+		c.counts[l] = 0
+		return done
+	}
+	m["time"] = func(call goja.FunctionCall) goja.Value {
+		l := label(call)
+		if c.timers == nil {
+			c.timers = map[string]time.Time{}
+		}
+		if _, ok := c.timers[l]; ok {
+			v.log("warn", text(fmt.Sprintf("Label '%s' already exists for console.time()", l)))
+			return done
+		}
+		c.timers[l] = time.Now()
+		return done
+	}
+	elapsed := func(name string, end bool) nativeFunc {
+		return func(call goja.FunctionCall) goja.Value {
+			l := label(call)
+			start, ok := c.timers[l]
+			if !ok {
+				v.log("warn", text(fmt.Sprintf("No such label '%s' for console.%s()", l, name)))
+				return done
+			}
+			ms := float64(time.Since(start).Microseconds()) / 1000
+			args := text(fmt.Sprintf("%s: %sms", l, strconv.FormatFloat(ms, 'f', -1, 64)))
+			if end {
+				delete(c.timers, l)
+			} else {
+				args = append(args, call.Arguments[min(len(call.Arguments), 1):]...)
+			}
+			v.log("log", args)
+			return done
+		}
+	}
+	m["timeLog"], m["timeEnd"] = elapsed("timeLog", false), elapsed("timeEnd", true)
+	group := func(call goja.FunctionCall) goja.Value {
+		if len(call.Arguments) > 0 {
+			v.log("log", call.Arguments)
+		}
+		c.indent = min(c.indent+1, 16)
+		return done
+	}
+	m["group"], m["groupCollapsed"] = group, group
+	m["groupEnd"] = func(goja.FunctionCall) goja.Value {
+		c.indent = max(c.indent-1, 0)
+		return done
+	}
+	return m
+}
+
+// consoleState is what console's counters, timers and groups keep during
+// one run.
+type consoleState struct {
+	counts map[string]int
+	timers map[string]time.Time
+	indent int
+}
+
 // log captures one console line, unless the run's caps are reached.
 func (v *vm) log(level string, args []goja.Value) {
 	b := &v.host.logs
@@ -356,6 +478,9 @@ func (v *vm) log(level string, args []goja.Value) {
 		return
 	}
 	var sb strings.Builder
+	for range v.host.console.indent {
+		sb.WriteString("  ")
+	}
 	if len(args) > 1 {
 		if format, ok := args[0].(goja.String); ok && strings.Contains(format.String(), "%") {
 			args = v.printf(&sb, format.String(), args[1:], b.room())
@@ -462,9 +587,14 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 		if s, isString := a.(goja.String); isString {
 			return clipString(s, room)
 		}
-		return primitiveString(a)
+		return logPrimitive(a)
 	}
+	if slices.Contains(v.logPath, obj) { // inside a Map or Set inside itself
+		return "[Circular]"
+	}
+	v.logPath = append(v.logPath, obj)
 	defer func() {
+		v.logPath = v.logPath[:len(v.logPath)-1]
 		if x := recover(); x != nil {
 			if !isThrow(x) {
 				panic(x) // an interrupt or a stack overflow: the run ends
@@ -598,13 +728,35 @@ func (v *vm) circular() goja.Value {
 			path = path[:len(path)-1]
 		}
 		if obj, ok := value.(*goja.Object); ok {
-			if slices.Contains(path, obj) {
+			// v.logPath ends with the object being written: its own
+			// references are on path.
+			if slices.Contains(path, obj) || slices.Contains(v.logPath[:max(len(v.logPath)-1, 0)], obj) {
 				return v.rt.ToValue("[Circular]")
+			}
+			if text, ok := v.formatBuiltin(obj, 1<<10); ok { // a Map, a Set, a RegExp: JSON writes {}
+				return v.rt.ToValue(text)
 			}
 			path = append(path, obj)
 		}
+		if _, ok := value.Export().(*big.Int); ok { // JSON.stringify throws for a BigInt
+			return v.rt.ToValue(logPrimitive(value))
+		}
 		return value
 	})
+}
+
+// logPrimitive is a primitive as console writes it, as Node does: a BigInt
+// with its n, -0 as -0, anything else as String() would give.
+func logPrimitive(a goja.Value) string {
+	switch x := a.Export().(type) {
+	case *big.Int:
+		return x.String() + "n"
+	case float64:
+		if x == 0 && math.Signbit(x) {
+			return "-0"
+		}
+	}
+	return primitiveString(a)
 }
 
 // clipString is s as Go text, cut to its first room+1 UTF-16 units when it is

@@ -48,8 +48,10 @@ type vm struct {
 	// jsonx is the state of the sandbox's own JSON.parse (jsonparse_vm.go),
 	// made at its first call and reused by the next.
 	jsonx *jsonParse
-	// logDepth is how deep console is inside Maps and Sets it writes.
+	// logDepth is how deep console is inside Maps and Sets it writes, and
+	// logPath the objects it is writing, outermost first.
 	logDepth int
+	logPath  []*goja.Object
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
