@@ -1239,6 +1239,15 @@ func (r *Runtime) arrayproto_flat(call FunctionCall) Value {
 	return a
 }
 
+// flattenNested is flattenIntoArray of an element, one level deeper: counted
+// against the call stack's limit, as flat(Infinity) of a deep array
+// recursed until the Go stack overflowed (FlowScript patch 30).
+func (r *Runtime) flattenNested(target, source *Object, sourceLen, start, depth int64) int64 {
+	r.enterNative()
+	defer r.leaveNative()
+	return r.flattenIntoArray(target, source, sourceLen, start, depth, nil, nil)
+}
+
 func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, depth int64, mapperFunction func(FunctionCall) Value, thisArg Value) int64 {
 	targetIndex, sourceIndex := start, int64(0)
 	for sourceIndex < sourceLen {
@@ -1259,7 +1268,7 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 			}
 			if elementArray != nil {
 				elementLen := toLength(elementArray.self.getStr("length", nil))
-				targetIndex = r.flattenIntoArray(target, elementArray, elementLen, targetIndex, depth-1, nil, nil)
+				targetIndex = r.flattenNested(target, elementArray, elementLen, targetIndex, depth-1)
 			} else {
 				if targetIndex >= maxInt-1 {
 					panic(r.NewTypeError("Invalid array length"))

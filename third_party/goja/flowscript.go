@@ -172,3 +172,21 @@ func (r *Runtime) NewSyntaxError(msg string) *Object {
 func (o *Object) CreateDataPropertyOrThrow(key String, value Value) {
 	createDataPropertyOrThrow(o, key, value)
 }
+
+// enterNative counts one more level of a recursion that runs through Go
+// only (a built-in calling itself for a nested value), which the call
+// stack's limit does not see: as deep as that limit, it ends the run with
+// a StackOverflowError naming the calling line, as deep recursion in
+// JavaScript does, where the recursion went on until the Go stack
+// overflowed and ended the process (FlowScript patch 30). leaveNative
+// undoes it.
+func (r *Runtime) enterNative() {
+	if r.vm.nativeDepth >= r.vm.maxCallStackSize {
+		ex := &StackOverflowError{}
+		ex.stack = r.vm.captureStack(nil, 0)
+		panic(ex)
+	}
+	r.vm.nativeDepth++
+}
+
+func (r *Runtime) leaveNative() { r.vm.nativeDepth-- }

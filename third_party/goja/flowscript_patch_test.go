@@ -830,3 +830,47 @@ func TestStringifyNestingStopsAtTheCallStackLimit(t *testing.T) {
 		t.Errorf("took %v", took)
 	}
 }
+
+// TestNativeRecursionStopsAtTheCallStackLimit: String() of an array nested
+// in arrays and flat(Infinity) recurse through Go only; as deep as the call
+// stack's limit they end with a StackOverflowError naming the calling line
+// (patch 30), where upstream overflowed the Go stack. Below it they work,
+// and an exception thrown inside leaves the count as it was.
+func TestNativeRecursionStopsAtTheCallStackLimit(t *testing.T) {
+	for _, tc := range []struct{ name, call string }{
+		{"toString", "String(b)"},
+		{"template literal", "`${b}`"},
+		{"join", "b.join()"},
+		{"flat", "b.flat(Infinity)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := New()
+			r.SetMaxCallStackSize(1000)
+			v, err := r.RunString(`let a = [1]; for (let i = 0; i < 900; i++) a = [a];
+let thrown = 0
+for (let k = 0; k < 20; k++) {
+  let c = [{toString() { throw new Error('x') }}]; for (let i = 0; i < 900; i++) c = [c]
+  try { String(c) } catch (e) { thrown++ }
+}
+thrown + ' ' + String(a) + ' ' + a.flat(Infinity).length`)
+			if err != nil || v.String() != "20 1 1" {
+				t.Fatalf("900 levels: %v %v", v, err)
+			}
+			_, err = r.RunString("let b = []; for (let i = 0; i < 100000; i++) b = [b];\n" + tc.call)
+			var overflow *StackOverflowError
+			if !errors.As(err, &overflow) {
+				t.Fatalf("100,000 levels: %v, want a StackOverflowError", err)
+			}
+			line := 0
+			for _, f := range overflow.Stack() {
+				if l := f.Position().Line; l > 0 {
+					line = l
+					break
+				}
+			}
+			if line != 2 {
+				t.Errorf("stack %v, want the call at line 2", overflow.Stack())
+			}
+		})
+	}
+}

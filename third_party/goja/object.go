@@ -840,6 +840,12 @@ func (o *baseObject) getPrivateEnv(typ *privateEnvType, create bool) *privateEle
 func (o *Object) tryPrimitive(methodName unistring.String) Value {
 	if method, ok := o.self.getStr(methodName, nil).(*Object); ok {
 		if call, ok := method.self.assertCallable(); ok {
+			// A built-in toString calls this again for each element of an
+			// array nested in an array: counted against the call stack's
+			// limit (FlowScript patch 30).
+			r := o.runtime
+			r.enterNative()
+			defer r.leaveNative()
 			v := call(FunctionCall{
 				This: o,
 			})

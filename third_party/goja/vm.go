@@ -373,6 +373,9 @@ type vm struct {
 	result    Value
 
 	maxCallStackSize int
+	// nativeDepth is how deep a recursion through Go only goes
+	// (Runtime.enterNative, FlowScript patch 30).
+	nativeDepth int
 
 	stashAllocs int
 
