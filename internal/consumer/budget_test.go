@@ -21,6 +21,7 @@ func TestStoreFailureOnTheLastAttempt(t *testing.T) {
 		cfg := testConfig(t, url)
 		cfg.MaxDeliver = 2
 		cfg.StoreRetryMaxElapsed = 200 * time.Millisecond
+		withoutHealthCheck(&cfg) // RESULTS stays deleted until the test creates it
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)

@@ -236,6 +236,7 @@ func TestUnavailableStoreIsRetried(t *testing.T) {
 		cfg := testConfig(t, url)
 		cfg.StoreRetryMaxElapsed = 300 * time.Millisecond
 		cfg.MaxDeliver = 20
+		withoutHealthCheck(&cfg) // RESULTS stays deleted until the test creates it
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)

@@ -20,6 +20,7 @@ func TestSlotIsFreeWhileAResultIsStored(t *testing.T) {
 		cfg := testConfig(t, url)
 		cfg.Parallel = 1
 		cfg.StoreRetryMaxElapsed = time.Minute
+		withoutHealthCheck(&cfg) // RESULTS stays deleted until the test creates it
 		nc := connect(t, url)
 		js := jetStream(t, nc)
 		r := newRunner(4) // the runner allows more than Parallel: the executor must hold back

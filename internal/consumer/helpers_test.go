@@ -87,6 +87,13 @@ func testConfig(t testing.TB, url string) Config {
 // errors to the client only as "error creating store for stream"), and a
 // test of something else must not fail on it. The tests of Provision's own
 // answers (store_test.go) call it directly.
+// withoutHealthCheck keeps the replica's health check from running: a test
+// that deletes the results stream to stand for a broker in trouble needs
+// it to stay gone, where the health check would create it again.
+func withoutHealthCheck(cfg *Config) {
+	cfg.HealthInterval, cfg.LeftoverSweepInterval = time.Hour, time.Hour
+}
+
 func provision(ctx context.Context, t testing.TB, js jetstream.JetStream, cfg Config) *Streams {
 	t.Helper()
 	s, err := ProvisionWithRetry(ctx, js, cfg, ApplyConfig, testLogger(t), nil)

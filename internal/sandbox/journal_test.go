@@ -29,7 +29,9 @@ return [t, d, r, first.n, answer.ok, second.n].join('|')`
 
 func resume(t *testing.T, source string, host Host, grants []string, journal, resolution json.RawMessage) Result {
 	t.Helper()
-	return Execute(context.Background(), Limits{Timeout: 2 * time.Second}.WithDefaults(),
+	// Generous: the journal cap's loop reads the clock ~100,000 times, over
+	// 2 s under -race on a busy CI machine; no test here waits for it.
+	return Execute(context.Background(), Limits{Timeout: 10 * time.Second}.WithDefaults(),
 		Request{Source: source, Capabilities: grants, Host: host, Journal: journal, Resolution: resolution})
 }
 
