@@ -304,19 +304,25 @@ func TestScriptTestOverTheLimitIs429(t *testing.T) {
 	}
 }
 
+// startWithPolicy starts the API with cfg and a capabilities policy, whose
+// text names a counting stub's URL with %s, and returns both.
+func startWithPolicy(t *testing.T, cfg Config, policy string) (*api, *countingStub) {
+	t.Helper()
+	stub := newCountingStub(t)
+	cfg.CapabilitiesPolicyFile = t.TempDir() + "/policy.yaml"
+	writeFile(t, cfg.CapabilitiesPolicyFile, fmt.Sprintf(policy, stub.URL))
+	return startAPI(t, cfg, openEmbedded(t, cfg), nil), stub
+}
+
 // TestTenantBoundTokens: with AUTH_JWT_TENANT_CLAIM a token may run test
 // runs with host functions only for the tenants its claim names (a write
 // token for one tenant called another tenant's connector, with that
 // tenant's secrets); an API key, and a run without capabilities, are not
 // bound.
 func TestTenantBoundTokens(t *testing.T) {
-	stub := newCountingStub(t)
-	policy := t.TempDir() + "/policy.yaml"
-	writeFile(t, policy, fmt.Sprintf("tenants:\n  acme: {capabilities: [api]}\n  globex: {capabilities: [api]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme, globex]\n", stub.URL))
 	cfg := testConfig()
-	cfg.CapabilitiesPolicyFile = policy
 	cfg.JWTTenantClaim = "tenants"
-	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	a, stub := startWithPolicy(t, cfg, "tenants:\n  acme: {capabilities: [api]}\n  globex: {capabilities: [api]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme, globex]\n")
 	source := "return api.get('crm', '/customers/1').status"
 	run := func(credential []string, tenant string, caps ...string) response {
 		body := map[string]any{"source": source, "tenantId": tenant}
@@ -373,12 +379,7 @@ func TestTenantBoundTokens(t *testing.T) {
 // job does; the service's policy grants them per tenant, so the author
 // sees CAPABILITY_DENIED (and the console lines) before publishing.
 func TestScriptTestWithCapabilities(t *testing.T) {
-	stub := newCountingStub(t)
-	policy := t.TempDir() + "/policy.yaml"
-	writeFile(t, policy, fmt.Sprintf("tenants:\n  acme: {capabilities: [api, kv]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme]\n", stub.URL))
-	cfg := testConfig()
-	cfg.CapabilitiesPolicyFile = policy
-	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	a, stub := startWithPolicy(t, testConfig(), "tenants:\n  acme: {capabilities: [api, kv]}\nconnectors:\n  crm:\n    baseURL: %s\n    methods: [GET]\n    pathPrefixes: [/customers]\n    tenants: [acme]\n")
 	source := "console.log('oi')\nkv.set('a', 2)\nreturn api.get('crm', '/customers/1').status * kv.get('a')"
 
 	r := a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "tenantId": "acme", "capabilities": []string{"api", "kv"}})
