@@ -423,16 +423,28 @@ func TestTrickledBodiesAreAnsweredAtOnce(t *testing.T) {
 			}()
 			start := time.Now()
 			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
-			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			br := bufio.NewReader(conn)
+			resp, err := http.ReadResponse(br, nil)
 			if err != nil {
 				t.Fatalf("no answer after %s: %v", time.Since(start), err)
 			}
+			_, _ = io.Copy(io.Discard, resp.Body)
 			_ = resp.Body.Close()
 			if resp.StatusCode != c.want || !resp.Close {
 				t.Errorf("got %d (closing: %v) after %s, want %d on a connection that closes", resp.StatusCode, resp.Close, time.Since(start), c.want)
 			}
 			if took := time.Since(start); took > 10*time.Second {
 				t.Errorf("the answer took %s: the server waited for the body", took)
+			}
+			// And the server lets the connection go: it read the rest of
+			// the trickle until its read timeout, the connection busy all
+			// that while.
+			answered := time.Now()
+			_, err = br.ReadByte()
+			if !errors.Is(err, io.EOF) && !isReset(err) {
+				t.Errorf("after the answer the connection gave %v, want it closed by the server", err)
+			} else if held := time.Since(answered); held > 10*time.Second {
+				t.Errorf("the server held the connection %s after answering", held)
 			}
 		})
 	}

@@ -16,21 +16,35 @@ import (
 )
 
 // withUnreadBodyClosing closes the connection after any answer to a
-// request whose body the handler did not read to its end. net/http would
-// otherwise read up to 256 KB of that body before writing the answer: a
-// caller trickling a body, even an anonymous one (a refusal reads none of
-// it), held its 401 and a connection slot for the whole read timeout, and
-// enough of them locked every caller out.
+// request whose body the handler did not read to its end, and reads what
+// is left of that body for half a second at most. net/http would otherwise
+// read up to 256 KB of the body before writing the answer and again after
+// it: a caller trickling a body, even an anonymous one (a refusal reads
+// none of it), held its 401 and a busy connection for the whole read
+// timeout, and enough of them locked every caller out. The half second
+// lets a client that sent its whole body see the answer instead of a reset.
 func withUnreadBodyClosing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
-			h := w.Header()
-			h.Set("Connection", "close")
-			r.Body = &eofWatch{ReadCloser: r.Body, atEOF: func() { h.Del("Connection") }}
+		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
+			next.ServeHTTP(w, r)
+			return
 		}
+		h := w.Header()
+		h.Set("Connection", "close")
+		body := &eofWatch{ReadCloser: r.Body, atEOF: func() { h.Del("Connection") }}
+		// A copy: the server's own request keeps its body, which net/http
+		// inspects after the handler.
+		r = r.WithContext(r.Context())
+		r.Body = body
 		next.ServeHTTP(w, r)
+		if body.atEOF != nil { // the rest is drained after the answer
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyDrain))
+		}
 	})
 }
+
+// unreadBodyDrain bounds the reading of an unread body after the answer.
+const unreadBodyDrain = 500 * time.Millisecond
 
 // eofWatch calls atEOF once, when the body it wraps has been read to its
 // end.
