@@ -264,7 +264,7 @@ func TestConsoleCaps(t *testing.T) {
 	}
 	// Logging a string of 12 MB (UTF-16; 12 MB of UTF-8 too) keeps 16 KiB
 	// of it and takes no copy of the rest: the run stays within its memory.
-	res = runHost(t, "const s = 'é'.repeat(6e6); console.log(s); console.log([s]); return s.length", nil, nil, Limits{})
+	res = runHost(t, "const s = 'é'.repeat(6e6); console.log(s); console.log([s]); console.assert(false, s); console.log(s, 1); return s.length", nil, nil, Limits{})
 	if wantOutput(t, res, "6000000"); len(res.Logs) != 1 || !res.LogsTruncated {
 		t.Errorf("a huge line: %d logs (truncated %v), want one cut line", len(res.Logs), res.LogsTruncated)
 	}

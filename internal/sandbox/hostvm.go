@@ -386,8 +386,8 @@ func (v *vm) consoleMethods() map[string]nativeFunc {
 		rest := call.Arguments[min(len(call.Arguments), 1):]
 		if len(rest) == 0 {
 			v.log("error", text("Assertion failed"))
-		} else if s, ok := rest[0].(goja.String); ok {
-			v.log("error", append(text("Assertion failed: "+s.String()), rest[1:]...))
+		} else if s, ok := rest[0].(goja.String); ok { // cut in the VM, as log cuts a string
+			v.log("error", append(text("Assertion failed: "+clipString(s, v.host.logs.room())), rest[1:]...))
 		} else {
 			v.log("error", append(text("Assertion failed:"), rest...))
 		}
@@ -482,10 +482,14 @@ func (v *vm) log(level string, args []goja.Value) {
 		sb.WriteString("  ")
 	}
 	if len(args) > 1 {
-		if format, ok := args[0].(goja.String); ok && strings.Contains(format.String(), "%") {
-			args = v.printf(&sb, format.String(), args[1:], b.room())
-			if len(args) > 0 {
-				sb.WriteByte(' ')
+		// The format is cut in the VM before it is copied out, as any
+		// string is: what lies past the room is never written.
+		if format, ok := args[0].(goja.String); ok {
+			if f := clipString(format, b.room()); strings.Contains(f, "%") {
+				args = v.printf(&sb, f, args[1:], b.room())
+				if len(args) > 0 {
+					sb.WriteByte(' ')
+				}
 			}
 		}
 	}
@@ -738,7 +742,7 @@ func (v *vm) circular() goja.Value {
 			}
 			path = append(path, obj)
 		}
-		if _, ok := value.Export().(*big.Int); ok { // JSON.stringify throws for a BigInt
+		if goja.IsBigInt(value) { // JSON.stringify throws for a BigInt
 			return v.rt.ToValue(logPrimitive(value))
 		}
 		return value
