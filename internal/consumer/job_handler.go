@@ -220,8 +220,7 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		return attempt{job: job, report: h.exhausted(ctx, d, tries, errors.New(
 			"the last attempt ended without a stored result: its replica stopped, or the result could not be stored (see that replica's log)"))}
 	case job.Deadline != nil && !h.now().Before(*job.Deadline):
-		return attempt{job: job, report: actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
-			"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
+		return attempt{job: job, report: deadlinePassed(job, tries, "before it could run")}
 	}
 	return h.run(ctx, d, job, tries)
 }
@@ -330,9 +329,8 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 		byDeadline := false
 		if job.Deadline != nil {
 			left := job.Deadline.Sub(h.now())
-			if left <= 0 { // a run again after a crash
-				return attempt{job: job, report: actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
-					"the job's deadline %s passed before it could run", job.Deadline.UTC().Format(time.RFC3339Nano)), tries)}
+			if left <= 0 {
+				return attempt{job: job, report: deadlinePassed(job, tries, "before it could run again after its sandbox worker crashed")}
 			}
 			req.Timeout, byDeadline = min(limit, left), left < limit
 		}
@@ -364,6 +362,13 @@ func (h *jobHandler) run(ctx context.Context, d *delivery, job *flowjob.Job, tri
 			return attempt{job: job, transient: errStopping}
 		}
 	}
+}
+
+// deadlinePassed is the report of a job whose deadline passed when (before
+// it could run, or before it could run again).
+func deadlinePassed(job *flowjob.Job, tries int, when string) actions.Report {
+	return actions.Failed(flowjob.CodeDeadlineExceeded, fmt.Sprintf(
+		"the job's deadline %s passed %s", job.Deadline.UTC().Format(time.RFC3339Nano), when), tries)
 }
 
 // crashedEveryRun is the message of a job failed because its worker ended
