@@ -87,8 +87,9 @@ func (e *Executor) watch(ctx context.Context) {
 // askBroker asks the leaders of the consumer, of the jobs stream and of
 // the streams a job's outcome is written to (results, dead letters) for
 // their state, within one HealthInterval. Without the results stream no
-// job can finish: every one is run and handed back, so the replica is not
-// ready, and the stream is created again (watch).
+// job can finish (every one is run and handed back): the check fails, so a
+// replica where it stays missing turns not ready, and watch creates the
+// stream again.
 func (e *Executor) askBroker(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.HealthInterval)
 	defer cancel()

@@ -1,7 +1,6 @@
 package failrecord
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -93,11 +92,7 @@ func Replay(ctx context.Context, runner sandbox.Runner, rec Record, opts Options
 	if job.Resume != nil && job.Resume.Resolution != nil {
 		resolutions = []json.RawMessage{job.Resume.Resolution}
 	}
-	budget := cmp.Or(opts.Timeout, sandbox.DefaultTimeout)
-	if req.Timeout > 0 && req.Timeout < budget {
-		budget = req.Timeout
-	}
-	res, _ := sandbox.Resolve(ctx, runner, req, resolutions, budget)
+	res, _ := sandbox.Resolve(ctx, runner, req, resolutions, opts.Timeout)
 	ran := actions.Ran(res, 0)
 	out.DurationMs = float64(res.Duration.Microseconds()) / 1000
 	out.Logs, out.LogsTruncated = res.Logs, res.LogsTruncated

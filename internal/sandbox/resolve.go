@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -14,12 +15,16 @@ import (
 // run's, in order: each resumed run logs only its live part, within its
 // own caps.
 //
-// The runs share one time limit, budget (the runner's, or req.Timeout
-// when lower): each resumed run gets what the runs before it left, so that
-// a test run with resolutions ends within one limit, as any other does,
-// and fails with CodeTimeout past it. The result's Duration is the runs'
-// sum.
-func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawMessage, budget time.Duration) (Result, []json.RawMessage) {
+// The runs share one time limit: limit, the runner's (DefaultTimeout when
+// 0), or req.Timeout when lower. Each resumed run gets what the runs
+// before it left, so that a test run with resolutions ends within one
+// limit, as any other does, and fails with CodeTimeout past it. The
+// result's Duration is the runs' sum.
+func Resolve(ctx context.Context, r Runner, req Request, resolutions []json.RawMessage, limit time.Duration) (Result, []json.RawMessage) {
+	budget := cmp.Or(limit, DefaultTimeout)
+	if req.Timeout > 0 && req.Timeout < budget {
+		budget = req.Timeout
+	}
 	var requests []json.RawMessage
 	var logs []LogEntry
 	truncated := false

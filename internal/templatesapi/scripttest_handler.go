@@ -129,10 +129,8 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		res.Err = checked.Report.Compile
 	}
 	req := sandbox.Request{Source: body.Source, Inputs: inputs}
-	budget := s.cfg.Sandbox.Timeout
 	if ms := int64(body.TimeoutMs); ms > 0 && ms < s.cfg.Sandbox.Timeout.Milliseconds() {
 		req.Timeout = time.Duration(ms) * time.Millisecond // compared first: a huge value never wraps
-		budget = req.Timeout
 	}
 	if len(body.Capabilities) > 0 {
 		caps := capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{}))
@@ -140,7 +138,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	}
 	var requests []json.RawMessage
 	if res.Err == nil {
-		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions, budget)
+		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions, s.cfg.Sandbox.Timeout)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
