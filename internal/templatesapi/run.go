@@ -114,13 +114,17 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 			return err
 		}
 	}
-	served := make(chan error, 1)
-	go func() { served <- httpSrv.Serve(ln) }()
+	// Both lines are written before the first request can be answered, so
+	// whoever sees the service answer finds them in its log.
 	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath,
 		"sandbox_max_parallel", cfg.Sandbox.MaxParallel)
-
 	if waiting {
 		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- httpSrv.Serve(ln) }()
+
+	if waiting {
 		if store, kind, err = openStore(ctx, cfg, log, true); err == nil {
 			err = serveAPI()
 		}
