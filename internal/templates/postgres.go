@@ -54,7 +54,9 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 	indexErr, err := migrate(ctx, pool)
 	if err != nil {
 		pool.Close()
-		if !droppedObjects(err) { // at start a missing database is a setting to mend, not an outage
+		// At start a missing database or a refused role or password is a
+		// setting to mend, not an outage to wait out.
+		if !droppedObjects(err) && !refusedCredentials(err) {
 			err = classify(err)
 		}
 		return nil, fmt.Errorf("migrating the template schema: %w", err)
@@ -299,6 +301,13 @@ func droppedObjects(err error) bool {
 		strings.HasPrefix(pgErr.Code, "3D") // invalid catalog name: no such database
 }
 
+// refusedCredentials reports whether the server refused the role or its
+// password (SQLSTATE class 28, invalid authorization).
+func refusedCredentials(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "28")
+}
+
 // classify maps pgx errors to the store's: no row is ErrNotFound; a
 // failure to reach or keep talking to the server is ErrUnavailable (joined
 // with the cause); an error the server answered with stays what it is.
@@ -309,11 +318,18 @@ func classify(err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return ErrNotFound
 	}
+	var connectErr *pgconn.ConnectError
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		if droppedObjects(err) {
 			return errors.Join(ErrUnavailable, fmt.Errorf("the templates' tables are gone "+
 				"(the database or schema was dropped after the service started): restart the service to create them: %w", err))
+		}
+		// Refused while connecting (the database not accepting connections,
+		// 55000; a rotated password, 28P01): no query ran, the store is
+		// unavailable whatever the code.
+		if errors.As(err, &connectErr) {
+			return errors.Join(ErrUnavailable, err)
 		}
 		switch pgErr.Code[:2] {
 		case "08", // connection exception
@@ -326,7 +342,6 @@ func classify(err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err // the caller went away; nothing is wrong with the store
 	}
-	var connectErr *pgconn.ConnectError
 	var netErr net.Error
 	switch {
 	case errors.As(err, &connectErr),

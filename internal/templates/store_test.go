@@ -3,6 +3,7 @@ package templates_test
 import (
 	"context"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/flowscript/flowscript/internal/templates"
 	"github.com/flowscript/flowscript/internal/templates/storetest"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -232,5 +234,66 @@ func TestPostgresDroppedTablesAreUnavailable(t *testing.T) {
 	}
 	if err := s.Ping(ctx); !errors.Is(err, templates.ErrUnavailable) {
 		t.Errorf("Ping after the drop: %v, want ErrUnavailable", err)
+	}
+}
+
+// A server that refuses new connections under a running store (its role
+// turned NOLOGIN after a rotation, a database closed to connections) is an
+// outage, ErrUnavailable (503), not an internal error; at start the same
+// refusal of the role is a setting to mend, reported at once.
+func TestPostgresRefusingConnectionsIsUnavailable(t *testing.T) {
+	base := testenv.PostgresURL(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "fs_refused_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	for _, q := range []string{"CREATE ROLE " + name + " LOGIN", "CREATE DATABASE " + name + " OWNER " + name} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		defer admin.Close(ctx) //nolint:errcheck
+		for _, q := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "DROP ROLE IF EXISTS " + name} {
+			if _, err := admin.Exec(ctx, q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path, u.User = "/"+name, url.User(name)
+	s := openPostgres(t, u.String())
+	if _, err := s.List(ctx, templates.ListQuery{}); err != nil {
+		t.Fatalf("List before the refusal: %v", err)
+	}
+
+	for _, q := range []string{
+		"ALTER ROLE " + name + " NOLOGIN",
+		"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '" + name + "'",
+	} {
+		if _, err := admin.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	// The pool finds its connection dead (after a second idle it pings),
+	// then dials a new one, which the server refuses.
+	for i := range 3 {
+		time.Sleep(1100 * time.Millisecond)
+		if _, err := s.List(ctx, templates.ListQuery{}); !errors.Is(err, templates.ErrUnavailable) {
+			t.Errorf("List %d while the role may not log in: %v, want ErrUnavailable", i+1, err)
+		}
+	}
+
+	_, err = templates.OpenPostgres(ctx, u.String(), opts)
+	if err == nil || errors.Is(err, templates.ErrUnavailable) || !strings.Contains(err.Error(), "not permitted to log in") {
+		t.Errorf("OpenPostgres as a role that may not log in = %v, want a lasting error that says why", err)
 	}
 }
