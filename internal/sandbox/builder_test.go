@@ -109,6 +109,10 @@ func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
 		{"return 1 +", 1, 11, true},
 		{"return 1 }", 1, 11, true}, // an extra '}' with nothing after it
 		{"return 1\n}", 2, 2, true},
+		// An unclosed [ in a regular expression: goja read on to the next /,
+		// through the rest of the source and the wrapper's tail.
+		{"function execute(cep) {\n  return valid(cep) ? 'ok' : 'no'\n}\nfunction valid(cep) {\n  return /^[0-9{8}$/.test(cep)\n}", 5, 10, false},
+		{"const ok = /^[a-z/.test('X')\nreturn ok", 1, 12, false},
 	}
 	for _, tc := range cases {
 		e := wantError(t, run(t, tc.source), CodeSyntaxError, "")

@@ -292,6 +292,9 @@ console.log('%d%% %s', 50n)
 const m = new Map(); m.set('me', m); console.log(m)
 console.log({b: 10n}, 10n, -0, [1n], {r: /a+/g, s: new Set([1])})
 const p = {}; p.m = new Map([[1, p]]); console.log(p)
+const deep = {}; let c = deep; for (let i = 0; i < 5000; i++) { c.n = {}; c = c.n }
+let arr = []; for (let i = 0; i < 5000; i++) arr = [arr]
+console.log(deep, arr)
 return 'ok'`, nil, nil, Limits{})
 	wantOutput(t, res, "ok")
 	want := []string{
@@ -304,6 +307,9 @@ return 'ok'`, nil, nil, Limits{})
 		`Map(1) {"me" => [Circular]}`,
 		`{"b":"10n"} 10n -0 ["1n"] {"r":"/a+/g","s":"Set(1) {1}"}`,
 		`{"m":"Map(1) {1 => [Circular]}"}`,
+		// Past 20 levels, as Node past its depth (it logged a stack overflow).
+		strings.Repeat(`{"n":`, 20) + `"[Object]"` + strings.Repeat("}", 20) + " " +
+			strings.Repeat("[", 20) + `"[Array]"` + strings.Repeat("]", 20),
 	}
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))

@@ -575,7 +575,8 @@ func (v *vm) formatNumber(a goja.Value, verb byte) string {
 // Error as "Name: message", a function as [Function: name], a regular
 // expression as /source/flags, a Date as its ISO time, a Map or Set with its
 // size and items, another object or array as JSON (with the engine's own
-// JSON.stringify; an object met again inside itself is "[Circular]"),
+// JSON.stringify; an object met again inside itself is "[Circular]", one
+// nested deeper than logMaxDepth "[Object]" or "[Array]"),
 // anything else as String() would give. A value that cannot be read (a
 // throwing getter) is named, not thrown: console never fails the script.
 // The deadline and the stack limit still end it. A string or JSON text
@@ -720,6 +721,11 @@ func (v *vm) formatItem(a goja.Value, room int) string {
 	return v.formatLogArg(a, room)
 }
 
+// logMaxDepth is how deep console writes an object: what is nested deeper
+// is written "[Object]" or "[Array]", as Node writes what is past its
+// depth, so a deeply nested value is logged, not a stack overflow.
+const logMaxDepth = 20
+
 // circular is a JSON.stringify replacer that writes an object met again
 // inside itself as "[Circular]", where JSON.stringify would throw: it keeps
 // the objects on the path from the root to the value it is given.
@@ -739,6 +745,12 @@ func (v *vm) circular() goja.Value {
 			}
 			if text, ok := v.formatBuiltin(obj, 1<<10); ok { // a Map, a Set, a RegExp: JSON writes {}
 				return v.rt.ToValue(text)
+			}
+			if len(path) >= logMaxDepth { // as Node writes what is past its depth
+				if className(obj) == "Array" {
+					return v.rt.ToValue("[Array]")
+				}
+				return v.rt.ToValue("[Object]")
 			}
 			path = append(path, obj)
 		}

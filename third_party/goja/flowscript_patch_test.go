@@ -874,3 +874,36 @@ thrown + ' ' + String(a) + ' ' + a.flat(Infinity).length`)
 		})
 	}
 }
+
+// An object with neither a callable toString nor valueOf is a TypeError
+// that names no more than that (patch 31): upstream's message printed the
+// object's Go fields (heap addresses) and every property.
+func TestToPrimitiveMessageShowsNoInternals(t *testing.T) {
+	for _, src := range []string{
+		"`${Object.create(null)}`",
+		"Object.create(null) + 1",
+		"const o = JSON.parse('{\"toString\":1,\"secret\":\"s3cret\"}'); String(o)",
+	} {
+		_, err := New().RunString(src)
+		var ex *Exception
+		if !errors.As(err, &ex) || ex.Value().String() != "TypeError: Cannot convert object to primitive value" {
+			t.Errorf("%s: %v, want TypeError: Cannot convert object to primitive value", src, err)
+		}
+	}
+}
+
+// A line ends a regular expression literal, inside a character class too
+// (patch 31): upstream read an unclosed [ on to the next /, so a typo made
+// a valid-looking program of the rest of the file.
+func TestUnclosedClassEndsAtTheLine(t *testing.T) {
+	for _, src := range []string{"var re = /^[0-9{8}$/\nre.test('x') / 2", "/[/\n1", "/[\\\n]/"} {
+		if _, err := Compile("", src, false); err == nil || !strings.Contains(err.Error(), "Invalid regular expression: missing /") {
+			t.Errorf("%q: %v, want a missing / error", src, err)
+		}
+	}
+	for _, src := range []string{"/[/]/.test('/')", "/[\\]/]/.test(']')", "/a[^]]b/"} {
+		if _, err := Compile("", src, false); err != nil {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}

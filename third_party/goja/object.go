@@ -866,7 +866,7 @@ func (o *Object) ordinaryToPrimitiveNumber() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Could not convert %v to primitive", o.self))
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // not the object itself: its Go fields and every property (FlowScript patch 31)
 }
 
 func (o *Object) ordinaryToPrimitiveString() Value {
@@ -878,7 +878,7 @@ func (o *Object) ordinaryToPrimitiveString() Value {
 		return v
 	}
 
-	panic(o.runtime.NewTypeError("Could not convert %v (%T) to primitive", o.self, o.self))
+	panic(o.runtime.NewTypeError("Cannot convert object to primitive value")) // FlowScript patch 31
 }
 
 func (o *Object) tryExoticToPrimitive(hint Value) Value {

@@ -726,20 +726,22 @@ func (self *_parser) scanEscape(quote rune) (int, bool) {
 func (self *_parser) scanString(offset int, parse bool) (literal string, parsed unistring.String, err string) {
 	// " ' /
 	quote := rune(self.str[offset])
+	regexp := quote == '/'
+	inClass := false // inside a regular expression's [...], where a / does not end it
 	length := 0
 	isUnicode := false
-	for self.chr != quote {
+	for self.chr != quote || inClass {
 		chr := self.chr
 		if chr == '\n' || chr == '\r' || chr < 0 {
 			goto newline
 		}
-		if quote == '/' && (self.chr == '\u2028' || self.chr == '\u2029') {
+		if regexp && (chr == '\u2028' || chr == '\u2029') {
 			goto newline
 		}
 		self.read()
 		if chr == '\\' {
 			if self.chr == '\n' || self.chr == '\r' || self.chr == '\u2028' || self.chr == '\u2029' || self.chr < 0 {
-				if quote == '/' {
+				if regexp {
 					goto newline
 				}
 				self.scanNewline()
@@ -751,12 +753,10 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 				}
 			}
 			continue
-		} else if chr == '[' && quote == '/' {
-			// Allow a slash (/) in a bracket character class ([...])
-			// TODO Fix this, this is hacky...
-			quote = -1
-		} else if chr == ']' && quote == -1 {
-			quote = '/'
+		} else if regexp && chr == '[' {
+			inClass = true
+		} else if regexp && chr == ']' {
+			inClass = false
 		}
 		if chr >= utf8.RuneSelf {
 			isUnicode = true
@@ -779,7 +779,7 @@ func (self *_parser) scanString(offset int, parse bool) (literal string, parsed 
 newline:
 	self.scanNewline()
 	errStr := "String not terminated"
-	if quote == '/' {
+	if regexp { // a line ends a regular expression literal, inside a class too
 		errStr = "Invalid regular expression: missing /"
 		self.error(self.idxOf(offset), errStr)
 	}

@@ -316,6 +316,11 @@ func TestParserErr(t *testing.T) {
 		test("//\n\r]", "(anonymous): Line 3:1 Unexpected token ]")
 
 		test("/abc\\\n/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
+		// A line ends the literal inside a character class too.
+		test("/[\n/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
+		test("var ok = /^[0-9{8}$/.test(x)\nreturn ok/1", "(anonymous): Line 1:10 Invalid regular expression: missing /")
+		test("/[\\\n]/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
+		test("/[\u2028]/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
 
 		test("//\r \n]", "(anonymous): Line 3:1 Unexpected token ]")
 
