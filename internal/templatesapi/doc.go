@@ -35,12 +35,14 @@
 //     before roles existed. Only a final :read or :write is a role, so keys
 //     containing colons keep working. With both headers, the token's role
 //     applies.
-//   - Tenants: a test run with capabilities, and the replay of a job that
-//     asked for them, run host functions for a tenant (the body's
-//     tenantId, the job's). With AUTH_JWT_TENANT_CLAIM set, a token may do
-//     so only for the tenants that claim names (a string or an array of
-//     strings; a token without it for none): 403 otherwise, so an author of
-//     one tenant cannot call another tenant's connectors with its secrets.
+//   - Tenants: a test run with capabilities runs host functions for a
+//     tenant (the body's tenantId); the replay of a job shows its session
+//     variables and runs its host functions (the job's tenantId). With
+//     AUTH_JWT_TENANT_CLAIM set, a token may do either only for the tenants
+//     that claim names (a string or an array of strings; a token without it
+//     for none): 403 otherwise, so an author of one tenant can neither read
+//     another tenant's sessions nor call its connectors with their secrets.
+//     A job of no tenant is not bound.
 //     API keys are operators' credentials and are not bound; unset, no
 //     credential is (a single-tenant deployment).
 //   - The key set (jwks.go) is fetched in the background on its own

@@ -102,8 +102,10 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", *body.Version)
 	}
-	if len(rec.Job.Capabilities) > 0 {
-		if herr := s.tenantRefused(r, rec.Job.TenantID, "replay job "+rec.Job.ID); herr != nil {
+	// A replay shows the job's session variables and runs its host
+	// functions: a token bound to tenants replays only its tenants' jobs.
+	if rec.Job.TenantID != "" || len(rec.Job.Capabilities) > 0 {
+		if herr := s.tenantRefused(r, rec.Job.TenantID, fmt.Sprintf("replay job %q", rec.Job.ID)); herr != nil {
 			writeError(w, herr)
 			return
 		}

@@ -218,4 +218,21 @@ func TestReplayOfAnotherTenantsJob(t *testing.T) {
 		t.Errorf("another tenant's token: %+v", e)
 	}
 	wantStatus(t, a.do("POST", "/api/failures/acme-failed/replay", nil, "Authorization", token("acme")), http.StatusOK)
+
+	// Without capabilities a replay still shows the job's session
+	// variables: bound to its tenant too. A job of no tenant is not bound.
+	plain := *job
+	plain.ID, plain.Capabilities = "acme-plain", nil
+	plain.Variables = map[string]string{"secret": "acme's"}
+	plain.Action.Source = "throw new Error(secret)"
+	recordFailure(t, url, exec, &plain)
+	r = a.do("POST", "/api/failures/acme-plain/replay", nil, "Authorization", token("globex"))
+	wantStatus(t, r, http.StatusForbidden)
+	if e := r.apiErr(t); strings.Contains(e.Message, "acme's") || !strings.Contains(e.Message, `replay job "acme-plain" of tenant "acme"`) {
+		t.Errorf("another tenant's token, job without capabilities: %+v", e)
+	}
+	untenanted := plain
+	untenanted.ID, untenanted.TenantID = "no-tenant", ""
+	recordFailure(t, url, exec, &untenanted)
+	wantStatus(t, a.do("POST", "/api/failures/no-tenant/replay", nil, "Authorization", token("globex")), http.StatusOK)
 }

@@ -95,7 +95,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	}
 
 	if len(body.Capabilities) > 0 {
-		if herr := s.tenantRefused(r, body.TenantID, "test"); herr != nil {
+		if herr := s.tenantRefused(r, body.TenantID, "run a test with the host functions"); herr != nil {
 			writeError(w, herr)
 			return
 		}

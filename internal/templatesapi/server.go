@@ -306,9 +306,9 @@ func unauthenticated(err error) *httpError {
 }
 
 // tenantRefused is the 403 of a caller bound to tenants (a token, with
-// AUTH_JWT_TENANT_CLAIM) that asks to run code with host functions for
-// another tenant, or nil when it may. what says what it asked ("test",
-// "replay").
+// AUTH_JWT_TENANT_CLAIM) that asks to run code for another tenant (a test
+// run with host functions, a replay of its job), or nil when it may. what
+// says what it asked.
 func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError {
 	res := authFrom(r.Context())
 	if res == nil || res.principal.MayUseTenant(tenant) {
@@ -323,7 +323,7 @@ func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError 
 		named = "names only " + strings.Join(quoted, ", ")
 	}
 	return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
-		"this token %s in its %s claim, so it may not %s with host functions for tenant %q: use a token that names that tenant",
+		"this token %s in its %s claim, so it may not %s of tenant %q: use a token that names that tenant",
 		named, s.cfg.JWTTenantClaim, what, tenant))
 }
 
