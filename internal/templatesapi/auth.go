@@ -208,6 +208,13 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if _, crit := tok.Header["crit"]; crit {
 		return Principal{}, &authError{message: "the token has a crit header; this service supports no JWT extension", reason: "crit header"}
 	}
+	// A time past year 9999 overflows the library's conversion to a time
+	// in the past (nbf 1e19 passed its check): such a token is not valid yet.
+	for _, name := range []string{"nbf", "iat"} {
+		if v, ok := claims[name].(float64); ok && v > maxNumericDate {
+			return Principal{}, &authError{message: "the token is not valid yet (nbf or iat is in the future): check the issuer's clock", reason: name + " past year 9999"}
+		}
+	}
 	sub, err := claims.GetSubject()
 	if err != nil {
 		return Principal{}, tokenError(err, claims)
@@ -237,17 +244,21 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	return p, nil
 }
 
+// maxNumericDate is 9999-12-31T23:59:59Z in seconds since the epoch.
+const maxNumericDate = 253402300799
+
 func tenantClaimError(claim string) *authError {
 	return &authError{message: "the token's " + claim + " claim must be a tenant id or an array of tenant ids", reason: "bad tenant claim"}
 }
 
-// role reads the scope claim: a space-separated string (OAuth 2 scope) or
-// an array of strings. Anything else grants nothing.
+// role reads the scope claim: a string of scopes separated by spaces
+// (OAuth 2, RFC 6749 §3.3: ASCII spaces only, so "a\u00a0templates:read" is
+// one unknown scope) or an array of strings. Anything else grants nothing.
 func (a *Authenticator) role(claims jwt.MapClaims) Role {
 	var scopes []string
 	switch v := claims[a.scopeClaim].(type) {
 	case string:
-		scopes = strings.Fields(v)
+		scopes = strings.Split(v, " ")
 	case []any:
 		for _, e := range v {
 			if s, ok := e.(string); ok {

@@ -48,6 +48,9 @@ func TestAuthentication(t *testing.T) {
 		{"numeric sub", hs(with(write, "sub", 42)), 401, "wrong type"},
 		{"future iat", hs(with(write, "iat", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
 		{"future nbf", hs(with(write, "nbf", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
+		// Past int64 seconds: the library's conversion wrapped to the past.
+		{"nbf past year 9999", hs(with(write, "nbf", 1e19)), 401, "not valid yet"},
+		{"iat far past year 9999", hs(with(write, "iat", 1e300)), 401, "not valid yet"},
 		{"other audience", hs(with(write, "aud", "another-application")), 401, "aud is not accepted"},
 		{"no audience", hs(with(write, "aud", nil)), 401, "no aud claim"},
 		{"other issuer", hs(with(write, "iss", "https://evil.example.com/")), 401, "issuer (iss) is not accepted"},
@@ -113,6 +116,10 @@ func TestRolesSeparateReadingFromWriting(t *testing.T) {
 		{"no scope", bearer(tokenClaims("")), false, false},
 		{"another application's scopes", bearer(tokenClaims("templates:admin other:write")), false, false},
 		{"scope of the wrong type", bearer(with(tokenClaims(""), "scope", 7)), false, false},
+		{"read scope after two spaces", bearer(tokenClaims("openid  " + DefaultJWTReadScope)), true, false},
+		// RFC 6749 §3.3: scopes are separated by ASCII spaces only.
+		{"scopes joined by a no-break space", bearer(tokenClaims("openid\u00a0" + DefaultJWTReadScope)), false, false},
+		{"scopes joined by a tab", bearer(tokenClaims("openid\t" + DefaultJWTWriteScope)), false, false},
 		{"read-only API key", []string{"X-API-Key", testReadAPIKey}, true, false},
 		{"write scope", bearer(tokenClaims(DefaultJWTWriteScope)), true, true},
 		{"bare API key", []string{"X-API-Key", testAPIKey}, true, true},

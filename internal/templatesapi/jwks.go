@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/big"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -252,12 +253,13 @@ func (c *jwksCache) logStale(age time.Duration) {
 
 type jwkSet struct {
 	Keys []struct {
-		Kty string `json:"kty"`
-		Kid string `json:"kid"`
-		Use string `json:"use"`
-		Alg string `json:"alg"`
-		N   string `json:"n"`
-		E   string `json:"e"`
+		Kty    string   `json:"kty"`
+		Kid    string   `json:"kid"`
+		Use    string   `json:"use"`
+		KeyOps []string `json:"key_ops"`
+		Alg    string   `json:"alg"`
+		N      string   `json:"n"`
+		E      string   `json:"e"`
 	} `json:"keys"`
 }
 
@@ -283,7 +285,8 @@ func (c *jwksCache) fetch() (map[string]*rsa.PublicKey, error) {
 	}
 	keys := map[string]*rsa.PublicKey{}
 	for _, k := range set.Keys {
-		if k.Kty != "RSA" || (k.Use != "" && k.Use != "sig") || (k.Alg != "" && k.Alg != "RS256") {
+		if k.Kty != "RSA" || (k.Use != "" && k.Use != "sig") || (k.Alg != "" && k.Alg != "RS256") ||
+			(k.KeyOps != nil && !slices.Contains(k.KeyOps, "verify")) { // RFC 7517 §4.3: not for verifying
 			continue
 		}
 		pub, err := rsaKey(k.N, k.E)

@@ -2,8 +2,16 @@ package templatesapi
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"log/slog"
+	"maps"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -120,4 +128,41 @@ func TestJWKSFailuresAreCountedAndLogged(t *testing.T) {
 		_ = a.do("GET", "/api/script-templates", nil, name, value)
 		return len(logs.records("JWKS fetched again")) == 1
 	})
+}
+
+// A key the set marks for something else than verifying signatures, by
+// "use" or by "key_ops" (RFC 7517 §4.2–4.3), is not used to verify tokens.
+func TestJWKSKeepsOnlyVerifyingKeys(t *testing.T) {
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := base64.RawURLEncoding
+	key := func(kid string, extra map[string]any) map[string]any {
+		m := map[string]any{"kty": "RSA", "kid": kid, "n": enc.EncodeToString(k.N.Bytes()), "e": enc.EncodeToString(big.NewInt(int64(k.E)).Bytes())}
+		maps.Copy(m, extra)
+		return m
+	}
+	set := map[string]any{"keys": []any{
+		key("plain", nil),
+		key("sig", map[string]any{"use": "sig"}),
+		key("verify", map[string]any{"key_ops": []string{"sign", "verify"}}),
+		key("enc", map[string]any{"use": "enc"}),
+		key("encrypt", map[string]any{"key_ops": []string{"encrypt"}}),
+		key("no-ops", map[string]any{"key_ops": []string{}}),
+	}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_ = json.NewEncoder(w).Encode(set)
+	}))
+	defer srv.Close()
+	c := newJWKSCache(jwksOptions{url: srv.URL, log: slog.New(slog.DiscardHandler), maxAge: time.Hour, minInterval: time.Second})
+	defer c.close()
+	keys, err := c.fetch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Sorted(maps.Keys(keys))
+	if want := []string{"plain", "sig", "verify"}; !slices.Equal(got, want) {
+		t.Errorf("keys kept: %v, want %v", got, want)
+	}
 }
