@@ -167,8 +167,13 @@ func hiddenInName(r rune) bool {
 }
 
 // visible reports a character that shows: not a space, not a format
-// character (zero-width space and joiners, marks of direction).
-func visible(r rune) bool { return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) }
+// character (zero-width space and joiners, marks of direction), not one
+// Unicode says to draw as nothing (Hangul fillers, variation selectors:
+// Default_Ignorable_Code_Point), not the blank braille pattern.
+func visible(r rune) bool {
+	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) &&
+		!unicode.Is(unicode.Variation_Selector, r) && r != '\u2800'
+}
 
 // now is the store clock: UTC at the precision PostgreSQL keeps, so both
 // stores return the same instants they were given.

@@ -242,6 +242,8 @@ func invalidDrafts() []struct {
 		{"blank", templates.Draft{Name: "  ", Source: " \n\t"}, []string{"name", "source"}},
 		{"name too long", templates.Draft{Name: strings.Repeat("é", templates.MaxNameRunes+1), Source: "return 1"}, []string{"name"}},
 		{"name with a line break", templates.Draft{Name: "a\nb", Source: "return 1"}, []string{"name"}},
+		// Characters drawn as nothing: Hangul fillers, a variation selector, the blank braille pattern.
+		{"name drawn blank", templates.Draft{Name: "\u3164\u115f\ufe0f\u2800", Source: "return 1"}, []string{"name"}},
 		{"description too long", templates.Draft{Name: "a", Description: strings.Repeat("d", templates.MaxDescriptionRunes+1), Source: "return 1"}, []string{"description"}},
 		{"description with a control character", templates.Draft{Name: "a", Description: "bell\a", Source: "return 1"}, []string{"description"}},
 		{"source too long", templates.Draft{Name: "a", Source: long}, []string{"source"}},
