@@ -128,7 +128,7 @@
 //     route does not take, or given twice, are refused (UNKNOWN_PARAMETER,
 //     INVALID_PARAMETER), as unknown JSON fields are. Reads carry an ETag
 //     (a hash of the body and the next link) and answer If-None-Match with
-//     304; they are Cache-Control private, no-cache, everything else
+//     304, an If-Match that names another tag with 412; they are Cache-Control private, no-cache, everything else
 //     no-store. PUT stores the next version (templates.Store.Update); a
 //     version never changes. PUT and DELETE with If-Match write only while
 //     the template is as the ETag it names was read (precondition in

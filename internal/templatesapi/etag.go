@@ -17,7 +17,7 @@ import (
 // writeCachedJSON answers a read with v and an ETag: the hash of the body
 // and of vary (what else the answer says, such as the next page's link).
 // When If-None-Match names that tag, the answer is 304 Not Modified with no
-// body. Reads may be kept by the client (never by a shared cache: the
+// body; when If-Match names another, 412. Reads may be kept by the client (never by a shared cache: the
 // sources are the authors') but must be revalidated: Cache-Control
 // private, no-cache.
 func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string) {
@@ -31,6 +31,15 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string)
 		return
 	}
 	tag := entityTag(body, vary)
+	// RFC 9110 §13.2.2: If-Match first, and a read whose tag it does not
+	// name is 412 too (a client that reads only the version it holds).
+	if values := r.Header.Values("If-Match"); len(values) > 0 {
+		if star, match := ifMatch(values, tag); !star && !match {
+			writeError(w, newError(http.StatusPreconditionFailed, CodePreconditionFailed,
+				"If-Match names none of the current ETag ("+tag+"): what you read has changed; read it again without If-Match"))
+			return
+		}
+	}
 	hdr := w.Header()
 	hdr.Set("ETag", tag)
 	hdr.Set("Cache-Control", "private, no-cache")

@@ -286,6 +286,17 @@ func TestConditionalReads(t *testing.T) {
 		}
 		r = a.authed("GET", path, nil, "If-None-Match", `"stale"`)
 		wantStatus(t, r, http.StatusOK)
+		// If-Match: a read of the tag it names (or any, *), else 412.
+		for _, im := range []string{tag, `"other", ` + tag, "*"} {
+			wantStatus(t, a.authed("GET", path, nil, "If-Match", im), http.StatusOK)
+		}
+		for _, im := range []string{`"stale"`, "W/" + tag} { // a weak tag never matches If-Match
+			r = a.authed("GET", path, nil, "If-Match", im)
+			wantStatus(t, r, http.StatusPreconditionFailed)
+			if e := r.apiErr(t); e.Code != CodePreconditionFailed {
+				t.Errorf("GET %s If-Match %s: %+v", path, im, e)
+			}
+		}
 	}
 	r := a.authed("GET", one, nil)
 	tag := r.header.Get("ETag")
