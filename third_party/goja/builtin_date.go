@@ -542,7 +542,7 @@ func mkTime(year, m, day, hour, min, sec, nsec int64, loc *time.Location) (t tim
 		return time.Time{}, false
 	}
 	month := time.Month(m) + 1
-	return time.Date(int(year), month, int(day), int(hour), int(min), int(sec), int(nsec), loc), true
+	return dateIn(int(year), month, int(day), int(hour), int(min), int(sec), int(nsec), loc), true // FlowScript patch 32
 }
 
 func _intArg(call FunctionCall, argNum int) (int64, bool) {

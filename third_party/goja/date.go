@@ -49,7 +49,7 @@ func dateParse(date string) (t time.Time, ok bool) {
 	} else {
 		loc = time.FixedZone("", d.timeZoneOffset*60)
 	}
-	t = time.Date(d.year, time.Month(d.month), d.day, d.hour, d.min, d.sec, d.msec*1e6, loc)
+	t = dateIn(d.year, time.Month(d.month), d.day, d.hour, d.min, d.sec, d.msec*1e6, loc) // FlowScript patch 32
 	unixMilli := t.UnixMilli()
 	ok = unixMilli >= -maxTime && unixMilli <= maxTime
 	return

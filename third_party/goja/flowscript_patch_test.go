@@ -907,3 +907,30 @@ func TestUnclosedClassEndsAtTheLine(t *testing.T) {
 		}
 	}
 }
+
+// Local times a transition skips move forward, and repeated ones are the
+// earlier instant, as ECMAScript's UTC(t) and Node say (patch 32); the
+// expected instants are Node 20's.
+func TestLocalTimesAcrossTransitionsMatchNode(t *testing.T) {
+	src := `[new Date(2024, 8, 8), new Date(2024, 8, 8, 0, 30), new Date(2024, 2, 10, 2, 30), new Date(2024, 9, 27, 2, 30),
+new Date(2024, 2, 31, 2, 30), new Date(2024, 3, 7, 0, 30), new Date('2024-09-08T00:30:00'), new Date('2024-10-27T02:30')]
+.map(d => d.toISOString()).join(' ')`
+	for zone, want := range map[string]string{
+		"America/Santiago":    "2024-09-08T04:00:00.000Z 2024-09-08T04:30:00.000Z 2024-03-10T05:30:00.000Z 2024-10-27T05:30:00.000Z 2024-03-31T05:30:00.000Z 2024-04-07T04:30:00.000Z 2024-09-08T04:30:00.000Z 2024-10-27T05:30:00.000Z",
+		"Europe/Berlin":       "2024-09-07T22:00:00.000Z 2024-09-07T22:30:00.000Z 2024-03-10T01:30:00.000Z 2024-10-27T00:30:00.000Z 2024-03-31T01:30:00.000Z 2024-04-06T22:30:00.000Z 2024-09-07T22:30:00.000Z 2024-10-27T00:30:00.000Z",
+		"America/New_York":    "2024-09-08T04:00:00.000Z 2024-09-08T04:30:00.000Z 2024-03-10T07:30:00.000Z 2024-10-27T06:30:00.000Z 2024-03-31T06:30:00.000Z 2024-04-07T04:30:00.000Z 2024-09-08T04:30:00.000Z 2024-10-27T06:30:00.000Z",
+		"Australia/Lord_Howe": "2024-09-07T13:30:00.000Z 2024-09-07T14:00:00.000Z 2024-03-09T15:30:00.000Z 2024-10-26T15:30:00.000Z 2024-03-30T15:30:00.000Z 2024-04-06T13:30:00.000Z 2024-09-07T14:00:00.000Z 2024-10-26T15:30:00.000Z",
+	} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := time.Local
+		time.Local = loc
+		v, err := New().RunString(src)
+		time.Local = local
+		if err != nil || v.String() != want {
+			t.Errorf("%s:\n got %v %v\nwant %s", zone, v, err, want)
+		}
+	}
+}
