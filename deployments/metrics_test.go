@@ -200,7 +200,7 @@ func checkQuery(t *testing.T, ex exportedSeries, where, query string, parse func
 
 var outcomes = []string{
 	telemetry.OutcomeSucceeded, telemetry.OutcomeFailed, telemetry.OutcomeDeadLettered,
-	telemetry.OutcomeRetried, telemetry.OutcomeInterrupted,
+	telemetry.OutcomeRetried, telemetry.OutcomeInterrupted, telemetry.OutcomeSuspended,
 }
 
 // dashboard is the part of Grafana's JSON the tests read; everything else

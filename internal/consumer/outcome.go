@@ -109,8 +109,12 @@ func (o outcome) label() string {
 func (o outcome) metric() (name, code string, count bool) {
 	name = outcomeKinds[o.kind].metric
 	if name == "" {
-		name = telemetry.OutcomeSucceeded
-		if o.status != flowjob.StatusSucceeded {
+		switch o.status {
+		case flowjob.StatusSucceeded:
+			name = telemetry.OutcomeSucceeded
+		case flowjob.StatusSuspended:
+			name = telemetry.OutcomeSuspended
+		default:
 			name = telemetry.OutcomeFailed
 		}
 	}

@@ -76,6 +76,9 @@ const (
 	OutcomeFailed       = "failed"
 	OutcomeDeadLettered = "dead_lettered"
 	OutcomeRetried      = "retried"
+	// OutcomeSuspended: the script asked for approval and paused (its
+	// result is StatusSuspended, DESIGN.md §10): no failure.
+	OutcomeSuspended = "suspended"
 	// OutcomeInterrupted: the replica stopped and handed the job back; the
 	// delivery does not count as one of the job's attempts.
 	OutcomeInterrupted = "interrupted"

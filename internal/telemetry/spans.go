@@ -244,7 +244,7 @@ func (s Span) RecordOutcome(outcome, code string, err error) {
 	if err != nil {
 		s.span.RecordError(err)
 	}
-	if (outcome == OutcomeSucceeded || outcome == OutcomeInterrupted) && code == "" && err == nil {
+	if (outcome == OutcomeSucceeded || outcome == OutcomeSuspended || outcome == OutcomeInterrupted) && code == "" && err == nil {
 		return
 	}
 	desc := code
