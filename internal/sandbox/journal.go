@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"time"
 
 	"github.com/dop251/goja"
@@ -106,6 +107,41 @@ func (r *recorder) record(e journalEvent) {
 	r.events = append(r.events, e)
 }
 
+// marshalJournal is the journal's JSON as the script wrote its values:
+// json.Marshal would write each <, > and & as six bytes (\u003c), so a
+// request of 140 KB of them went over MaxJournalBytes, and a replay
+// compared the escaped text with the script's own and diverged.
+func marshalJournal(events []journalEvent) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(events); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// sameJSON reports whether a replayed call's JSON is the recorded one: the
+// same text, or the same value written otherwise (a journal recorded
+// before marshalJournal holds "\u0026" where the script writes "&").
+func sameJSON(recorded, now json.RawMessage) bool {
+	if bytes.Equal(recorded, now) {
+		return true
+	}
+	decode := func(b []byte) (any, bool) {
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var v any
+		return v, d.Decode(&v) == nil
+	}
+	a, ok := decode(recorded)
+	if !ok {
+		return false
+	}
+	b, ok := decode(now)
+	return ok && reflect.DeepEqual(a, b)
+}
+
 // decodeJournal reads a journal to replay.
 func decodeJournal(data json.RawMessage) ([]journalEvent, error) {
 	if len(data) == 0 {
@@ -197,7 +233,7 @@ var (
 func (v *vm) journaledCall(r *recorder, call HostCall, live func() HostReply) (HostReply, bool) {
 	e, replayed := r.next(eventHost)
 	switch {
-	case replayed && r.diverged == "" && (e.Capability != call.Capability || e.Method != call.Method || !bytes.Equal(e.Args, call.Args)):
+	case replayed && r.diverged == "" && (e.Capability != call.Capability || e.Method != call.Method || !sameJSON(e.Args, call.Args)):
 		r.diverged = fmt.Sprintf("the run called %s.%s(%s) where its journal holds %s.%s(%s) (event %d)",
 			call.Capability, call.Method, clip(call.Args), e.Capability, e.Method, clip(e.Args), r.pos)
 		fallthrough
@@ -219,7 +255,7 @@ func (v *vm) journaledCall(r *recorder, call HostCall, live func() HostReply) (H
 func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 	e, replayed := r.next(eventApproval)
 	switch {
-	case replayed && r.diverged == "" && !bytes.Equal(e.Request, request):
+	case replayed && r.diverged == "" && !sameJSON(e.Request, request):
 		r.diverged = fmt.Sprintf("the run asked for approval of %s where its journal holds %s (event %d)", clip(request), clip(e.Request), r.pos)
 		fallthrough
 	case r.diverged != "":
@@ -242,7 +278,7 @@ func (v *vm) approvalRequest(r *recorder, request json.RawMessage) goja.Value {
 	var journal []byte
 	if !r.full {
 		var err error
-		if journal, err = json.Marshal(r.events); err != nil { // plain Go values: cannot fail
+		if journal, err = marshalJournal(r.events); err != nil { // plain Go values: cannot fail
 			panic(err)
 		}
 	}

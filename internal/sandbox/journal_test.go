@@ -297,3 +297,42 @@ func TestApprovalRequestShape(t *testing.T) {
 		}
 	}
 }
+
+// Host calls and approval requests holding <, > and & replay: the journal
+// keeps them as the script wrote them (json.Marshal wrote \u0026, and the
+// replay compared that text with the script's and diverged), and a
+// journal written that way still replays. They take one byte each
+// against the journal's cap, not six.
+func TestJournalKeepsHTMLCharacters(t *testing.T) {
+	src := `const a = api.post('crm', '/x', {q: 'a & b <c>'})
+const ok = approval.request({message: 'R$ 10 & frete <grátis>?'})
+return ok.ok + ' ' + a.n`
+	grants := []string{"api", "approval"}
+	first := resume(t, src, &postHost{}, grants, nil, nil)
+	if first.Suspended == nil {
+		t.Fatalf("first run: %+v", first.Err)
+	}
+	journal := string(first.Suspended.Journal)
+	if !strings.Contains(journal, `"a & b <c>"`) || !strings.Contains(journal, `frete <grátis>?`) {
+		t.Errorf("journal %s: want the script's text as written", journal)
+	}
+	escaped := strings.NewReplacer("&", `\u0026`, "<", `\u003c`, ">", `\u003e`).Replace(journal)
+	for _, j := range []string{journal, escaped} {
+		got := resume(t, src, &postHost{}, grants, json.RawMessage(j), json.RawMessage(`{"ok":true}`))
+		if got.Err != nil || got.Output != "true 1" {
+			t.Errorf("resume of %s: %q %+v", j, got.Output, got.Err)
+		}
+	}
+	// 140,000 < in the request: 140 KB of journal, under the cap.
+	big := resume(t, `return approval.request({message: '<'.repeat(140000)})`, nil, []string{"approval"}, nil, nil)
+	if big.Suspended == nil || len(big.Suspended.Journal) > MaxJournalBytes {
+		t.Errorf("a 140 KB request of <: %+v, journal %d bytes", big.Err, journalLen(big))
+	}
+}
+
+func journalLen(r Result) int {
+	if r.Suspended == nil {
+		return 0
+	}
+	return len(r.Suspended.Journal)
+}
