@@ -369,7 +369,10 @@ func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 		startExecutor(t, nc, cfg, r)
 		publish(t, js, cfg, newJob("escaped-1", `return "<>".repeat(100000)`))
 		publish(t, js, cfg, newJob("plain-1", `return "ab".repeat(100000)`))
-		got := results(t, js, cfg, 2, 20*time.Second)
+		// 960,000 bytes escaped: under max_payload alone, over it with 96,000
+		// bytes of escaped console lines, which the message then names.
+		publish(t, js, cfg, newJob("logged-1", `for (let i = 0; i < 100; i++) console.log("<".repeat(160)); return "<".repeat(160000)`))
+		got := results(t, js, cfg, 3, 20*time.Second)
 		settled(t, js, cfg, 10*time.Second)
 		escaped, plain := got["escaped-1"], got["plain-1"]
 		if escaped.Status != flowjob.StatusFailed || escaped.Error == nil || escaped.Error.Code != flowjob.CodeOutputTooLarge ||
@@ -380,8 +383,12 @@ func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 		if plain.Status != flowjob.StatusSucceeded || len(plain.Variables[newJob("x", "").Action.OutputVariable]) != 200000 {
 			t.Errorf("plain result: status %s, error %+v; want succeeded with its 200,000 characters", plain.Status, plain.Error)
 		}
-		if n := r.calls.Load(); n != 2 {
-			t.Errorf("%d runs, want 2: the too-large result must not be run again", n)
+		if logged := got["logged-1"]; logged.Error == nil || logged.Error.Code != flowjob.CodeOutputTooLarge ||
+			!strings.Contains(logged.Error.Message, "or log less (its 100 console lines hold 16000 bytes") {
+			t.Errorf("result pushed over by its logs: status %s, error %+v; want OUTPUT_TOO_LARGE naming the console lines", logged.Status, logged.Error)
+		}
+		if n := r.calls.Load(); n != 3 {
+			t.Errorf("%d runs, want 3: the too-large results must not be run again", n)
 		}
 	})
 }

@@ -154,10 +154,18 @@ func (h *jobHandler) tooLargeForBroker(ctx context.Context, d *delivery, a attem
 	d.logger().WarnContext(ctx, "a result is too large for a broker message; failing the job with OUTPUT_TOO_LARGE",
 		"stream_seq", d.streamSeq, "result_bytes", size, "limit_bytes", limit)
 	r := a.report
+	next := "return less data"
+	if len(r.Logs) > 0 { // they may be what tipped it over
+		logged := 0
+		for _, l := range r.Logs {
+			logged += len(l.Message)
+		}
+		next = fmt.Sprintf("return less data, or log less (its %d console lines hold %d bytes of it before escaping)", len(r.Logs), logged)
+	}
 	r.Output, r.Suspend = "", nil
 	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: fmt.Sprintf(
 		"the result is %d bytes once encoded as a result event (JSON escapes < > & and control characters as 6 bytes each), "+
-			"over the %d bytes a broker message can carry (max_payload): return less data", size, limit)}
+			"over the %d bytes a broker message can carry (max_payload): %s", size, limit, next)}
 	v := h.policy.Decide(a.job, r, a.opts...)
 	if size, _ := h.resultSize(v); size > limit {
 		r.Logs, r.LogsTruncated = nil, true // the console lines alone are too many
