@@ -105,6 +105,17 @@ func TestThrownErrorsReportTheAuthorsPosition(t *testing.T) {
 	if e.Line != 3 || !strings.HasPrefix(e.Message, "SyntaxError") {
 		t.Fatalf("want JSON.parse's SyntaxError on line 3, got %+v", e)
 	}
+	// A method of a literal null and a destructuring of null, first or not
+	// (goja patch 33: line 0, or the line before).
+	for src, line := range map[string]int{
+		"null.f()": 1, "const a = 1\nconst b = 2\n\nnull.f()": 4, "const [a] = null\nreturn a": 1,
+		"function execute() {\n  const x = 1\n  const {a} = null\n}": 3,
+	} {
+		e = wantErrorContaining(t, run(t, src), CodeScriptError, "TypeError")
+		if e.Line != line {
+			t.Errorf("%q: want line %d, got %+v", src, line, e)
+		}
+	}
 }
 
 func TestThrownValuesOfAnyKind(t *testing.T) {

@@ -3002,6 +3002,7 @@ func (c *compiler) emitCallee(callee compiledExpr) (calleeName unistring.String)
 	switch callee := callee.(type) {
 	case *compiledDotExpr:
 		callee.left.emitGetter(true)
+		callee.addSrcMap() // a callee read off a literal (null.f()) has its own line (FlowScript patch 33)
 		c.emit(getPropCallee(callee.name))
 	case *compiledPrivateDotExpr:
 		callee.left.emitGetter(true)
@@ -3018,6 +3019,7 @@ func (c *compiler) emitCallee(callee compiledExpr) (calleeName unistring.String)
 	case *compiledBracketExpr:
 		callee.left.emitGetter(true)
 		callee.member.emitGetter(true)
+		callee.addSrcMap() // FlowScript patch 33
 		c.emit(getElemCallee)
 	case *compiledSuperBracketExpr:
 		c.emitLoadThis()
@@ -3343,6 +3345,7 @@ func (c *compiler) emitAssign(target ast.Expression, init compiledExpr, emitAssi
 }
 
 func (c *compiler) emitObjectPattern(pattern *ast.ObjectPattern, emitAssign func(target, init compiledExpr), putOnStack bool) {
+	c.addSrcMap(pattern) // destructuring null fails at the pattern (FlowScript patch 33)
 	if pattern.Rest != nil {
 		c.emit(createDestructSrc)
 	} else {
@@ -3386,6 +3389,7 @@ func (c *compiler) emitObjectPattern(pattern *ast.ObjectPattern, emitAssign func
 }
 
 func (c *compiler) emitArrayPattern(pattern *ast.ArrayPattern, emitAssign func(target, init compiledExpr), putOnStack bool) {
+	c.addSrcMap(pattern) // FlowScript patch 33
 	c.emit(iterate)
 	for _, elt := range pattern.Elements {
 		switch elt := elt.(type) {

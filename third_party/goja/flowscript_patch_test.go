@@ -934,3 +934,35 @@ new Date(2024, 2, 31, 2, 30), new Date(2024, 3, 7, 0, 30), new Date('2024-09-08T
 		}
 	}
 }
+
+// A method read off a literal (null.f()) and a destructuring of null fail
+// at their own line (patch 33); upstream's error had the position of the
+// statement before, or none.
+func TestErrorPositionsOfLiteralCalleesAndPatterns(t *testing.T) {
+	for src, want := range map[string]string{
+		"var a = 1\nvar b = 2\n\nnull.f()":                    "4:6",
+		"null.f()":                                            "1:6",
+		"var x = 1\nnull['f']()":                              "2:5",
+		"var x = 1\nvar [a] = null":                           "2:5",
+		"var x = 1\n\nvar {a} = null":                         "3:5",
+		"var x = 1\nfunction f({a}) {}\nf()":                  "2:12",
+		"var x = 1\nfunction g() {\n  let [a] = null\n}\ng()": "3:7",
+	} {
+		_, err := New().RunString(src)
+		var ex *Exception
+		if !errors.As(err, &ex) {
+			t.Errorf("%q: %v, want an exception", src, err)
+			continue
+		}
+		pos := ""
+		for _, f := range ex.stack {
+			if p := f.Position(); p.Line > 0 {
+				pos = fmt.Sprintf("%d:%d", p.Line, p.Column)
+				break
+			}
+		}
+		if pos != want {
+			t.Errorf("%q: at %s, want %s (%v)", src, pos, want, err)
+		}
+	}
+}
