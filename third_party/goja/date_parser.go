@@ -62,9 +62,11 @@ func getDigits(s string, minDigits, maxDigits int) (int, string, bool) {
 	return v, s[i:], true
 }
 
+func startsWithDigit(s string) bool { return len(s) > 0 && s[0] >= '0' && s[0] <= '9' }
+
 func getMilliseconds(s string) (int, string) {
 	mul, v := 100, 0
-	if len(s) > 0 && (s[0] == '.' || s[0] == ',') {
+	if len(s) > 0 && s[0] == '.' { // not ',', as in V8 (FlowScript patch 34)
 		const I_START = 1
 		i := I_START
 		for i < len(s) && i-I_START < 9 && s[i] >= '0' && s[i] <= '9' {
@@ -118,7 +120,7 @@ func getTimeZoneOffset(s string, strict bool) (int, string, bool) {
 			v = -v
 		}
 		return v, t, true
-	} else if sign == 'Z' {
+	} else if sign == 'Z' || sign == 'z' { // V8 takes z too (FlowScript patch 34)
 		return 0, s[1:], true
 	}
 	return 0, s, false
@@ -270,7 +272,10 @@ func parseDateOtherString(s string) (date, bool) {
 			}
 			if !hasTime || !ok {
 				s = s[1:]
-				if val, s, ok = getDigits(s, 1, 9); ok {
+				if val, s, ok = getDigits(s, 1, 9); ok && startsWithDigit(s) {
+					return date{}, false // a year of ten digits or more: past any date (FlowScript patch 34)
+				}
+				if ok {
 					d.year = val
 					if c == '-' {
 						if d.year == 0 {
@@ -282,6 +287,12 @@ func parseDateOtherString(s string) (date, bool) {
 				}
 			}
 		} else if val, s, ok = getDigits(s, 1, 9); ok {
+			if startsWithDigit(s) {
+				// Ten digits or more, a Unix time in a string say: no date,
+				// as in V8, where upstream read its first nine as a year
+				// (FlowScript patch 34).
+				return date{}, false
+			}
 			if s, ok = skip(s, ':'); ok {
 				// time part
 				d.hour = val
