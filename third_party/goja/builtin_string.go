@@ -375,7 +375,7 @@ func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	this := norm.NFD.String(call.This.toString().String())
 	that := norm.NFD.String(call.Argument(0).toString().String())
-	return intToValue(int64(r.collator().CompareString(this, that)))
+	return intToValue(int64(r.localeCompare(this, that, call.Argument(1), call.Argument(2))))
 }
 
 func (r *Runtime) stringproto_match(call FunctionCall) Value {

@@ -249,25 +249,9 @@ var (
 // numberLocaleFor resolves the locales argument: undefined, a tag, or a
 // list whose first tag is used.
 func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
-	var tag string
-	switch {
-	case locales == nil || locales == _undefined:
+	tag, given := r.firstLocaleTag(locales)
+	if !given {
 		return numberLocales["en-us"]
-	case isString(locales):
-		tag = locales.String()
-	default:
-		list := locales.ToObject(r)
-		if toLength(list.self.getStr("length", nil)) == 0 {
-			return numberLocales["en-us"]
-		}
-		first := nilSafe(list.self.getIdx(valueInt(0), nil))
-		if _, isObj := first.(*Object); !isObj && !isString(first) {
-			panic(r.NewTypeError("Language ID should be string or object."))
-		}
-		tag = first.String()
-	}
-	if !localeTagSyntax.MatchString(tag) {
-		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
 	}
 	parts := strings.Split(strings.ToLower(tag), "-")
 	if len(parts) > 1 && len(parts[1]) == 2 {
@@ -279,6 +263,32 @@ func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
 		return numberLocales[key]
 	}
 	return numberLocales["en-us"]
+}
+
+// firstLocaleTag reads a locales argument: undefined, a tag, or a list
+// whose first tag is used; given is false for undefined and an empty list.
+// A tag that is not one is a RangeError, as in V8.
+func (r *Runtime) firstLocaleTag(locales Value) (tag string, given bool) {
+	switch {
+	case locales == nil || locales == _undefined:
+		return "", false
+	case isString(locales):
+		tag = locales.String()
+	default:
+		list := locales.ToObject(r)
+		if toLength(list.self.getStr("length", nil)) == 0 {
+			return "", false
+		}
+		first := nilSafe(list.self.getIdx(valueInt(0), nil))
+		if _, isObj := first.(*Object); !isObj && !isString(first) {
+			panic(r.NewTypeError("Language ID should be string or object."))
+		}
+		tag = first.String()
+	}
+	if !localeTagSyntax.MatchString(tag) {
+		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
+	}
+	return tag, true
 }
 
 func isString(v Value) bool {

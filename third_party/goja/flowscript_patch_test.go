@@ -1032,3 +1032,34 @@ func TestDateStringsMatchNode(t *testing.T) {
 		}
 	}
 }
+
+// localeCompare compares by the locale's collation with the options
+// numeric and sensitivity, and refuses the ones it does not implement
+// (patch 35); the expected lines are Node 20's.
+func TestLocaleCompareMatchesNode(t *testing.T) {
+	v, err := New().RunString("(function () {\n" + `const out = []
+out.push(["Item 10","Item 2","item 1","Item 1"].sort((a,b)=>a.localeCompare(b,"pt-BR",{numeric:true})).join(","))
+out.push(["Item 10","Item 2"].sort((a,b)=>a.localeCompare(b)).join(","))
+for (const s of ["base","accent","case","variant"]) out.push(s + ": " + ["a".localeCompare("A","pt-BR",{sensitivity:s}), "a".localeCompare("á","pt-BR",{sensitivity:s}), "a".localeCompare("b","pt-BR",{sensitivity:s})].join(" "))
+out.push("sv " + 'ä'.localeCompare('z','sv') + " de " + 'ä'.localeCompare('z','de') + " und " + 'ä'.localeCompare('z'))
+out.push(["José","jose","Jose","joão","João","Zé","zé","álvaro","Alvaro"].sort((a,b)=>a.localeCompare(b,"pt-BR")).join(","))
+out.push(["b","a","C","á","A"].sort((a,b)=>a.localeCompare(b, ["pt-BR"], {sensitivity:"base"})).join(","))
+out.push(["x2","x10","x1"].sort((a,b)=>a.localeCompare(b, undefined, {numeric:true})).join(","))
+try { "a".localeCompare("b", "pt-BR", {sensitivity: "bogus"}) } catch (e) { out.push(e.name + ": " + e.message) }
+try { "a".localeCompare("b", "not a tag!") } catch (e) { out.push(e.name + ": " + e.message) }
+return out.join("\n")` + "\n})()")
+	if want := "item 1,Item 1,Item 2,Item 10\nItem 10,Item 2\nbase: 0 0 -1\naccent: 0 -1 -1\ncase: -1 0 -1\nvariant: -1 -1 -1\nsv 1 de -1 und -1\nAlvaro,\u00e1lvaro,jo\u00e3o,Jo\u00e3o,jose,Jose,Jos\u00e9,z\u00e9,Z\u00e9\na,\u00e1,A,b,C\nx1,x2,x10\nRangeError: Value bogus out of range for String.prototype.localeCompare options property sensitivity\nRangeError: Incorrect locale information provided"; err != nil || v.String() != want {
+		t.Errorf("got\n%v %v\nwant\n%s", v, err, want)
+	}
+	for _, src := range []string{
+		`"a".localeCompare("b", "en", {ignorePunctuation: true})`,
+		`"a".localeCompare("b", "en", {caseFirst: "upper"})`,
+		`"a".localeCompare("b", "en", {usage: "other"})`,
+	} {
+		_, err := New().RunString(src)
+		var ex *Exception
+		if !errors.As(err, &ex) || !strings.HasPrefix(ex.Value().String(), "RangeError: ") {
+			t.Errorf("%s: %v, want a RangeError", src, err)
+		}
+	}
+}

@@ -192,6 +192,7 @@ type Runtime struct {
 	rand            RandSource
 	now             Now
 	_collator       *collate.Collator
+	collators       map[string]*collate.Collator // localeCompare's, by locale and options (FlowScript patch 35)
 	parserOptions   []parser.Option
 
 	symbolRegistry map[unistring.String]*Symbol
