@@ -17,9 +17,9 @@ import (
 // writeCachedJSON answers a read with v and an ETag: the hash of the body
 // and of vary (what else the answer says, such as the next page's link).
 // When If-None-Match names that tag, the answer is 304 Not Modified with no
-// body; when If-Match names another, 412. Reads may be kept by the client (never by a shared cache: the
-// sources are the authors') but must be revalidated: Cache-Control
-// private, no-cache.
+// body; when If-Match names only others, 412. Reads may be kept by the
+// client (never by a shared cache: the sources are the authors') but must
+// be revalidated: Cache-Control private, no-cache.
 func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string) {
 	body, err := encodeJSON(v)
 	if err != nil {
