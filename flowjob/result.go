@@ -49,7 +49,7 @@ type Directive struct {
 
 // Error codes a result can carry. The script codes come from the sandbox;
 // INVALID_JOB is a job that broke the contract; DELIVERY_EXHAUSTED is a job
-// that could not be run after every retry.
+// that got no stored result in any of its attempts.
 const (
 	CodeScriptError       = "SCRIPT_ERROR"
 	CodeSyntaxError       = "SCRIPT_SYNTAX_ERROR"

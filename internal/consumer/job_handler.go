@@ -303,7 +303,7 @@ func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, caus
 		attempts = "1 attempt"
 	}
 	return actions.Failed(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
-		"the job could not be run in %s (MAX_DELIVER); last error: %v", attempts, cause), tries)
+		"the job got no stored result in %s (MAX_DELIVER); last error: %v", attempts, cause), tries)
 }
 
 // run runs the job's script. A worker crash is the platform's: the script
