@@ -41,23 +41,23 @@ func TestPostgresNameFilterHasAnIndex(t *testing.T) {
 	}
 }
 
-// TestPostgresWithoutTrigramsStillFilters: a role that may not create
-// extensions, in a database without pg_trgm, opens the store all the same;
-// it reports why the name filter has no index, and the filter works.
-func TestPostgresWithoutTrigramsStillFilters(t *testing.T) {
+// roleWithDatabase creates a login role and a database of the same fresh
+// name (prefix and 12 hex digits), runs grant (a format of the name, none
+// when ""), and drops both when the test ends. It returns a connection of
+// the administrator, the name, and the database's URL as the administrator.
+func roleWithDatabase(ctx context.Context, t *testing.T, prefix, grant string) (*pgx.Conn, string, *url.URL) {
+	t.Helper()
 	base := testenv.PostgresURL(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	admin, err := pgx.Connect(ctx, base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := "fs_noext_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
-	for _, q := range []string{
-		"CREATE ROLE " + name + " LOGIN",
-		"CREATE DATABASE " + name,
-		"GRANT CONNECT ON DATABASE " + name + " TO " + name,
-	} {
+	name := prefix + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	queries := []string{"CREATE ROLE " + name + " LOGIN", "CREATE DATABASE " + name}
+	if grant != "" {
+		queries = append(queries, fmt.Sprintf(grant, name))
+	}
+	for _, q := range queries {
 		if _, err := admin.Exec(ctx, q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -77,6 +77,16 @@ func TestPostgresWithoutTrigramsStillFilters(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbURL.Path = "/" + name
+	return admin, name, dbURL
+}
+
+// TestPostgresWithoutTrigramsStillFilters: a role that may not create
+// extensions, in a database without pg_trgm, opens the store all the same;
+// it reports why the name filter has no index, and the filter works.
+func TestPostgresWithoutTrigramsStillFilters(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, name, dbURL := roleWithDatabase(ctx, t, "fs_noext_", "GRANT CONNECT ON DATABASE %[1]s TO %[1]s")
 	owner, err := pgx.Connect(ctx, dbURL.String())
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 
 	"github.com/flowscript/flowscript/internal/templates"
 	"github.com/flowscript/flowscript/internal/templates/storetest"
-	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -242,34 +241,10 @@ func TestPostgresDroppedTablesAreUnavailable(t *testing.T) {
 // outage, ErrUnavailable (503), not an internal error; at start the same
 // refusal of the role is a setting to mend, reported at once.
 func TestPostgresRefusingConnectionsIsUnavailable(t *testing.T) {
-	base := testenv.PostgresURL(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	admin, err := pgx.Connect(ctx, base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "fs_refused_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
-	for _, q := range []string{"CREATE ROLE " + name + " LOGIN", "CREATE DATABASE " + name + " OWNER " + name} {
-		if _, err := admin.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		defer admin.Close(ctx) //nolint:errcheck
-		for _, q := range []string{"DROP DATABASE IF EXISTS " + name + " WITH (FORCE)", "DROP ROLE IF EXISTS " + name} {
-			if _, err := admin.Exec(ctx, q); err != nil {
-				t.Errorf("%s: %v", q, err)
-			}
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path, u.User = "/"+name, url.User(name)
+	admin, name, u := roleWithDatabase(ctx, t, "fs_refused_", "ALTER DATABASE %[1]s OWNER TO %[1]s")
+	u.User = url.User(name)
 	s := openPostgres(t, u.String())
 	if _, err := s.List(ctx, templates.ListQuery{}); err != nil {
 		t.Fatalf("List before the refusal: %v", err)
@@ -292,7 +267,7 @@ func TestPostgresRefusingConnectionsIsUnavailable(t *testing.T) {
 		}
 	}
 
-	_, err = templates.OpenPostgres(ctx, u.String(), opts)
+	_, err := templates.OpenPostgres(ctx, u.String(), opts)
 	if err == nil || errors.Is(err, templates.ErrUnavailable) || !strings.Contains(err.Error(), "not permitted to log in") {
 		t.Errorf("OpenPostgres as a role that may not log in = %v, want a lasting error that says why", err)
 	}
