@@ -108,8 +108,10 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 	call := func(capability, method string) nativeFunc {
 		return func(c goja.FunctionCall) goja.Value { return v.hostCall(capability, method, c.Arguments) }
 	}
+	// In one order whatever order the job asked in: a resume may ask for
+	// the same grants in another, and must read the same list.
 	granted := make([]any, len(h.grants))
-	for i, g := range h.grants {
+	for i, g := range slices.Sorted(slices.Values(h.grants)) {
 		granted[i] = g
 	}
 	for _, g := range []struct {
@@ -142,6 +144,9 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 // see journal.go.
 func (v *vm) approval(c goja.FunctionCall) goja.Value {
 	h := v.host
+	if h.journal.stopped() { // called again by a built-in before the VM saw the stop
+		return goja.Undefined()
+	}
 	if !slices.Contains(h.grants, "approval") || h.journal == nil {
 		panic(v.throwHost(Denied("approval").Err))
 	}
@@ -206,6 +211,9 @@ func (v *vm) parseJSON(text []byte) goja.Value {
 // and its answer comes back parsed, or thrown.
 func (v *vm) hostCall(capability, method string, args []goja.Value) goja.Value {
 	h := v.host
+	if h.journal.stopped() { // nothing runs after a suspension, even from a built-in
+		return goja.Undefined()
+	}
 	if !slices.Contains(h.grants, capability) || h.host == nil {
 		panic(v.throwHost(Denied(capability).Err))
 	}

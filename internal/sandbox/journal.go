@@ -88,6 +88,15 @@ type recorder struct {
 	line, column int
 }
 
+// stopped reports whether the run must stop (it suspended or diverged): the
+// VM sees the interrupt only at its next instruction, and a built-in
+// (items.map(approval.request), a bound Reflect.apply) can call the host,
+// ask for approval again or read the time before that, which must neither
+// run nor be recorded. A nil recorder (no journal) never stops.
+func (r *recorder) stopped() bool {
+	return r != nil && (r.suspended != nil || r.diverged != "")
+}
+
 // record appends e to the journal, unless the journal is full.
 func (r *recorder) record(e journalEvent) {
 	if e.Kind == eventApproval {
@@ -185,7 +194,7 @@ func what(kind string) string {
 // installJournal makes v's time and randomness go through r.
 func (v *vm) installJournal(r *recorder) {
 	v.rt.SetTimeSource(func() time.Time {
-		if r.diverged != "" {
+		if r.stopped() {
 			return time.Now()
 		}
 		e, replayed := r.next(eventNow)
@@ -202,7 +211,7 @@ func (v *vm) installJournal(r *recorder) {
 		return now
 	})
 	v.rt.SetRandSource(func() float64 {
-		if r.diverged != "" {
+		if r.stopped() {
 			return 0
 		}
 		e, replayed := r.next(eventRand)

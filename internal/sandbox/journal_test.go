@@ -336,3 +336,69 @@ func journalLen(r Result) int {
 	}
 	return len(r.Suspended.Journal)
 }
+
+// A built-in that calls approval.request or a host function itself
+// (items.map(approval.request), a bound Reflect.apply) stops at the first
+// request, as a script's own call does: the VM sees the stop only at its
+// next instruction, and the built-in's further calls asked for approvals
+// no one was shown, ran host calls before the approval (and again at the
+// resume), or threw over the suspension.
+func TestBuiltinsStopAtTheFirstApproval(t *testing.T) {
+	grants := []string{"api", "approval"}
+	src := `const answers = ['Refund 10?', 'Refund 20?', 'Refund 5000?'].map(approval.request)
+return answers.map(a => a.ok).join(',')`
+	var journal json.RawMessage
+	var resolution json.RawMessage
+	for i, want := range []string{"Refund 10?", "Refund 20?", "Refund 5000?"} {
+		res := resume(t, src, &postHost{}, grants, journal, resolution)
+		if res.Suspended == nil || string(res.Suspended.Request) != `{"message":"`+want+`"}` {
+			t.Fatalf("run %d: %+v, request %v; want a suspension asking %q", i+1, res.Err, res.Suspended, want)
+		}
+		journal, resolution = res.Suspended.Journal, json.RawMessage(fmt.Sprintf(`{"ok":%d}`, i+1))
+	}
+	if res := resume(t, src, &postHost{}, grants, journal, resolution); res.Err != nil || res.Output != "1,2,3" {
+		t.Errorf("last resume: %q %+v, want 1,2,3", res.Output, res.Err)
+	}
+
+	host := &postHost{}
+	src = `const post = api.post.bind(null, 'crm', '/refunds')
+const steps = [approval.request.bind(null, 'Refund 5000?'), post.bind(null, {amount: 5000}), Date.now, Math.random]
+return JSON.stringify(steps.map(Reflect.apply.bind(null)).slice(0, 2))`
+	first := resume(t, src, host, grants, nil, nil)
+	if first.Suspended == nil || host.n.Load() != 0 || strings.Count(string(first.Suspended.Journal), `"k":`) != 1 {
+		t.Fatalf("first run: %+v, %d host calls, journal %s; want a suspension before any host call", first.Err, host.n.Load(), journalOf(first))
+	}
+	second := resume(t, src, host, grants, first.Suspended.Journal, json.RawMessage(`{"ok":true}`))
+	if second.Err != nil || second.Output != `[{"ok":true},{"n":1}]` || host.n.Load() != 1 {
+		t.Errorf("resume: %q %+v after %d host calls, want the post once", second.Output, second.Err, host.n.Load())
+	}
+
+	// A call that would throw after the request does not hide the suspension.
+	if res := resume(t, `return ['q1', 5].map(approval.request)`, nil, []string{"approval"}, nil, nil); res.Suspended == nil {
+		t.Errorf("['q1', 5].map(approval.request): %+v, want a suspension on q1", res.Err)
+	}
+}
+
+// The capabilities global lists the grants in one order, so a resume that
+// asks for the same grants in another order replays the same run.
+func TestCapabilitiesListIsSorted(t *testing.T) {
+	src := `const first = capabilities[0]
+api.post('c', '/p', {caps: capabilities})
+approval.request('x')
+return first + ' ' + capabilities.join(',')`
+	first := resume(t, src, &postHost{}, []string{"approval", "api"}, nil, nil)
+	if first.Suspended == nil {
+		t.Fatalf("first run: %+v", first.Err)
+	}
+	res := resume(t, src, &postHost{}, []string{"api", "approval"}, first.Suspended.Journal, json.RawMessage(`{}`))
+	if res.Err != nil || res.Output != "api api,approval" {
+		t.Errorf("resume with the grants in another order: %q %+v", res.Output, res.Err)
+	}
+}
+
+func journalOf(r Result) string {
+	if r.Suspended == nil {
+		return ""
+	}
+	return string(r.Suspended.Journal)
+}
