@@ -54,9 +54,10 @@ func OpenPostgres(ctx context.Context, databaseURL string, opts Options) (*Postg
 	indexErr, err := migrate(ctx, pool)
 	if err != nil {
 		pool.Close()
-		// At start a missing database or a refused role or password is a
-		// setting to mend, not an outage to wait out.
-		if !droppedObjects(err) && !refusedCredentials(err) {
+		// At start only an outage is waited out: a missing database, a
+		// refused role or password, a role without CONNECT are settings to
+		// mend, reported at once with the server's reason.
+		if !settingError(err) {
 			err = classify(err)
 		}
 		return nil, fmt.Errorf("migrating the template schema: %w", err)
@@ -301,16 +302,26 @@ func droppedObjects(err error) bool {
 		strings.HasPrefix(pgErr.Code, "3D") // invalid catalog name: no such database
 }
 
-// refusedCredentials reports whether the server refused the role or its
-// password (SQLSTATE class 28, invalid authorization).
-func refusedCredentials(err error) bool {
+// settingError reports whether the server answered with something other
+// than an outage: any SQLSTATE but connection exceptions (08), lack of
+// resources (53), operator intervention (57) and a database not accepting
+// connections (55000).
+func settingError(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && strings.HasPrefix(pgErr.Code, "28")
+	if !errors.As(err, &pgErr) {
+		return false // the network, a timeout: an outage
+	}
+	switch pgErr.Code[:2] {
+	case "08", "53", "57":
+		return false
+	}
+	return pgErr.Code != "55000"
 }
 
 // classify maps pgx errors to the store's: no row is ErrNotFound; a
-// failure to reach or keep talking to the server is ErrUnavailable (joined
-// with the cause); an error the server answered with stays what it is.
+// failure to reach or keep talking to the server, or its refusal of a new
+// connection (whatever its code), is ErrUnavailable (joined with the
+// cause); an error the server answered a query with stays what it is.
 func classify(err error) error {
 	if err == nil {
 		return nil

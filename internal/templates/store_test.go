@@ -272,3 +272,20 @@ func TestPostgresRefusingConnectionsIsUnavailable(t *testing.T) {
 		t.Errorf("OpenPostgres as a role that may not log in = %v, want a lasting error that says why", err)
 	}
 }
+
+// A role without CONNECT on its database is a setting to mend: at start
+// the store reports it at once, not as an outage to wait out.
+func TestOpenPostgresWithoutConnectIsASetting(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	admin, name, u := roleWithDatabase(ctx, t, "fs_noconnect_", "")
+	q := "REVOKE CONNECT ON DATABASE " + name + " FROM PUBLIC"
+	if _, err := admin.Exec(ctx, q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	u.User = url.User(name)
+	_, err := templates.OpenPostgres(ctx, u.String(), opts)
+	if err == nil || errors.Is(err, templates.ErrUnavailable) || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("OpenPostgres as a role without CONNECT = %v, want a lasting error that says why", err)
+	}
+}
