@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
@@ -30,24 +31,40 @@ func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
 	if base == nil {
 		return c.CompareString(this, that)
 	}
-	// Sensitivity "case": equal letters (accents ignored) are then told
-	// apart by their case alone. A collator that ignores accents still
-	// weighs a combining mark at the third level, so the marks are taken
-	// out before that comparison.
+	// Sensitivity "case": strings of the same base letters (accents,
+	// variants such as ø and width ignored) are then told apart by the case
+	// of their letters alone, lower before upper, as ICU's case level does.
 	if n := base.CompareString(this, that); n != 0 {
 		return n
 	}
-	return c.CompareString(withoutMarks(this), withoutMarks(that))
+	return caseOrder(this, that)
 }
 
-// withoutMarks is s (in NFD) without its combining marks.
-func withoutMarks(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Mn, r) {
+// caseOrder compares the case of a's and b's letters in turn: the first
+// letter lower in one and upper in the other orders them.
+func caseOrder(a, b string) int {
+	next := func(s string) (upper, ok bool, rest string) {
+		for i, r := range s {
+			if unicode.IsLetter(r) {
+				return unicode.IsUpper(r) || unicode.IsTitle(r), true, s[i+utf8.RuneLen(r):]
+			}
+		}
+		return false, false, ""
+	}
+	for {
+		ua, okA, restA := next(a)
+		ub, okB, restB := next(b)
+		if !okA || !okB {
+			return 0
+		}
+		switch {
+		case ua && !ub:
+			return 1
+		case !ua && ub:
 			return -1
 		}
-		return r
-	}, s)
+		a, b = restA, restB
+	}
 }
 
 // localeCollator is the collator for localeCompare's locales and options
@@ -76,9 +93,9 @@ func (r *Runtime) localeCollator(locales, options Value) (c, base *collate.Colla
 		}
 		panic(r.newError(r.getRangeError(), fmt.Sprintf("Value %s out of range for String.prototype.localeCompare options property %s", s, name)))
 	}
-	numeric := false
+	numeric, numericGiven := false, false
 	if v := option(opts, "numeric"); v != nil {
-		numeric = v.ToBoolean()
+		numeric, numericGiven = v.ToBoolean(), true
 	}
 	sensitivity := choice("sensitivity", "variant", "base", "accent", "case", "variant")
 	choice("usage", "sort", "sort", "search") // the order is the same for both here
@@ -89,20 +106,28 @@ func (r *Runtime) localeCollator(locales, options Value) (c, base *collate.Colla
 		panic(r.newError(r.getRangeError(), fmt.Sprintf("localeCompare: the option caseFirst (%s) is not supported in this sandbox; supported: numeric, sensitivity", c)))
 	}
 
-	lang, err := language.Parse(tag)
-	if !given || err != nil {
-		lang = language.Und
+	lang := language.Und
+	if given {
+		if l, err := language.Parse(tag); err == nil {
+			// The tag's kn (numeric) counts where the options do not say;
+			// the collator is made without the -u- extensions, which would
+			// otherwise override the options or ask for what they refuse.
+			if kn := l.TypeForKey("kn"); !numericGiven && (kn == "true" || kn == "" && strings.Contains(l.String()+"-", "-kn-")) {
+				numeric = true
+			}
+			lang, _ = language.Compose(l.Raw())
+		}
 	}
 	if sensitivity == "case" {
-		return r.collatorOf(tag, lang, numeric, "variant"), r.collatorOf(tag, lang, numeric, "base")
+		return r.collatorOf(lang, numeric, "variant"), r.collatorOf(lang, numeric, "base")
 	}
-	return r.collatorOf(tag, lang, numeric, sensitivity), nil
+	return r.collatorOf(lang, numeric, sensitivity), nil
 }
 
-// collatorOf is the collator of lang (named tag) with the options, kept for
-// the next call while the runtime holds fewer than maxCollators.
-func (r *Runtime) collatorOf(tag string, lang language.Tag, numeric bool, sensitivity string) *collate.Collator {
-	key := tag + "|" + strconv.FormatBool(numeric) + "|" + sensitivity
+// collatorOf is the collator of lang with the options; a runtime keeps
+// maxCollators of them, dropping one to make room for a new one.
+func (r *Runtime) collatorOf(lang language.Tag, numeric bool, sensitivity string) *collate.Collator {
+	key := lang.String() + "|" + strconv.FormatBool(numeric) + "|" + sensitivity
 	if c := r.collators[key]; c != nil {
 		return c
 	}
@@ -117,11 +142,15 @@ func (r *Runtime) collatorOf(tag string, lang language.Tag, numeric bool, sensit
 		o = append(o, collate.IgnoreCase)
 	}
 	c := collate.New(lang, o...)
-	if len(r.collators) < maxCollators {
-		if r.collators == nil {
-			r.collators = map[string]*collate.Collator{}
-		}
-		r.collators[key] = c
+	if r.collators == nil {
+		r.collators = map[string]*collate.Collator{}
 	}
+	if len(r.collators) >= maxCollators {
+		for k := range r.collators { // any one
+			delete(r.collators, k)
+			break
+		}
+	}
+	r.collators[key] = c
 	return c
 }

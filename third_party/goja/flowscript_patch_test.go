@@ -1051,6 +1051,17 @@ return out.join("\n")` + "\n})()")
 	if want := "item 1,Item 1,Item 2,Item 10\nItem 10,Item 2\nbase: 0 0 -1\naccent: 0 -1 -1\ncase: -1 0 -1\nvariant: -1 -1 -1\nsv 1 de -1 und -1\nAlvaro,\u00e1lvaro,jo\u00e3o,Jo\u00e3o,jose,Jose,Jos\u00e9,z\u00e9,Z\u00e9\na,\u00e1,A,b,C\nx1,x2,x10\nRangeError: Value bogus out of range for String.prototype.localeCompare options property sensitivity\nRangeError: Incorrect locale information provided"; err != nil || v.String() != want {
 		t.Errorf("got\n%v %v\nwant\n%s", v, err, want)
 	}
+	// Sensitivity "case" for letters that do not decompose and for width,
+	// and a tag's -u-kn extension where the options do not say.
+	v, err = New().RunString("(function () {\n" + `const out = []
+for (const [a, b] of [["o","ø"],["l","ł"],["a","ａ"],["a","A"],["Ab","aB"],["ab","AB"],["résumé","Resume"],["a","á"],["ǅ","dž"]]) out.push(a + "/" + b + " " + a.localeCompare(b, "en", {sensitivity: "case"}))
+out.push("10".localeCompare("2","en-u-kn-true",{numeric:false}))
+out.push("10".localeCompare("2","EN-u-kn"))
+out.push("10".localeCompare("2","en-US",{numeric:true}) + " " + "10".localeCompare("2","en-us",{numeric:true}))
+return out.join("\n")` + "\n})()")
+	if want := "o/\u00f8 0\nl/\u0142 0\na/\uff41 0\na/A -1\nAb/aB 1\nab/AB -1\nr\u00e9sum\u00e9/Resume -1\na/\u00e1 0\n\u01c5/d\u017e 1\n-1\n1\n1 1"; err != nil || v.String() != want {
+		t.Errorf("got\n%v %v\nwant\n%s", v, err, want)
+	}
 	for _, src := range []string{
 		`"a".localeCompare("b", "en", {ignorePunctuation: true})`,
 		`"a".localeCompare("b", "en", {caseFirst: "upper"})`,
