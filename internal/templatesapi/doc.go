@@ -42,7 +42,7 @@
 //     that claim names (a string or an array of strings; a token without it
 //     for none): 403 otherwise, so an author of one tenant can neither read
 //     another tenant's sessions nor call its connectors with their secrets.
-//     A job of no tenant is not bound.
+//     A job of no tenant that asked for no capabilities is not bound.
 //     API keys are operators' credentials and are not bound; unset, no
 //     credential is (a single-tenant deployment).
 //   - The key set (jwks.go) is fetched in the background on its own
@@ -128,8 +128,8 @@
 //     route does not take, or given twice, are refused (UNKNOWN_PARAMETER,
 //     INVALID_PARAMETER), as unknown JSON fields are. Reads carry an ETag
 //     (a hash of the body and the next link) and answer If-None-Match with
-//     304, an If-Match that names another tag with 412; they are Cache-Control private, no-cache, everything else
-//     no-store. PUT stores the next version (templates.Store.Update); a
+//     304, an If-Match that names only other tags with 412; they are
+//     Cache-Control private, no-cache, everything else no-store. PUT stores the next version (templates.Store.Update); a
 //     version never changes. PUT and DELETE with If-Match write only while
 //     the template is as the ETag it names was read (precondition in
 //     etag.go; the store checks the version in the write itself), else 412
