@@ -21,7 +21,7 @@ import (
 // implement is a RangeError that says so, not a silent difference.
 
 // maxCollators bounds the collators a runtime keeps (one per locale and
-// options a script uses): past it they are made per call.
+// options a script uses): past it one is dropped for each new one.
 const maxCollators = 16
 
 // localeCompare compares this and that (both in NFD) as
