@@ -27,14 +27,12 @@ const maxCollators = 16
 // localeCompare compares this and that (both in NFD) as
 // this.localeCompare(that, locales, options).
 func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
-	c, base := r.localeCollator(locales, options)
-	if base == nil {
-		return c.CompareString(this, that)
-	}
-	// Sensitivity "case": strings of the same base letters (accents,
-	// variants such as ø and width ignored) are then told apart by the case
-	// of their letters alone, lower before upper, as ICU's case level does.
-	if n := base.CompareString(this, that); n != 0 {
+	c, caseLevel := r.localeCollator(locales, options)
+	// Sensitivity "case": c compares base letters (accents, variants such
+	// as ø and width ignored); equal strings are then told apart by the
+	// case of their letters alone, lower before upper, as ICU's case level
+	// does.
+	if n := c.CompareString(this, that); n != 0 || !caseLevel {
 		return n
 	}
 	return caseOrder(this, that)
@@ -67,14 +65,14 @@ func caseOrder(a, b string) int {
 	}
 }
 
-// localeCollator is the collator for localeCompare's locales and options
-// and, when the sensitivity is "case", the locale's collator of base
-// letters (see localeCompare).
-func (r *Runtime) localeCollator(locales, options Value) (c, base *collate.Collator) {
+// localeCollator is the collator for localeCompare's locales and options;
+// for the sensitivity "case" it is the locale's collator of base letters,
+// and caseLevel is true (see localeCompare).
+func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, caseLevel bool) {
 	noOptions := options == nil || options == _undefined
 	tag, given := r.firstLocaleTag(locales)
 	if !given && noOptions {
-		return r.collator(), nil
+		return r.collator(), false
 	}
 	var opts *Object
 	if !noOptions {
@@ -119,9 +117,9 @@ func (r *Runtime) localeCollator(locales, options Value) (c, base *collate.Colla
 		}
 	}
 	if sensitivity == "case" {
-		return r.collatorOf(lang, numeric, "variant"), r.collatorOf(lang, numeric, "base")
+		return r.collatorOf(lang, numeric, "base"), true
 	}
-	return r.collatorOf(lang, numeric, sensitivity), nil
+	return r.collatorOf(lang, numeric, sensitivity), false
 }
 
 // collatorOf is the collator of lang with the options; a runtime keeps
