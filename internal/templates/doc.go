@@ -28,5 +28,8 @@
 // invalid draft with a *ValidationError before writing anything, reports a
 // missing template with ErrNotFound and a store it cannot reach with
 // ErrUnavailable, so callers can answer 404 and 503 without knowing which
-// store they hold.
+// store they hold. On PostgreSQL a read whose pooled connection the server
+// had ended (pg_terminate_backend, a restart, a dropped proxy connection)
+// runs once more on a new connection; a write is not repeated, as it may
+// have been carried out, and answers ErrUnavailable.
 package templates

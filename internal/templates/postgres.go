@@ -113,24 +113,28 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // List implements Store. Rows are read one at a time and the query is
 // closed as soon as the page is full.
 func (p *Postgres) List(ctx context.Context, q ListQuery) (Page, error) {
-	sql, args := listSQL(q)
-	rows, err := p.pool.Query(ctx, sql, args...)
-	if err != nil {
-		return Page{}, fmt.Errorf("listing templates: %w", classify(err))
-	}
-	defer rows.Close()
-	pg := newPager(q)
-	for rows.Next() {
-		t, err := scanTemplate(rows)
+	var pg *pager
+	err := p.read(ctx, func() error {
+		sql, args := listSQL(q)
+		rows, err := p.pool.Query(ctx, sql, args...)
 		if err != nil {
-			return Page{}, fmt.Errorf("listing templates: %w", classify(err))
+			return err
 		}
-		if !pg.add(t) {
-			break
+		defer rows.Close()
+		pg = newPager(q)
+		for rows.Next() {
+			t, err := scanTemplate(rows)
+			if err != nil {
+				return err
+			}
+			if !pg.add(t) {
+				break
+			}
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		rows.Close()
+		return rows.Err()
+	})
+	if err != nil {
 		return Page{}, fmt.Errorf("listing templates: %w", classify(err))
 	}
 	return pg.page, nil
@@ -138,11 +142,48 @@ func (p *Postgres) List(ctx context.Context, q ListQuery) (Page, error) {
 
 // Get implements Store.
 func (p *Postgres) Get(ctx context.Context, id uuid.UUID) (Template, error) {
-	t, err := scanTemplate(p.pool.QueryRow(ctx, "SELECT "+templateColumns+" FROM script_templates WHERE id = $1", id))
+	var t Template
+	err := p.read(ctx, func() (err error) {
+		t, err = scanTemplate(p.pool.QueryRow(ctx, "SELECT "+templateColumns+" FROM script_templates WHERE id = $1", id))
+		return err
+	})
 	if err != nil {
 		return Template{}, fmt.Errorf("reading template %s: %w", id, classify(err))
 	}
 	return t, nil
+}
+
+// read runs the read-only query of f, and runs it once more when it failed
+// on a pooled connection the server had closed meanwhile (an
+// administrator's pg_terminate_backend, a restarted server, a proxy that
+// dropped it): the pool pings only connections idle for over a second, and
+// a read is safe to repeat. The second try takes a new connection. A
+// write is not repeated: it may have been carried out (its 503 tells the
+// client to try again).
+func (p *Postgres) read(ctx context.Context, f func() error) error {
+	err := f()
+	if err != nil && ctx.Err() == nil && lostConnection(err) {
+		err = f()
+	}
+	return err
+}
+
+// lostConnection reports whether err says the connection a query ran on
+// was gone: the server ended it (administrator or crash shutdown), it
+// broke, or it was closed under the query. A refused new connection and a
+// timeout are not: trying again at once would only wait as long again.
+func lostConnection(err error) bool {
+	var connectErr *pgconn.ConnectError
+	if errors.As(err, &connectErr) || pgconn.Timeout(err) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code == "57P01" || pgErr.Code == "57P02" || strings.HasPrefix(pgErr.Code, "08")
+	}
+	var netErr net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.As(err, &netErr)
 }
 
 // Create implements Store. The table's triggers number the version and
@@ -215,13 +256,17 @@ func (p *Postgres) Versions(ctx context.Context, id uuid.UUID, q VersionQuery) (
 	if before <= 0 {
 		before = math.MaxInt32
 	}
-	rows, err := p.pool.Query(ctx,
-		"SELECT "+versionInfoColumns+" FROM script_template_versions WHERE template_id = $1 AND version < $2 ORDER BY version DESC LIMIT $3",
-		id, before, limit+1)
-	if err != nil {
-		return VersionPage{}, fmt.Errorf("listing versions of template %s: %w", id, classify(err))
-	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (VersionInfo, error) { return scanVersionInfo(row) })
+	var list []VersionInfo
+	err := p.read(ctx, func() error {
+		rows, err := p.pool.Query(ctx,
+			"SELECT "+versionInfoColumns+" FROM script_template_versions WHERE template_id = $1 AND version < $2 ORDER BY version DESC LIMIT $3",
+			id, before, limit+1)
+		if err != nil {
+			return err
+		}
+		list, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (VersionInfo, error) { return scanVersionInfo(row) })
+		return err
+	})
 	if err != nil {
 		return VersionPage{}, fmt.Errorf("listing versions of template %s: %w", id, classify(err))
 	}
@@ -240,8 +285,11 @@ func (p *Postgres) Version(ctx context.Context, id uuid.UUID, n int) (Version, e
 	var v Version
 	var err error
 	if n >= 1 && n <= math.MaxInt32 {
-		v.VersionInfo, err = scanVersionInfo(p.pool.QueryRow(ctx,
-			"SELECT "+versionInfoColumns+", source FROM script_template_versions WHERE template_id = $1 AND version = $2", id, n), &v.Source)
+		err = p.read(ctx, func() (err error) {
+			v.VersionInfo, err = scanVersionInfo(p.pool.QueryRow(ctx,
+				"SELECT "+versionInfoColumns+", source FROM script_template_versions WHERE template_id = $1 AND version = $2", id, n), &v.Source)
+			return err
+		})
 	} else {
 		err = pgx.ErrNoRows
 	}
@@ -260,7 +308,9 @@ func (p *Postgres) Version(ctx context.Context, id uuid.UUID, n int) (Version, e
 // exists returns nil when the template exists, ErrNotFound when not.
 func (p *Postgres) exists(ctx context.Context, id uuid.UUID) error {
 	var one int
-	return classify(p.pool.QueryRow(ctx, "SELECT 1 FROM script_templates WHERE id = $1", id).Scan(&one))
+	return classify(p.read(ctx, func() error {
+		return p.pool.QueryRow(ctx, "SELECT 1 FROM script_templates WHERE id = $1", id).Scan(&one)
+	}))
 }
 
 // Delete implements Store.
@@ -278,7 +328,11 @@ func (p *Postgres) Delete(ctx context.Context, id uuid.UUID, ifVersion int) erro
 // Ping implements Store: the server answers, and the templates' table is
 // there (a database dropped and re-created after start is not ready).
 func (p *Postgres) Ping(ctx context.Context) error {
-	if _, err := p.pool.Exec(ctx, "SELECT 1 FROM script_templates LIMIT 0"); err != nil {
+	err := p.read(ctx, func() error {
+		_, err := p.pool.Exec(ctx, "SELECT 1 FROM script_templates LIMIT 0")
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("pinging PostgreSQL: %w", classify(err))
 	}
 	return nil

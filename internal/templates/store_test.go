@@ -17,6 +17,7 @@ import (
 
 	"github.com/flowscript/flowscript/internal/templates"
 	"github.com/flowscript/flowscript/internal/templates/storetest"
+	"github.com/flowscript/flowscript/internal/testenv"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -233,6 +234,64 @@ func TestPostgresDroppedTablesAreUnavailable(t *testing.T) {
 	}
 	if err := s.Ping(ctx); !errors.Is(err, templates.ErrUnavailable) {
 		t.Errorf("Ping after the drop: %v, want ErrUnavailable", err)
+	}
+}
+
+// A pooled connection the server ended under a running store (an
+// administrator's pg_terminate_backend, a proxy that dropped it) costs a
+// read nothing: the read runs again on a new connection, where it used to
+// answer 503 once. The pool pings only connections idle for over a second,
+// so the reads here follow the termination at once.
+func TestPostgresReadsOutliveATerminatedConnection(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	u, err := url.Parse(storetest.PostgresSchemaURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := "fs_terminated_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	q := u.Query()
+	q.Set("application_name", app)
+	u.RawQuery = q.Encode()
+	s := openPostgres(t, u.String())
+	tpl, err := s.Create(ctx, templates.Draft{Name: "kept", Source: "return 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, testenv.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = admin.Close(ctx) }()
+	terminate := func(t *testing.T) {
+		t.Helper()
+		var n int
+		// pg_terminate_backend's timeout waits for the backend to end, so
+		// the store's next read finds its connection already closed.
+		if err := admin.QueryRow(ctx, "SELECT count(pg_terminate_backend(pid, 5000)) FROM pg_stat_activity WHERE application_name = $1", app).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			t.Fatal("the store had no connection to terminate")
+		}
+	}
+	reads := map[string]func() error{
+		"Get":      func() error { _, err := s.Get(ctx, tpl.ID); return err },
+		"List":     func() error { _, err := s.List(ctx, templates.ListQuery{}); return err },
+		"Versions": func() error { _, err := s.Versions(ctx, tpl.ID, templates.VersionQuery{}); return err },
+		"Version":  func() error { _, err := s.Version(ctx, tpl.ID, 1); return err },
+		"Ping":     func() error { return s.Ping(ctx) },
+	}
+	for name, read := range reads {
+		t.Run(name, func(t *testing.T) {
+			if err := read(); err != nil { // a connection in the pool
+				t.Fatalf("before the termination: %v", err)
+			}
+			terminate(t)
+			if err := read(); err != nil {
+				t.Errorf("right after the server ended the pooled connection: %v, want the read done on a new one", err)
+			}
+		})
 	}
 }
 
