@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // deliveryBudget counts a job's attempts: the broker's deliveries minus
@@ -77,4 +79,37 @@ func (b *deliveryBudget) noteInterruption(ctx context.Context, d *delivery) {
 		"stream_seq", d.streamSeq, "error", err)
 }
 
+// failureNoteBytes caps a noted failure's text.
+const failureNoteBytes = 1 << 10
+
+// noteFailure keeps why d's last attempt ended without a stored result
+// (the result store refused it, say), so that the delivery past the
+// attempts can name it in its DELIVERY_EXHAUSTED result and dead letter.
+// A note that cannot be written leaves the generic reason.
+func (b *deliveryBudget) noteFailure(ctx context.Context, d *delivery, cause error) {
+	if b == nil || b.kv == nil || d.streamSeq == 0 || cause == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noteTimeout)
+	defer cancel()
+	text, _ := textcut.Cut(cause.Error(), failureNoteBytes)
+	if _, err := b.kv.PutString(ctx, failureKey(d.streamSeq), text); err != nil {
+		d.logger().DebugContext(ctx, "noting why the job's last attempt failed", "stream_seq", d.streamSeq, "error", err)
+	}
+}
+
+// lastFailure is the failure noteFailure kept for d, "" when none.
+func (b *deliveryBudget) lastFailure(ctx context.Context, d *delivery) string {
+	if b == nil || b.kv == nil || d.streamSeq == 0 {
+		return ""
+	}
+	e, err := b.kv.Get(ctx, failureKey(d.streamSeq))
+	if err != nil {
+		return ""
+	}
+	return string(e.Value())
+}
+
 func key(seq uint64) string { return strconv.FormatUint(seq, 10) }
+
+func failureKey(seq uint64) string { return key(seq) + ".failure" }

@@ -3,6 +3,7 @@ package consumer
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,6 +49,53 @@ func TestStoreFailureOnTheLastAttempt(t *testing.T) {
 		}
 		if runs := r.calls.Load(); runs != 1 {
 			t.Errorf("the job ran %d times, want 1 (later deliveries could not look its result up)", runs)
+		}
+	})
+}
+
+// TestStoreRefusalOnTheLastAttemptIsNamed: when RESULTS answers but refuses
+// the result (full, discarding new messages), the DELIVERY_EXHAUSTED result
+// and its dead letter, stored once RESULTS takes them, say what the store
+// answered on the last attempt, not only "see that replica's log".
+func TestStoreRefusalOnTheLastAttemptIsNamed(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		cfg.MaxDeliver = 2
+		cfg.StoreRetryMaxElapsed = 200 * time.Millisecond
+		withoutHealthCheck(&cfg)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		ctx := testenv.Context(t, 60*time.Second)
+		full := ResultsStreamConfig(cfg)
+		full.MaxMsgs, full.Discard = 1, jetstream.DiscardNew
+		if _, err := js.UpdateStream(ctx, full); err != nil {
+			t.Fatal(err)
+		}
+		filler := encode(t, flowjob.Result{Version: 1, JobID: "filler", Status: flowjob.StatusSucceeded})
+		if err := NewResultStore(js, cfg).Store(ctx, filler, nil); err != nil {
+			t.Fatal(err)
+		}
+		publish(t, js, cfg, cpfJob("refused"))
+		waitFor(t, 20*time.Second, "a delivery past the budget", func() bool {
+			return consumerInfo(t, js, cfg).Delivered.Consumer > uint64(cfg.MaxDeliver)
+		})
+		if _, err := js.UpdateStream(ctx, ResultsStreamConfig(cfg)); err != nil {
+			t.Fatal(err)
+		}
+		res := results(t, js, cfg, 2, 30*time.Second)["refused"]
+		letters := readAll(t, js, cfg.DLQStream, 1, 10*time.Second)
+		if res.Error == nil || res.Error.Code != flowjob.CodeDeliveryExhausted {
+			t.Fatalf("result %+v, want failed DELIVERY_EXHAUSTED", res)
+		}
+		for what, text := range map[string]string{
+			"the result's message":   res.Error.Message,
+			"the dead letter reason": letters[0].header.Get(HeaderDLQReason),
+		} {
+			if !strings.Contains(text, "the last attempt could not store its result: storing result of job refused") ||
+				!strings.Contains(text, "maximum messages") {
+				t.Errorf("%s is %q, want the store's refusal of the last attempt", what, text)
+			}
 		}
 	})
 }

@@ -75,7 +75,10 @@
 //     DELIVERY_EXHAUSTED and dead-lettered. Whatever happens to a delivery
 //     (a shutdown, a worker crash, kill -9 of the replica, a lost ack, a
 //     broker restart, a store that fails on the last attempt) the job is
-//     delivered again until it has a stored result or a dead letter.
+//     delivered again until it has a stored result or a dead letter. A last
+//     attempt whose result the store refused notes the refusal beside the
+//     interruptions (key "<stream sequence>.failure"), and the result and
+//     dead letter that end the job quote it.
 //   - Stopping never burns an attempt on a job it interrupts: the job is
 //     handed back and the interruption noted in a key-value bucket
 //     (Config.InterruptionsBucket) that the attempt count leaves out, up to

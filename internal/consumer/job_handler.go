@@ -97,7 +97,11 @@ func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	if size, limit := h.resultSize(v); size > limit {
 		v = h.tooLargeForBroker(ctx, d, a, size, limit)
 	}
-	return h.commit(ctx, d, v)
+	out = h.commit(ctx, d, v)
+	if out.kind == kindRetry && tries == h.cfg.MaxDeliver {
+		h.budget.noteFailure(ctx, d, out.cause) // for the delivery past the attempts
+	}
+	return out
 }
 
 // resultHeaderRoom is what a result message's headers may take of the
@@ -224,9 +228,12 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 	switch {
 	case tries > h.cfg.MaxDeliver:
 		// The last attempt left no result: its replica died, or it could
-		// not store its result (it logged why).
-		return attempt{job: job, report: h.exhausted(ctx, d, tries, errors.New(
-			"the last attempt ended without a stored result: its replica stopped, or the result could not be stored (see that replica's log)"))}
+		// not store its result (it noted why).
+		cause := errors.New("the last attempt ended without a stored result: its replica stopped, or the result could not be stored (see that replica's log)")
+		if why := h.budget.lastFailure(ctx, d); why != "" {
+			cause = fmt.Errorf("the last attempt could not store its result: %s", why)
+		}
+		return attempt{job: job, report: h.exhausted(ctx, d, tries, cause)}
 	case job.Deadline != nil && !h.now().Before(*job.Deadline):
 		return attempt{job: job, report: deadlinePassed(job, tries, "before it could run")}
 	}

@@ -321,8 +321,10 @@ func FailuresStreamConfig(cfg Config) jetstream.StreamConfig {
 }
 
 // InterruptionsBucketConfig is the bucket where interrupted deliveries are
-// noted, by JOBS stream sequence. A note outlives any redelivery of its
-// job; one that expires only makes an interruption count as an attempt.
+// noted, by JOBS stream sequence, with why a job's last attempt could not
+// store its result ("<sequence>.failure"). A note outlives any redelivery
+// of its job; one that expires only makes an interruption count as an
+// attempt, or the job's end give the generic reason.
 func InterruptionsBucketConfig(cfg Config) jetstream.KeyValueConfig {
 	return jetstream.KeyValueConfig{
 		Bucket:      cfg.InterruptionsBucket(),
