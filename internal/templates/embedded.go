@@ -227,6 +227,7 @@ func (e *Embedded) List(ctx context.Context, q ListQuery) (_ Page, err error) {
 	if err := ctx.Err(); err != nil {
 		return Page{}, err
 	}
+	q = q.normalized()
 	pg := newPager(q)
 	err = e.db.View(func(tx *bolt.Tx) error {
 		c := tx.Bucket(bucketByAge).Cursor()

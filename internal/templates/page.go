@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Paging limits of List and Versions.
@@ -48,6 +49,13 @@ type ListQuery struct {
 }
 
 func (q ListQuery) limit() int { return pageLimit(q.Limit) }
+
+// normalized is q with its name filter in the form names are stored in
+// (NFC, see Draft.Normalize).
+func (q ListQuery) normalized() ListQuery {
+	q.Name = norm.NFC.String(q.Name)
+	return q
+}
 
 func pageLimit(n int) int {
 	switch {

@@ -113,6 +113,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 // List implements Store. Rows are read one at a time and the query is
 // closed as soon as the page is full.
 func (p *Postgres) List(ctx context.Context, q ListQuery) (Page, error) {
+	q = q.normalized()
 	var pg *pager
 	err := p.read(ctx, func() error {
 		sql, args := listSQL(q)

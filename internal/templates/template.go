@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Template is a stored script template.
@@ -67,11 +68,13 @@ func (e *ValidationError) Error() string {
 }
 
 // Normalize returns d with the surrounding spaces of its name and
-// description removed. The source is kept byte for byte: positions in it
-// must not move.
+// description removed, both in Unicode's composed form (NFC), so that a
+// name typed with a combining accent ("cafe" + U+0301) is the name typed
+// with the accented letter, and a name filter finds either. The source is
+// kept byte for byte: positions in it must not move.
 func (d Draft) Normalize() Draft {
-	d.Name = strings.TrimSpace(d.Name)
-	d.Description = strings.TrimSpace(d.Description)
+	d.Name = norm.NFC.String(strings.TrimSpace(d.Name))
+	d.Description = norm.NFC.String(strings.TrimSpace(d.Description))
 	return d
 }
 

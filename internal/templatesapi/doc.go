@@ -124,7 +124,8 @@
 //     keyset position with a checksum (cursor.go): opaque, bound to the
 //     name filter (or the template), refused with 400 INVALID_CURSOR when
 //     edited or cut; they need no secret, since a position grants nothing.
-//     name filters by a case-insensitive substring. Query parameters a
+//     name filters by a case-insensitive substring, both composed (NFC,
+//     templates.Draft.Normalize). Query parameters a
 //     route does not take, or given twice, are refused (UNKNOWN_PARAMETER,
 //     INVALID_PARAMETER), as unknown JSON fields are. Reads carry an ETag
 //     (a hash of the body and the next link) and answer If-None-Match with

@@ -300,6 +300,26 @@ func testNormalize(t *testing.T, s templates.Store) {
 	if created.Name != "spaced" || created.Description != "desc" || created.Source != src {
 		t.Errorf("created %q %q %q, want name and description trimmed and the source untouched", created.Name, created.Description, created.Source)
 	}
+
+	// A combining accent is stored composed (NFC), in the name and the
+	// description but not in the source, and a filter typed either way
+	// finds it.
+	decomposed := "Cafe\u0301 "
+	accented := mustCreate(t, s, templates.Draft{Name: "Valida " + decomposed + "pedido", Description: decomposed,
+		Source: "return '" + decomposed + "'"})
+	if accented.Name != "Valida Caf\u00e9 pedido" || accented.Description != "Caf\u00e9" || accented.Source != "return '"+decomposed+"'" {
+		t.Errorf("created %+q %+q %+q, want the name and description composed (NFC) and the source untouched",
+			accented.Name, accented.Description, accented.Source)
+	}
+	for _, filter := range []string{"caf\u00e9", "cafe\u0301"} {
+		page, err := s.List(ctx(t), templates.ListQuery{Name: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Templates) != 1 || page.Templates[0].ID != accented.ID {
+			t.Errorf("the filter %+q found %d templates, want the one named %+q", filter, len(page.Templates), accented.Name)
+		}
+	}
 }
 
 func testText(t *testing.T, s templates.Store) {
