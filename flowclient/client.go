@@ -150,7 +150,7 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 	if err := job.Validate(); err != nil {
 		return Published{}, fmt.Errorf("validating job: %w", err)
 	}
-	data, err := json.Marshal(job)
+	data, err := flowjob.Marshal(job)
 	if err != nil {
 		return Published{}, fmt.Errorf("encoding job %s: %w", job.ID, err)
 	}
@@ -286,7 +286,7 @@ func (c *Client) Resume(ctx context.Context, suspended *flowjob.Job, resumeID, c
 	if suspended == nil {
 		return nil, errors.New("resuming: the suspended job is nil")
 	}
-	data, err := json.Marshal(resolution)
+	data, err := flowjob.Marshal(resolution)
 	if err != nil {
 		return nil, fmt.Errorf("resuming job %s: encoding the resolution: %w", suspended.ID, err)
 	}

@@ -315,10 +315,16 @@ func TestClientErrors(t *testing.T) {
 		if _, err := c.Publish(context.Background(), bad, ""); err == nil || !strings.Contains(err.Error(), "action.onError") {
 			t.Errorf("publishing an invalid job: %v, want an error naming action.onError", err)
 		}
-		// Valid field by field, but over MaxJobBytes once encoded: each <
-		// is six bytes of JSON (\u003c).
+		// Valid field by field, but over MaxJobBytes once encoded: each
+		// control character is six bytes of JSON (\u0001). Markup is not
+		// escaped: 300 KB of it is a 300 KB job, as from JSON.stringify.
+		html := cpfJob("client-html", "1")
+		html.Variables = map[string]string{"html": strings.Repeat("<b>&", 300_000/4)}
+		if _, err := c.Publish(context.Background(), html, ""); err != nil {
+			t.Errorf("publishing a job of 300 KB of markup: %v, want it published", err)
+		}
 		escaped := cpfJob("client-escaped", "1")
-		escaped.Variables = map[string]string{"html": strings.Repeat("<", 200_000)}
+		escaped.Variables = map[string]string{"ctl": strings.Repeat("\x01", 200_000)}
 		if err := escaped.Validate(); err != nil {
 			t.Fatalf("the escaped job must pass Validate: %v", err)
 		}

@@ -62,9 +62,9 @@ func Decode(data []byte) (*Job, error) {
 
 // CheckSize returns the *ValidationError Decode gives a job encoded as
 // data when data is over MaxJobBytes, else nil. Validate cannot see the
-// encoded size (JSON escapes < > & and control characters as six bytes
-// each), so an engine checks its encoding too before publishing
-// (flowclient.Client.Publish does both).
+// encoded size (JSON escapes control characters as six bytes each, and
+// json.Marshal also < > &: encode with Marshal), so an engine checks its
+// encoding too before publishing (flowclient.Client.Publish does both).
 func CheckSize(data []byte) error {
 	if len(data) <= MaxJobBytes {
 		return nil

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -140,7 +139,7 @@ func bench(ctx context.Context, env Env, args []string) int {
 	}
 	printBenchTable(table, sum)
 	if jsonOut != nil {
-		line, err := json.Marshal(sum)
+		line, err := flowjob.Marshal(sum)
 		if err != nil {
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript bench: encoding the summary: %v\n", err)
 			return ExitFailed

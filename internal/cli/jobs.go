@@ -196,7 +196,7 @@ type lineWriter struct {
 }
 
 func (lw *lineWriter) write(env Env, v any) {
-	line, err := json.Marshal(v)
+	line, err := flowjob.Marshal(v)
 	if err != nil {
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: encoding a result: %v\n", err)
 		return

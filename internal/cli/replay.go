@@ -151,7 +151,7 @@ func replay(ctx context.Context, env Env, args []string) int {
 	opts.Timeout = limits.Timeout
 	report := failrecord.Replay(ctx, pool, rec, opts)
 	if o.json {
-		line, err := json.Marshal(report)
+		line, err := flowjob.Marshal(report)
 		if err != nil {
 			return fail("encoding the report: %v", err)
 		}

@@ -262,7 +262,7 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 		if opts.json {
 			out := newResultJSON(nil, res)
 			out.Suspended, out.Request = true, res.Suspended.Request
-			line, _ := json.Marshal(out) // plain values: cannot fail
+			line, _ := flowjob.Marshal(out) // plain values: cannot fail
 			_, _ = fmt.Fprintf(env.Stdout, "%s\n", line)
 		} else {
 			_, _ = fmt.Fprintf(env.Stderr, "suspended: the script asks for approval of %s; answer it with --resolution JSON\n", res.Suspended.Request)
@@ -287,7 +287,7 @@ func sizeOf(in io.Reader) string {
 // exit code.
 func printResult(env Env, opts runOptions, res sandbox.Result) int {
 	if opts.json {
-		line, err := json.Marshal(newResultJSON(nil, res))
+		line, err := flowjob.Marshal(newResultJSON(nil, res))
 		if err != nil {
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript run: encoding the result: %v\n", err)
 			return ExitFailed

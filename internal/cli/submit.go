@@ -143,7 +143,7 @@ func submit(ctx context.Context, env Env, args []string) int {
 		}
 		return ExitFailed
 	}
-	line, err := json.Marshal(res)
+	line, err := flowjob.Marshal(res)
 	if err != nil {
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: encoding the result: %v\n", err)
 		return ExitFailed

@@ -364,7 +364,7 @@ func templatesDelete(ctx context.Context, env Env, o templatesOptions) int {
 	if code != ExitOK {
 		return code
 	}
-	line, _ := json.Marshal(map[string]any{"id": o.id, "deleted": true}) // cannot fail
+	line, _ := flowjob.Marshal(map[string]any{"id": o.id, "deleted": true}) // cannot fail
 	return printJSONLine(env, line)
 }
 
@@ -450,7 +450,7 @@ func (c apiClient) walk(ctx context.Context, env Env, sub, path string, q url.Va
 		}
 		q.Set("cursor", next)
 	}
-	out, err := json.Marshal(all)
+	out, err := flowjob.Marshal(all)
 	if err != nil {
 		_, _ = fmt.Fprintf(env.Stderr, "flowscript templates %s: encoding the list: %v\n", sub, err)
 		return nil, ExitFailed
@@ -508,7 +508,7 @@ func (c apiClient) do(ctx context.Context, env Env, sub, method, path string, bo
 func (c apiClient) roundTrip(ctx context.Context, method, target string, body any, limit int64) (apiAnswer, []byte, error) {
 	var rd io.Reader
 	if body != nil {
-		raw, err := json.Marshal(body)
+		raw, err := flowjob.Marshal(body)
 		if err != nil {
 			return apiAnswer{}, nil, fmt.Errorf("encoding the request: %w", err)
 		}

@@ -356,10 +356,11 @@ func TestDeadlinePassedIsNotRun(t *testing.T) {
 }
 
 // TestResultTooLargeForTheBrokerFails: a result under the output cap whose
-// JSON escaping takes it past the broker's max_payload (each < is \u003c)
-// is the script's OUTPUT_TOO_LARGE on its first run, not a store that
-// fails on every delivery until the job runs out of them. A result of the
-// same length that needs no escaping is stored.
+// JSON escaping takes it past the broker's max_payload (each control
+// character is \u00XX) is the script's OUTPUT_TOO_LARGE on its first run,
+// not a store that fails on every delivery until the job runs out of them.
+// A result of the same length that needs no escaping is stored, markup
+// included (< > & are not escaped).
 func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
 		cfg := testConfig(t, url)
@@ -367,11 +368,11 @@ func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 		js := jetStream(t, nc)
 		r := newRunner(cfg.Parallel)
 		startExecutor(t, nc, cfg, r)
-		publish(t, js, cfg, newJob("escaped-1", `return "<>".repeat(100000)`))
-		publish(t, js, cfg, newJob("plain-1", `return "ab".repeat(100000)`))
+		publish(t, js, cfg, newJob("escaped-1", `return "\x01\x02".repeat(100000)`))
+		publish(t, js, cfg, newJob("plain-1", `return "<&".repeat(100000)`))
 		// 960,000 bytes escaped: under max_payload alone, over it with 96,000
 		// bytes of escaped console lines, which the message then names.
-		publish(t, js, cfg, newJob("logged-1", `for (let i = 0; i < 100; i++) console.log("<".repeat(160)); return "<".repeat(160000)`))
+		publish(t, js, cfg, newJob("logged-1", `for (let i = 0; i < 100; i++) console.log("\x01".repeat(160)); return "\x01".repeat(160000)`))
 		got := results(t, js, cfg, 3, 20*time.Second)
 		settled(t, js, cfg, 10*time.Second)
 		escaped, plain := got["escaped-1"], got["plain-1"]

@@ -113,7 +113,7 @@ const resultHeaderRoom = 4 << 10
 // could be over limit, the most a result message's body may take: the
 // broker's max_payload less resultHeaderRoom. The output cap bounds the
 // script's serialized result, but JSON escaping can make it up to six
-// times larger (each < > & or control character is \u00XX). A result
+// times larger (each control character is \u00XX). A result
 // that cannot be over limit, even escaped, is not encoded here.
 func (h *jobHandler) resultSize(v actions.Verdict) (size, limit int) {
 	if !v.Answer || h.nc == nil {
@@ -168,7 +168,7 @@ func (h *jobHandler) tooLargeForBroker(ctx context.Context, d *delivery, a attem
 	}
 	r.Output, r.Suspend = "", nil
 	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: fmt.Sprintf(
-		"the result is %d bytes once encoded as a result event (JSON escapes < > & and control characters as 6 bytes each), "+
+		"the result is %d bytes once encoded as a result event (JSON escapes control characters as 6 bytes each), "+
 			"over the %d bytes a broker message can carry (max_payload): %s", size, limit, next)}
 	v := h.policy.Decide(a.job, r, a.opts...)
 	if size, _ := h.resultSize(v); size > limit {

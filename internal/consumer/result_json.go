@@ -1,7 +1,6 @@
 package consumer
 
 import (
-	"encoding/json"
 	"slices"
 	"strconv"
 	"time"
@@ -10,8 +9,8 @@ import (
 	"github.com/flowscript/flowscript/flowjob"
 )
 
-// appendResult appends r's JSON encoding, byte for byte what json.Marshal
-// gives (field order, omitempty, sorted variables, HTML-safe escaping,
+// appendResult appends r's JSON encoding, byte for byte what flowjob.Marshal
+// gives (field order, omitempty, sorted variables, < > & as themselves,
 // invalid UTF-8 as U+FFFD), without reflection: every job encodes one
 // result, and json.Marshal was a twentieth of the executor's CPU per job.
 // ok is false for what it leaves to json.Marshal: an approval request
@@ -90,13 +89,13 @@ func appendResult(b []byte, r *flowjob.Result) (_ []byte, ok bool) {
 	return append(b, '}'), true
 }
 
-// marshalResult is r's JSON encoding: appendResult's, or json.Marshal's
+// marshalResult is r's JSON encoding: appendResult's, or flowjob.Marshal's
 // for what appendResult leaves to it.
 func marshalResult(r *flowjob.Result) ([]byte, error) {
 	if b, ok := appendResult(make([]byte, 0, 512), r); ok {
 		return b, nil
 	}
-	return json.Marshal(r)
+	return flowjob.Marshal(r)
 }
 
 // appendField appends `,"name":` and s as a JSON string; name needs no
@@ -143,10 +142,10 @@ func appendVariables(b []byte, vars map[string]string) []byte {
 	return append(b, '}')
 }
 
-// appendString appends s as a JSON string, escaped as json.Marshal escapes
-// it: the short escapes of \b \f \n \r \t, \u00XX for the other control
-// characters and for < > & (HTML-safe), \u2028 and \u2029, and U+FFFD for
-// each invalid UTF-8 byte.
+// appendString appends s as a JSON string, escaped as flowjob.Marshal
+// escapes it: the short escapes of \b \f \n \r \t, \u00XX for the other
+// control characters, \u2028 and \u2029, and U+FFFD for each invalid UTF-8
+// byte; < > & stay as they are.
 func appendString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -154,7 +153,7 @@ func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' {
 				i++
 				continue
 			}

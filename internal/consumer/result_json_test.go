@@ -51,9 +51,9 @@ func resultJSONCases() []flowjob.Result {
 	return []flowjob.Result{ok, failed, bareError, suspended, zoned, farZone, farYear, escapes, zero}
 }
 
-func TestMarshalResultIsJSONMarshal(t *testing.T) {
+func TestMarshalResultIsFlowjobMarshal(t *testing.T) {
 	for i, r := range resultJSONCases() {
-		want, wantErr := json.Marshal(r)
+		want, wantErr := flowjob.Marshal(r)
 		got, err := marshalResult(&r)
 		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
 			t.Errorf("case %d:\n got %s (error %v)\nwant %s (error %v)", i, got, err, want, wantErr)
@@ -61,7 +61,7 @@ func TestMarshalResultIsJSONMarshal(t *testing.T) {
 	}
 }
 
-// FuzzMarshalResult checks appendResult against json.Marshal on results
+// FuzzMarshalResult checks appendResult against flowjob.Marshal on results
 // built from arbitrary strings, numbers and times.
 func FuzzMarshalResult(f *testing.F) {
 	f.Add("válido", "<&>", "\xff\u2028", 0, 3, int64(0), 0, false)
@@ -81,7 +81,7 @@ func FuzzMarshalResult(f *testing.F) {
 			r.Logs = []flowjob.LogEntry{{Level: flowjob.LogLevel(s2), Message: s3, Line: n2}, {}}
 			r.LogsTruncated = true
 		}
-		want, wantErr := json.Marshal(r)
+		want, wantErr := flowjob.Marshal(r)
 		got, err := marshalResult(&r)
 		if (err != nil) != (wantErr != nil) || !bytes.Equal(got, want) {
 			t.Fatalf("\n got %s (error %v)\nwant %s (error %v)", got, err, want, wantErr)

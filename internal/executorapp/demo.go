@@ -90,7 +90,7 @@ func demoJob(ctx context.Context, client *flowclient.Client, js jetstream.JetStr
 	}
 	id := strings.TrimSuffix(path.Base(name), ".json") + "-" + run
 	doc["id"] = id
-	if raw, err = json.Marshal(doc); err != nil {
+	if raw, err = flowjob.Marshal(doc); err != nil {
 		return nil, err
 	}
 	var res *flowjob.Result
@@ -108,5 +108,5 @@ func demoJob(ctx context.Context, client *flowclient.Client, js jetstream.JetStr
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(res)
+	return flowjob.Marshal(res)
 }
