@@ -2,6 +2,8 @@ package flowjob
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"time"
 )
 
@@ -136,12 +138,25 @@ type Resume struct {
 // the same step and source under the new id, carrying the result's
 // continuation and the resolution (any JSON; nil is null), which
 // approval.request returns when the executor replays the run.
+//
+// The resume job is a copy: its variables, inputs and capabilities are its
+// own, so changing j's (or the map j was built with) afterwards does not
+// change it. It has no Deadline: j's was for the first run, and an approval
+// may come hours later; set one on the returned job if the resume itself
+// should have one.
 func (j *Job) ResumeWith(id, continuation string, resolution json.RawMessage) *Job {
 	r := *j
 	r.ID = id
+	r.Deadline = nil
+	r.Variables = maps.Clone(j.Variables)
+	r.Capabilities = slices.Clone(j.Capabilities)
+	r.Action.InputVariables = slices.Clone(j.Action.InputVariables)
+	if h := j.Action.ErrorHandoff; h != nil {
+		r.Action.ErrorHandoff = new(*h)
+	}
 	if resolution == nil {
 		resolution = json.RawMessage("null")
 	}
-	r.Resume = &Resume{Token: continuation, Resolution: resolution}
+	r.Resume = &Resume{Token: continuation, Resolution: slices.Clone(resolution)}
 	return &r
 }

@@ -72,13 +72,20 @@ function ordered<T extends object>(v: T, order: readonly string[]): T {
  * same step and source under a new id (default newJobId()), carrying the
  * result's continuation and the resolution approval.request returns on
  * replay. A continuation resumes once: retry a resume with the same id.
+ *
+ * The resume job has its own copies of the variables, inputs and
+ * capabilities, and no deadline: the suspended job's was for its first run,
+ * and an approval may come hours later (set one on the returned job if the
+ * resume itself should have one).
  */
 export function resumeJob(suspended: Job, continuation: string, resolution: unknown, id: string = newJobId()): Job {
+  const { deadline: _firstRun, ...step } = suspended;
   return ordered(
     {
-      ...suspended,
+      ...step,
       action: { ...suspended.action, inputVariables: suspended.action.inputVariables?.map((x) => ({ ...x })) },
       variables: isPlain(suspended.variables) ? { ...suspended.variables } : suspended.variables,
+      capabilities: Array.isArray(suspended.capabilities) ? [...suspended.capabilities] : suspended.capabilities,
       id,
       resume: { token: continuation, resolution: resolution === undefined ? null : resolution },
     },

@@ -23,15 +23,29 @@ export const MAX_FIELD_ERRORS = 50;
 export class JobValidationError extends Error {
   override readonly name = "JobValidationError";
   readonly errors: FieldError[];
-  constructor(errors: FieldError[]) {
+  readonly #all: FieldError[];
+  /**
+   * errors is the list shown (at most MAX_FIELD_ERRORS, then a line that
+   * says how many more); all, when given, is every problem found, which
+   * has() reads.
+   */
+  constructor(errors: FieldError[], all: FieldError[] = errors) {
     super("invalid job: " + errors.map((e) => (e.field ? `${e.field}: ${e.message}` : e.message)).join("; "));
     this.errors = errors;
+    this.#all = all;
   }
-  /** Whether field, or a field inside it, broke a rule. */
+  /**
+   * Whether field, or a field inside it, broke a rule. A problem of the
+   * whole document makes it true for every field; the "more problems" line
+   * does not (the problems past the cap count by their own fields), so a
+   * job with many bad inputs still has a usable id.
+   */
   has(field: string): boolean {
-    return this.errors.some((e) => e.field === "" || within(e.field, field));
+    return this.#all.some((e) => (e.field === "" && !MORE_PROBLEMS.test(e.message)) || within(e.field, field));
   }
 }
+
+const MORE_PROBLEMS = /^\d+ more problems not listed$/;
 
 let compiled: { job: ValidateFunction; result: ValidateFunction } | undefined;
 
@@ -59,12 +73,16 @@ function validators() {
  * this accepts only for the size of its interpolated inputs (1 MiB).
  */
 export function validateJob(value: unknown): FieldError[] {
+  return capped(everyJobProblem(value));
+}
+
+function everyJobProblem(value: unknown): FieldError[] {
   const { job } = validators();
   const list = job(value) ? [] : fromAjv(job.errors ?? [], value);
   if (isObject(value)) {
     checkBytes(value, list);
   }
-  return capped(list);
+  return list;
 }
 
 /** Whether value is a valid job. */
@@ -74,9 +92,9 @@ export function isJob(value: unknown): value is Job {
 
 /** Throws a JobValidationError listing every problem when value is not a valid job. */
 export function assertValidJob(value: unknown): asserts value is Job {
-  const errors = validateJob(value);
-  if (errors.length > 0) {
-    throw new JobValidationError(errors);
+  const all = everyJobProblem(value);
+  if (all.length > 0) {
+    throw new JobValidationError(capped(all), all);
   }
 }
 
@@ -175,6 +193,9 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break;
       case "not":
         if (generic(at) === "action.inputVariables[].name") {
+          // A name that is not a string holds the "not" trivially: its
+          // type error says what is wrong.
+          if (typeof e.data !== "string") break;
           // jsident.Check's two refusals: a reserved word, or FlowScript's own prefix.
           add(
             at,
@@ -308,8 +329,9 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   const resume = job["resume"];
   if (isObject(resume)) {
     cap("resume.token", resume["token"], LIMITS.maxTokenBytes);
-    if ("resolution" in resume && resume["resolution"] !== undefined && !isJSON(resume["resolution"])) {
-      add("resume.resolution", "must be JSON");
+    if ("resolution" in resume && resume["resolution"] !== undefined) {
+      const why = notJSON(resume["resolution"]);
+      if (why) add("resume.resolution", `must be JSON: ${why}`);
     }
   }
   const action = job["action"];
@@ -358,7 +380,16 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
       add("variables", `total ${total} bytes, over the ${LIMITS.maxVariablesBytes}-byte limit: send only the ones the action uses`);
     }
   }
-  const size = bytes(JSON.stringify(job));
+  let text: string;
+  try {
+    text = JSON.stringify(job);
+  } catch (err) {
+    // A BigInt, or a toJSON that throws: the field's own problem is
+    // listed above when the schema saw it.
+    if (list.length === 0) list.push({ field: "", message: `cannot be encoded as JSON: ${String(err)}` });
+    return;
+  }
+  const size = bytes(text);
   if (size > LIMITS.maxJobBytes) {
     list.push({ field: "", message: `job is ${size} bytes, over the ${LIMITS.maxJobBytes}-byte limit: move large data out of the job` });
   }
@@ -437,12 +468,32 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-// isJSON reports whether JSON.stringify writes v (a function, a symbol or
-// undefined it leaves out; a BigInt it refuses).
-function isJSON(v: unknown): boolean {
-  try {
-    return JSON.stringify(v) !== undefined;
-  } catch {
-    return false;
+// notJSON says why v is not a JSON value that JSON.stringify writes as it
+// is ("" when it is): a function, a symbol or undefined it leaves out, a
+// BigInt it refuses, NaN and the infinities it writes as null, a Map or a
+// Set it writes as {}.
+function notJSON(v: unknown, depth = 0): string {
+  switch (typeof v) {
+    case "bigint":
+      return "a BigInt has no JSON form; send it as a string or a number";
+    case "function":
+    case "symbol":
+    case "undefined":
+      return `a ${typeof v} has no JSON form`;
+    case "number":
+      return Number.isFinite(v) ? "" : `${String(v)} has no JSON form (JSON.stringify writes null)`;
+    case "object":
+      if (v === null || depth > 64) return "";
+      if (v instanceof Map || v instanceof Set) {
+        return `a ${v instanceof Map ? "Map" : "Set"} is written as {}; convert it first (Object.fromEntries, [...set])`;
+      }
+      if (typeof (v as { toJSON?: unknown }).toJSON === "function") return "";
+      for (const item of Array.isArray(v) ? v : Object.values(v)) {
+        const why = item === undefined && !Array.isArray(v) ? "" : notJSON(item, depth + 1);
+        if (why) return why;
+      }
+      return "";
+    default:
+      return "";
   }
 }

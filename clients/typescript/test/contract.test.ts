@@ -218,7 +218,13 @@ describe("validation messages name the field", () => {
     ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /2026-02-30 is no day/ }]],
     ["a tenantId over the cap in bytes", (j) => (j["tenantId"] = "ア".repeat(86)), [{ field: "tenantId", message: /is 258 bytes, over the 256-byte limit/ }]],
     ["a timeout past 2^53", (j) => (j["timeoutMs"] = 1e19), [{ field: "timeoutMs", message: /is out of range/ }]],
-    ["a resolution JSON cannot hold", (j) => (j["resume"] = { token: "t", resolution: () => 1 }), [{ field: "resume.resolution", message: /^must be JSON$/ }]],
+    ["a resolution JSON cannot hold", (j) => (j["resume"] = { token: "t", resolution: () => 1 }), [{ field: "resume.resolution", message: /^must be JSON: a function has no JSON form$/ }]],
+    ["a resolution that is a Map", (j) => (j["resume"] = { token: "t", resolution: { items: new Map([["a", 1]]) } }), [{ field: "resume.resolution", message: /^must be JSON: a Map is written as \{\}/ }]],
+    ["a resolution holding NaN", (j) => (j["resume"] = { token: "t", resolution: [1, NaN] }), [{ field: "resume.resolution", message: /^must be JSON: NaN has no JSON form/ }]],
+    ["a resolution holding a BigInt", (j) => (j["resume"] = { token: "t", resolution: { n: 1n } }), [{ field: "resume.resolution", message: /^must be JSON: a BigInt has no JSON form/ }]],
+    ["a BigInt timeout", (j) => (j["timeoutMs"] = 10n), [{ field: "timeoutMs", message: /^must be a whole number, got bigint$/ }]],
+    ["an input name that is not a string", (j) => (j["action"]["inputVariables"][0]["name"] = null), [{ field: "action.inputVariables[0].name", message: /^must be a string, got null$/ }]],
+    ["an input name that is a number", (j) => (j["action"]["inputVariables"][0]["name"] = 5), [{ field: "action.inputVariables[0].name", message: /^must be a string, got number$/ }]],
     ["a token over the cap in bytes", (j) => (j["resume"] = { token: "ア".repeat(1366), resolution: true }), [{ field: "resume.token", message: /is 4098 bytes, over the 4096-byte limit/ }]],
     ["two variable names that differ only in a lone surrogate", (j) => (j["variables"] = { "\uD800": "a", "\uD801": "b" }), [{ field: 'variables["\uFFFD"]', message: /^duplicate variable$/ }]],
     ["a source under the cap in characters, over it in bytes", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes / 2 + 1)), [{ field: "action.source", message: /is 262146 bytes, over the 262144-byte limit/ }]],
@@ -313,6 +319,19 @@ describe("validation messages name the field", () => {
         !err.has("id") &&
         err.message === 'invalid job: context: must be "flow" or "tool", got "bot"; action.onError: must be "blocking" or "continue", got "x"',
     );
+    // Past the cap the "more problems" line is not a problem of every
+    // field: the problems it stands for count by their own fields.
+    const inputs = Array.from({ length: 60 }, (_, i) => ({ name: `${i}x`, value: "" }));
+    assert.throws(
+      () => assertValidJob({ ...valid(), action: { ...valid().action, inputVariables: inputs }, variables: { v: 1 } }),
+      (err: unknown) =>
+        err instanceof JobValidationError &&
+        err.errors.length === 51 &&
+        err.has("action") &&
+        err.has("variables") &&
+        !err.has("id") &&
+        !err.has("sessionId"),
+    );
   });
 });
 
@@ -371,5 +390,28 @@ describe("resumeJob", () => {
     assert.deepEqual(validateJob(r), []);
     assert.equal(resumeJob(suspended, "t", undefined).resume?.resolution, null);
     assert.notEqual(resumeJob(suspended, "t", 1).id, suspended.id);
+  });
+
+  test("its own copies, without the first run's deadline", () => {
+    const suspended = buildJob({
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "flow",
+      tenantId: "acme",
+      capabilities: ["approval"],
+      deadline: new Date(Date.now() + 3000).toISOString(),
+      action: { source: "return approval.request()", inputVariables: [{ name: "n", value: "{{n}}" }], outputVariable: "o", onError: "continue" },
+      variables: { n: "1" },
+    });
+    const r = resumeJob(suspended, "t", true);
+    assert.equal("deadline" in r, false);
+    assert.equal(typeof suspended.deadline, "string");
+    suspended.capabilities![0] = "kv";
+    suspended.variables!["n"] = "2";
+    suspended.action.inputVariables![0]!.value = "changed";
+    assert.deepEqual(r.capabilities, ["approval"]);
+    assert.deepEqual(r.variables, { n: "1" });
+    assert.deepEqual(r.action.inputVariables, [{ name: "n", value: "{{n}}" }]);
   });
 });
