@@ -247,6 +247,11 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	}
 
 	re2Str, err := parser.TransformRegExp(patternStr, dotAll, unicode)
+	if err == nil && multiline && lineAnchors(patternStr) {
+		// FlowScript: Go's multiline ^ and $ know only \n as a line
+		// terminator; regexp2's are spelt out (regexp_anchors_flowscript.go).
+		re2Str, err = "", parser.RegexpErrorIncompatible{}
+	}
 	if err == nil {
 		re2flags := ""
 		if multiline {

@@ -16,10 +16,10 @@ var prefixPatterns = []struct{ src, flags string }{
 	{`\b(\d{2})\/(\d{2})\/(\d{4})\b`, "g"},
 	{`\(?\d{2}\)?\s?9?\d{4}-?\d{4}`, "g"},
 	{`\b(urgente|cancelar|procon|reclame aqui)\b`, "i"},
-	{`^ab+`, "gm"},
+	{`^ab+`, "g"}, // with m, ^ and $ go to regexp2 (patch 36)
 	{`\Bok\b`, "g"},
 	{`(ab|cd)?ef`, "g"},
-	{`x(?:yz|y)\w*$`, "gm"},
+	{`x(?:yz|y)\w*$`, "g"},
 	{`sk`, "gi"},
 	{`(?:a|b)c\b`, "g"},
 	{`12(3)?`, "gy"},

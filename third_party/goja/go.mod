@@ -11,3 +11,6 @@ require (
 	github.com/google/pprof v0.0.0-20230207041349-798e818bf904
 	golang.org/x/text v0.3.8
 )
+
+// FlowScript: regexp2 as FlowScript carries it (../regexp2/FLOWSCRIPT.md).
+replace github.com/dlclark/regexp2/v2 => ../regexp2

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
 	"github.com/dop251/goja/unistring"
@@ -106,9 +107,9 @@ func submatchesToRegexpResults(submatches [][]int, groups []string) []regexpResu
 
 func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*regexp2Wrapper, error) {
 	var opts = regexp2.ECMAScript
-	if multiline {
-		opts |= regexp2.Multiline
-	}
+	// FlowScript: ^ $ \b \B as ECMAScript reads them, with no Multiline
+	// option (regexp_anchors_flowscript.go).
+	pattern := ecmaAssertions(src, multiline, unicode, ignoreCase)
 	if dotAll {
 		opts |= regexp2.Singleline
 	}
@@ -118,7 +119,7 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	if unicode {
 		opts |= regexp2.Unicode
 	}
-	regexp2Pattern, err1 := regexp2.Compile(src, opts)
+	regexp2Pattern, err1 := regexp2.Compile(pattern, opts)
 	if err1 != nil {
 		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", src, err1)
 	}
@@ -206,7 +207,8 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 		}
 		if limit == 1 {
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
-			if result.indexes == nil {
+			// FlowScript: a sticky search matches at its start or not at all.
+			if result.indexes == nil || sticky && result.indexes[0] != 0 {
 				return nil
 			}
 			return []regexpResult{result}
@@ -418,6 +420,9 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 				break
 			}
 			start = result.indexes[1]
+			if result.indexes[0] == start {
+				start++ // FlowScript: after an empty match the next one is tried a character on
+			}
 		}
 
 		results = append(results, result)
@@ -504,6 +509,14 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 				break
 			}
 			start = result.indexes[1]
+			if result.indexes[0] == start {
+				// FlowScript: after an empty match the next one is tried a
+				// code point on.
+				start++
+				if start < s.Length() && isUTF16Pair(s, start-1) {
+					start++
+				}
+			}
 		}
 
 		results = append(results, result)
@@ -543,6 +556,12 @@ func (r *regexpWrapper) findAllSubmatchIndex(s string, limit int, sticky bool) [
 					return results[:i]
 				}
 				pos = result.indexes[1]
+				if result.indexes[0] == pos && pos < len(s) {
+					// FlowScript: after an empty match Go's regexp tries the
+					// next one a character on, as ECMAScript does.
+					_, size := utf8.DecodeRuneInString(s[pos:])
+					pos += size
+				}
 			}
 		}
 	}
@@ -756,4 +775,9 @@ func (r *regexpObject) setOwnSym(name *Symbol, value Value, throw bool) bool {
 		}
 	}
 	return res
+}
+
+// isUTF16Pair reports whether s holds a surrogate pair at i (FlowScript).
+func isUTF16Pair(s String, i int) bool {
+	return i+1 < s.Length() && isUTF16FirstSurrogate(s.CharAt(i)) && isUTF16SecondSurrogate(s.CharAt(i+1))
 }

@@ -1,0 +1,56 @@
+package goja
+
+import "testing"
+
+// TestRegExpPatch36MatchesNode: patch 36's cases, each with Node's answer.
+// regexp2 kept one set and one string for two that differed only in their
+// surrogates (emoji in a pattern without u, found with g), read \b and \B
+// with Unicode word characters, and knew only \n as a line terminator for
+// ^ and $ with m, as Go's regexp does; sticky searches of text with
+// surrogates matched past their start, or stopped after an empty match.
+func TestRegExpPatch36MatchesNode(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		// surrogates in sets and strings (third_party/regexp2)
+		{`'Oi 😀'.replace(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g, '')`, `Oi `},
+		{`JSON.stringify('a😀b'.match(/[\ud800-\udbff][\udc00-\udfff]/g))`, `["😀"]`},
+		{`JSON.stringify('a😀b'.split(/[\ud800-\udbff][\udc00-\udfff]/))`, `["a","b"]`},
+		{`'x😁'.replace(/(😀)|(😁)/g,'[$1|$2]')`, `x[|😁]`},
+		{`'a😁b😀'.replace(/😁/g,'-')`, `a-b😀`},
+		// \b and \B
+		{`JSON.stringify('Olá João 😀'.match(/\b\w+\b/g))`, `["Ol","Jo","o"]`},
+		{`'Olá João 😀'.replace(/\b/g,'|')`, `|Ol|á |Jo|ã|o| 😀`},
+		{`JSON.stringify('ée😀'.split(/\b/))`, `["é","e","😀"]`},
+		{`JSON.stringify('olá😀 mundo'.replace(/\B/g, '.'))`, `"o.lá.\ud83d.\ude00. m.u.n.d.o"`},
+		{`JSON.stringify('a\bb😀'.match(/[\b]/g))`, `["\b"]`},
+		{`JSON.stringify('a\\b'.match(/\\b/))`, `["\\b"]`},
+		{`JSON.stringify('ſ'.match(/\w/iu))`, `["ſ"]`},
+		// ^ and $ with m: \n, \r, U+2028 and U+2029
+		{`JSON.stringify('Nome: Ana\r\nCPF: 123\r\n'.match(/^CPF: (.*)$/m))`, `["CPF: 123","123"]`},
+		{`JSON.stringify('a\r\nb\r\nc'.match(/^.*$/gm))`, `["a","","b","","c"]`},
+		{`JSON.stringify('a\rb'.match(/^b/m))`, `["b"]`},
+		{`String(/a$/m.test('a\u2029b'))`, `true`},
+		{`JSON.stringify('x\r\ny'.split(/$/m))`, `["x","\r","\ny"]`},
+		{`JSON.stringify('one two\r\nthree'.match(/\w+$/gm))`, `["two","three"]`},
+		{`JSON.stringify('l1\nl2\r\nl3'.replace(/^/gm, '> '))`, `"> l1\n> l2\r> \n> l3"`},
+		{`JSON.stringify('x^y$'.match(/[$^]/g))`, `["^","$"]`},
+		{`JSON.stringify('a\n'.match(/a$/))`, `null`},
+		{`JSON.stringify('a\n😀'.match(/a$/g))`, `null`},
+		{`JSON.stringify('a\nb'.match(/^b/))`, `null`},
+		// sticky
+		{`JSON.stringify('ola 😀'.replace(/\s/y,'_'))`, `"ola 😀"`},
+		{`JSON.stringify('a😀'.replace(/😀/y,'_'))`, `"a😀"`},
+		{`JSON.stringify(' ola 😀'.replace(/\s/y,'_'))`, `"_ola 😀"`},
+		{`JSON.stringify('olá 😀'.match(/x*/gy))`, `["","","","","","",""]`},
+		{`JSON.stringify('😀😀'.match(/x*/gyu))`, `["","",""]`},
+		{`JSON.stringify('ab😀'.replace(/x*/gy,'-'))`, `"-a-b-\ud83d-\ude00-"`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil {
+			t.Errorf("%s: %v", c.src, err)
+			continue
+		}
+		if got := v.String(); got != c.want {
+			t.Errorf("%s: got %s, want %s (Node's)", c.src, got, c.want)
+		}
+	}
+}
