@@ -107,7 +107,9 @@ func getTimeZoneOffset(s string, strict bool) (int, string, bool) {
 		if n > 2 {
 			mm = hh % 100
 			hh = hh / 100
-		} else if t, ok = skip(t, ':'); ok {
+		} else if t, ok = skip(t, ':'); !ok && strict {
+			return 0, s, false // ISO: ±HH:mm or ±HHmm, never ±HH, as in V8 (FlowScript patch 37)
+		} else if ok {
 			if mm, t, ok = getDigits(t, 2, 2); !ok {
 				return 0, s, false
 			}
@@ -306,6 +308,13 @@ func parseDateOtherString(s string) (date, bool) {
 					d.msec, s = getMilliseconds(s)
 				}
 				hasTime = true
+				if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+					// An offset right after the time ("14:00:00-03:00",
+					// Python's and PostgreSQL's form): not a separator to
+					// drop below, which read -03:00 as a second time, 03:00
+					// (FlowScript patch 37).
+					continue
+				}
 				if t := skipSpaces(s); len(t) > 0 {
 					if t, ok = match(t, "pm"); ok {
 						if d.hour < 12 {
