@@ -36,10 +36,17 @@ func Load(ctx context.Context, js jetstream.JetStream, stream string, subjects f
 	}
 	msg, err := s.GetLastMsgForSubject(ctx, subjects.Failure(jobID))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
-		return Record{}, fmt.Errorf("%w of job %s in %s: only jobs whose script failed are kept, within FAILURES_MAX_AGE, FAILURES_MAX_MSGS and FAILURES_MAX_BYTES, and none by executors with FAILURE_RECORDS=off",
-			ErrNoRecord, jobID, stream)
+		return Record{}, NoRecord(stream, jobID)
 	} else if err != nil {
 		return Record{}, fmt.Errorf("reading the failure record of job %s from %s: %w", jobID, stream, err)
 	}
 	return Decode(msg.Data)
+}
+
+// NoRecord is the error Load returns when stream holds no record of jobID
+// (it wraps ErrNoRecord). A caller that may not see a record answers with
+// it too, so that the answer does not tell the record exists.
+func NoRecord(stream, jobID string) error {
+	return fmt.Errorf("%w of job %s in %s: only jobs whose script failed are kept, within FAILURES_MAX_AGE, FAILURES_MAX_MSGS and FAILURES_MAX_BYTES, and none by executors with FAILURE_RECORDS=off",
+		ErrNoRecord, jobID, stream)
 }

@@ -40,8 +40,11 @@
 //     variables and runs its host functions (the job's tenantId). With
 //     AUTH_JWT_TENANT_CLAIM set, a token may do either only for the tenants
 //     that claim names (a string or an array of strings; a token without it
-//     for none): 403 otherwise, so an author of one tenant can neither read
-//     another tenant's sessions nor call its connectors with their secrets.
+//     for none), so an author of one tenant can neither read another
+//     tenant's sessions nor call its connectors with their secrets. A test
+//     run answers 403 otherwise; a replay answers 404 as for a job with no
+//     record (failrecord.NoRecord), so the token learns neither that the
+//     job exists nor whose it is.
 //     A job of no tenant that asked for no capabilities is not bound.
 //     API keys are operators' credentials and are not bound; unset, no
 //     credential is (a single-tenant deployment).

@@ -90,6 +90,16 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
+	// A replay shows the job's session variables and runs its host
+	// functions: a token bound to tenants replays only its tenants' jobs.
+	// Another tenant's job is answered as a job with no record, so that a
+	// token learns neither that it exists nor whose it is.
+	if rec.Job.TenantID != "" || len(rec.Job.Capabilities) > 0 {
+		if s.tenantRefused(r, rec.Job.TenantID, "replay a job") != nil {
+			writeError(w, newError(http.StatusNotFound, CodeNotFound, failrecord.NoRecord(s.failuresStream(), jobID).Error()))
+			return
+		}
+	}
 	opts := failrecord.Options{SourceLabel: "request source"}
 	if body.Source != nil {
 		opts.Source = *body.Source
@@ -101,14 +111,6 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", *body.Version)
-	}
-	// A replay shows the job's session variables and runs its host
-	// functions: a token bound to tenants replays only its tenants' jobs.
-	if rec.Job.TenantID != "" || len(rec.Job.Capabilities) > 0 {
-		if herr := s.tenantRefused(r, rec.Job.TenantID, fmt.Sprintf("replay job %q", rec.Job.ID)); herr != nil {
-			writeError(w, herr)
-			return
-		}
 	}
 	select {
 	case s.slots <- struct{}{}:
@@ -177,7 +179,7 @@ func (s *Server) loadFailure(ctx context.Context, jobID string) (failrecord.Reco
 		return failrecord.Record{}, unavailable(err)
 	}
 	subjects := flowjob.Subjects{Prefix: s.cfg.SubjectPrefix}
-	rec, err := failrecord.Load(ctx, js, failrecord.StreamName(cmp.Or(s.cfg.JobsStream, flowjob.DefaultJobsStream)), subjects, jobID)
+	rec, err := failrecord.Load(ctx, js, s.failuresStream(), subjects, jobID)
 	switch {
 	case errors.Is(err, failrecord.ErrNoRecord), errors.Is(err, failrecord.ErrNoStream):
 		return failrecord.Record{}, newError(http.StatusNotFound, CodeNotFound, err.Error())
@@ -185,6 +187,11 @@ func (s *Server) loadFailure(ctx context.Context, jobID string) (failrecord.Reco
 		return failrecord.Record{}, unavailable(err)
 	}
 	return rec, nil
+}
+
+// failuresStream is the executor's failures stream.
+func (s *Server) failuresStream() string {
+	return failrecord.StreamName(cmp.Or(s.cfg.JobsStream, flowjob.DefaultJobsStream))
 }
 
 // validateReplay checks the variables of replays: NATS_URL when set, and
