@@ -314,6 +314,46 @@ func TestReplyToGetsTheStoredResult(t *testing.T) {
 	})
 }
 
+// TestUnusableIDIsToldOnItsInbox: a job whose id cannot name a result
+// subject ('.', a space, over 128 bytes) has no stored result, but its
+// Reply-To inbox gets the INVALID_JOB result (jobId "") naming the id, so
+// the engine does not wait out its own timeout. It is dead-lettered as
+// before, and RESULTS stays empty.
+func TestUnusableIDIsToldOnItsInbox(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		inbox := "replies." + cfg.Consumer + ".bad-id"
+		replies, err := nc.SubscribeSync(inbox)
+		if err != nil {
+			t.Fatal(err)
+		}
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		job := cpfJob("x")
+		job.ID = "session.42 step"
+		data, _ := json.Marshal(job)
+		publishRaw(t, js, cfg, data, "", nats.Header{flowjob.HeaderReplyTo: []string{inbox}})
+		msg, err := replies.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("no answer on the inbox of a job with an unusable id: %v", err)
+		}
+		var r flowjob.Result
+		if err := json.Unmarshal(msg.Data, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.JobID != "" || r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob ||
+			!strings.HasPrefix(r.Error.Message, "invalid job: id: ") || r.SessionID != job.SessionID {
+			t.Errorf("inbox got %s, want the INVALID_JOB result naming the id, jobId \"\"", msg.Data)
+		}
+		readAll(t, js, cfg.DLQStream, 1, 10*time.Second)
+		settled(t, js, cfg, 10*time.Second)
+		if n := streamMsgs(t, js, cfg.ResultsStream); n != 0 {
+			t.Errorf("RESULTS holds %d messages, want none", n)
+		}
+	})
+}
+
 // TestReplyToCannotWriteResults: a Reply-To naming a result subject is
 // ignored, so it cannot plant a result past the first-writer check.
 func TestReplyToCannotWriteResults(t *testing.T) {

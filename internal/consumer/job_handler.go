@@ -517,6 +517,14 @@ func (h *jobHandler) commit(ctx context.Context, d *delivery, v actions.Verdict)
 			return h.failure(ctx, d, "", err)
 		}
 		h.recordFailure(ctx, d, v, repeat)
+	} else if replyTo(d.msg.Headers()) != "" {
+		// A job whose id cannot name a result subject (a '.', a space, too
+		// long) has no stored result, but an engine that gave an inbox
+		// still hears why instead of waiting out its own timeout: the
+		// INVALID_JOB result, jobId "", to the inbox alone.
+		if enc, err := Encode(v.Result); err == nil {
+			h.notify(ctx, d, enc.Data)
+		}
 	}
 	if !v.DeadLetter {
 		return stored(v.Result, repeat)
