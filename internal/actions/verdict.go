@@ -12,7 +12,8 @@ type Verdict struct {
 	// Result is the job's result event.
 	Result flowjob.Result
 	// Answer is true when the job named a usable id (see flowjob.ValidID):
-	// Result is stored under it. Otherwise there is no one to answer.
+	// Result is stored under it. Otherwise nothing is stored (the executor
+	// sends Result only to the job's Reply-To inbox, when it has one).
 	Answer bool
 	// DeadLetter is true when the job must never run again and is kept for
 	// an operator: bad input (INVALID_JOB), deliveries exhausted
