@@ -101,7 +101,7 @@ func usedVariables(job *flowjob.Job) map[string]string {
 
 // Encode is the record's JSON.
 func (r Record) Encode() ([]byte, error) {
-	data, err := json.Marshal(r)
+	data, err := flowjob.Marshal(r)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the failure record of %s: %w", r.Job.ID, err)
 	}

@@ -27,6 +27,26 @@ func failingJob() *flowjob.Job {
 	}
 }
 
+// A record of a job of markup is as large as its markup: < > & are not
+// escaped (six bytes each), so a job that fits a broker message keeps a
+// record that fits one too.
+func TestEncodeKeepsMarkup(t *testing.T) {
+	job := failingJob()
+	job.Variables["contact.name"] = strings.Repeat("<b>&</b>", 1000)
+	rec, err := New(job, flowjob.Result{JobID: job.ID, Status: flowjob.StatusFailed, Attempt: 1,
+		Error: &flowjob.Error{Code: flowjob.CodeScriptError, Message: "<boom>"}}, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := rec.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "<b>&</b><b>&</b>") || strings.Contains(string(data), `\u003c`) || len(data) > 10_000 {
+		t.Errorf("record of %d bytes escapes the markup: %.200s", len(data), data)
+	}
+}
+
 // A record keeps the variables the action reads, no continuation token,
 // and the failure's facts; it round-trips through its JSON.
 func TestNewLeavesOutWhatReplayDoesNotNeed(t *testing.T) {

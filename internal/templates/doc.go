@@ -30,6 +30,6 @@
 // ErrUnavailable, so callers can answer 404 and 503 without knowing which
 // store they hold. On PostgreSQL a read whose pooled connection the server
 // had ended (pg_terminate_backend, a restart, a dropped proxy connection)
-// runs once more on a new connection; a write is not repeated, as it may
+// runs once more on another connection; a write is not repeated, as it may
 // have been carried out, and answers ErrUnavailable.
 package templates

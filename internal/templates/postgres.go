@@ -158,9 +158,10 @@ func (p *Postgres) Get(ctx context.Context, id uuid.UUID) (Template, error) {
 // on a pooled connection the server had closed meanwhile (an
 // administrator's pg_terminate_backend, a restarted server, a proxy that
 // dropped it): the pool pings only connections idle for over a second, and
-// a read is safe to repeat. The second try takes a new connection. A
-// write is not repeated: it may have been carried out (its 503 tells the
-// client to try again).
+// a read is safe to repeat. The second try takes another connection, new
+// unless the pool holds more that the server ended (after a restart, say:
+// then it too may fail, once, with 503). A write is not repeated: it may
+// have been carried out (its 503 tells the client to try again).
 func (p *Postgres) read(ctx context.Context, f func() error) error {
 	err := f()
 	if err != nil && ctx.Err() == nil && lostConnection(err) {

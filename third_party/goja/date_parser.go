@@ -248,6 +248,26 @@ func parseDateISOString(s string) (date, bool) {
 	return d, len(s) == 0
 }
 
+// meridiem reads an "am" or "pm" (after spaces) at the start of s and
+// returns the rest and hour on the 24-hour clock; found is false when s
+// has neither.
+func meridiem(s string, hour int) (rest string, h int, found bool) {
+	t := skipSpaces(s)
+	if t, ok := match(t, "pm"); ok {
+		if hour < 12 {
+			hour += 12
+		}
+		return t, hour, true
+	}
+	if t, ok := match(t, "am"); ok {
+		if hour == 12 {
+			hour = 0
+		}
+		return t, hour, true
+	}
+	return s, hour, false
+}
+
 func parseDateOtherString(s string) (date, bool) {
 	var d = date{
 		year:    2001,
@@ -270,6 +290,11 @@ func parseDateOtherString(s string) (date, bool) {
 				if val, s, ok = getTimeZoneOffset(s, false); ok {
 					d.timeZoneOffset = val
 					d.isLocal = false
+					// "1:00:00-03:00 pm": V8 reads the am or pm after the
+					// offset too (FlowScript patch 37).
+					if t, hour, found := meridiem(s, d.hour); found {
+						s, d.hour = t, hour
+					}
 				}
 			}
 			if !hasTime || !ok {
@@ -315,20 +340,9 @@ func parseDateOtherString(s string) (date, bool) {
 					// (FlowScript patch 37).
 					continue
 				}
-				if t := skipSpaces(s); len(t) > 0 {
-					if t, ok = match(t, "pm"); ok {
-						if d.hour < 12 {
-							d.hour += 12
-						}
-						s = t
-						continue
-					} else if t, ok = match(t, "am"); ok {
-						if d.hour == 12 {
-							d.hour = 0
-						}
-						s = t
-						continue
-					}
+				if t, hour, found := meridiem(s, d.hour); found {
+					s, d.hour = t, hour
+					continue
 				}
 			} else if n-len(s) > 2 {
 				d.year = val

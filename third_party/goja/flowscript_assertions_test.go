@@ -36,6 +36,17 @@ func TestRegExpPatch36MatchesNode(t *testing.T) {
 		{`JSON.stringify('a\n'.match(/a$/))`, `null`},
 		{`JSON.stringify('a\n😀'.match(/a$/g))`, `null`},
 		{`JSON.stringify('a\nb'.match(/^b/))`, `null`},
+		// a $ in a group's name is no anchor; . keeps off line terminators
+		{`JSON.stringify(new RegExp("(?<$x>a)$","m").exec("a"))`, `["a","a"]`},
+		{`JSON.stringify(new RegExp("(?<$x>a)\\k<$x>$","gm").exec("aa\r\n"))`, `["aa","a"]`},
+		{`String(/^x.y$/m.test("x\u2028y"))`, `false`},
+		{`JSON.stringify(/^CPF: (.*)$/m.exec("CPF: 12\u20283\r\n")[1])`, `"12"`},
+		{`String(/(?<=x).y/.test("x\u2028y"))`, `false`},
+		{`JSON.stringify(("a\nb😀").match(/a.b/gs))`, `["a\nb"]`},
+		{`JSON.stringify(("x[.]y😀").match(/[.]/g))`, `["."]`},
+		// without u, i does not make ſ and the Kelvin sign word characters
+		{`JSON.stringify(("\u212A😀").match(/\b/gi))`, `null`},
+		{`JSON.stringify(("x\u017F😀").replace(/\B/gi,"|"))`, `"xſ|\ud83d|\ude00|"`},
 		// sticky
 		{`JSON.stringify('ola 😀'.replace(/\s/y,'_'))`, `"ola 😀"`},
 		{`JSON.stringify('a😀'.replace(/😀/y,'_'))`, `"a😀"`},

@@ -107,9 +107,9 @@ func submatchesToRegexpResults(submatches [][]int, groups []string) []regexpResu
 
 func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*regexp2Wrapper, error) {
 	var opts = regexp2.ECMAScript
-	// FlowScript: ^ $ \b \B as ECMAScript reads them, with no Multiline
+	// FlowScript: ^ $ . \b \B as ECMAScript reads them, with no Multiline
 	// option (regexp_anchors_flowscript.go).
-	pattern := ecmaAssertions(src, multiline, unicode, ignoreCase)
+	pattern := ecmaAssertions(src, multiline, dotAll, unicode, ignoreCase)
 	if dotAll {
 		opts |= regexp2.Singleline
 	}
