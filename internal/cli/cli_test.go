@@ -159,7 +159,7 @@ func TestRunOne(t *testing.T) {
 			stdin: "function execute(first, second) { return first + second }"}, ExitOK, "12\n", ""},
 		{"value with =", invocation{args: []string{"run", "--input", "q=a=b", "-"}, stdin: "return q"}, ExitOK, "a=b\n", ""},
 		{"script error", invocation{args: []string{"run", "-"}, stdin: "const a = 1\nnull.x"}, ExitFailed, "",
-			"SCRIPT_ERROR: TypeError: Cannot read property 'x' of undefined (line 2, column 6)\n"},
+			"SCRIPT_ERROR: TypeError: Cannot read properties of null (reading 'x') (line 2, column 6)\n"},
 		{"limit from the environment", invocation{args: []string{"run", "-"}, stdin: "for (;;) {}",
 			env: map[string]string{"SANDBOX_TIMEOUT_MS": "200"}}, ExitFailed, "", "SCRIPT_TIMEOUT: Script execution timed out"},
 		{"memory limit", invocation{args: []string{"run", "-"}, stdin: "return 'x'.repeat(1e9)"}, ExitFailed, "",

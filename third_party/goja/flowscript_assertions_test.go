@@ -1,6 +1,9 @@
 package goja
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // TestRegExpPatch36MatchesNode: patch 36's cases, each with Node's answer.
 // regexp2 kept one set and one string for two that differed only in their
@@ -62,6 +65,27 @@ func TestRegExpPatch36MatchesNode(t *testing.T) {
 		}
 		if got := v.String(); got != c.want {
 			t.Errorf("%s: got %s, want %s (Node's)", c.src, got, c.want)
+		}
+	}
+}
+
+// TestReadOfNothingSaysWhich: reading a property of null or undefined
+// throws V8's message, which says which of the two the value was (patch 38;
+// upstream said "of undefined" for null too).
+func TestReadOfNothingSaysWhich(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`const o = null; o.x`, `Cannot read properties of null (reading 'x')`},
+		{`let o; o.x`, `Cannot read properties of undefined (reading 'x')`},
+		{`const o = null; o['k']`, `Cannot read properties of null (reading 'k')`},
+		{`const o = null; o.go()`, `Cannot read properties of null (reading 'go')`},
+		{`let o; o[1]`, `Cannot read properties of undefined (reading '1')`},
+		{`const a = [null]; a[0].name`, `Cannot read properties of null (reading 'name')`},
+		{`const o = {}; o.a.b`, `Cannot read properties of undefined (reading 'b')`},
+	} {
+		_, err := New().RunString(c.src)
+		var ex *Exception
+		if !errors.As(err, &ex) || ex.Value().String() != "TypeError: "+c.want {
+			t.Errorf("%s: %v, want TypeError: %s (Node's)", c.src, err, c.want)
 		}
 	}
 }

@@ -2532,7 +2532,7 @@ func (g getProp) exec(vm *vm) {
 	}
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.readOfNothing(v, g))
 		return
 	}
 	vm.stack[vm.sp-1] = nilSafe(obj.self.getStr(unistring.String(g), v))
@@ -2547,7 +2547,7 @@ func (g getPropRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.readOfNothing(v, g))
 		return
 	}
 	vm.stack[vm.sp-2] = nilSafe(obj.self.getStr(unistring.String(g), recv))
@@ -2562,7 +2562,7 @@ func (g getPropRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", g))
+		vm.throw(vm.r.readOfNothing(v, g))
 		return
 	}
 
@@ -2583,7 +2583,7 @@ func (g getPropCallee) exec(vm *vm) {
 	obj := vm.r.baseObjectOf(v)
 	n := unistring.String(g)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined or null", n))
+		vm.throw(vm.r.readOfNothing(v, n))
 		return
 	}
 	prop := obj.self.getStr(n, v)
@@ -2603,7 +2603,7 @@ func (_getElem) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.readOfNothing(v, vm.stack[vm.sp-1]))
 		return
 	}
 	propName := toPropertyKey(vm.stack[vm.sp-1])
@@ -2623,7 +2623,7 @@ func (_getElemRecv) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-2]))
+		vm.throw(vm.r.readOfNothing(v, vm.stack[vm.sp-2]))
 		return
 	}
 	propName := toPropertyKey(vm.stack[vm.sp-2])
@@ -2643,7 +2643,7 @@ func (_getKey) exec(vm *vm) {
 	obj := vm.r.baseObjectOf(v)
 	propName := vm.stack[vm.sp-1]
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", propName.String()))
+		vm.throw(vm.r.readOfNothing(v, propName.String()))
 		return
 	}
 
@@ -2661,7 +2661,7 @@ func (_getElemCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.readOfNothing(v, vm.stack[vm.sp-1]))
 		return
 	}
 
@@ -2684,7 +2684,7 @@ func (_getElemRecvCallee) exec(vm *vm) {
 	v := vm.stack[vm.sp-2]
 	obj := vm.r.baseObjectOf(v)
 	if obj == nil {
-		vm.throw(vm.r.NewTypeError("Cannot read property '%s' of undefined", vm.stack[vm.sp-1]))
+		vm.throw(vm.r.readOfNothing(v, vm.stack[vm.sp-1]))
 		return
 	}
 
