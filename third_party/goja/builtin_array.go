@@ -287,12 +287,17 @@ func (r *Runtime) arrayproto_toString(call FunctionCall) Value {
 	})
 }
 
-func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder) {
+// writeItemLocaleString writes item.toLocaleString(...args): the locales
+// and options the array's toLocaleString was given go to each item, as the
+// standard (ECMA-402) and V8 pass them (FlowScript patch 39; upstream passed
+// none, so [1234.5].toLocaleString('pt-BR') was "1,234.5").
+func (r *Runtime) writeItemLocaleString(item Value, buf *StringBuilder, args ...Value) {
 	if item != nil && item != _undefined && item != _null {
 		if f, ok := r.getVStr(item, "toLocaleString").(*Object); ok {
 			if c, ok := f.self.assertCallable(); ok {
 				strVal := c(FunctionCall{
-					This: item,
+					This:      item,
+					Arguments: args,
 				})
 				buf.WriteString(strVal.toString())
 				return
@@ -317,7 +322,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 			if i > 0 {
 				buf.WriteRune(',')
 			}
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, call.Arguments...)
 		}
 	} else {
 		length := toLength(array.self.getStr("length", nil))
@@ -326,7 +331,7 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 				buf.WriteRune(',')
 			}
 			item := array.self.getIdx(valueInt(i), nil)
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, call.Arguments...)
 		}
 	}
 

@@ -1195,7 +1195,7 @@ func (r *Runtime) typedArrayProto_toLocaleString(call FunctionCall) Value {
 				buf.WriteRune(',')
 			}
 			item := ta.typedArray.get(ta.offset + i)
-			r.writeItemLocaleString(item, &buf)
+			r.writeItemLocaleString(item, &buf, call.Arguments...)
 		}
 		return buf.String()
 	}

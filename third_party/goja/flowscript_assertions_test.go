@@ -89,3 +89,22 @@ func TestReadOfNothingSaysWhich(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayToLocaleStringPassesLocales: an array's toLocaleString passes
+// its locales and options to each item, as V8 does (patch 39); Node's
+// answers.
+func TestArrayToLocaleStringPassesLocales(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[1234.5, 99.9].toLocaleString('pt-BR')`, `1.234,5,99,9`},
+		{`[1234.5].toLocaleString('pt-BR', {style: 'currency', currency: 'BRL'})`, `R$ 1.234,50`},
+		{`[1234.5, 'x', null, undefined, 7].toLocaleString('de-DE')`, `1.234,5,x,,,7`},
+		{`[1234.5, [2000.25]].toLocaleString('pt-BR')`, `1.234,5,2.000,25`},
+		{`new Float64Array([1234.5, 2.5]).toLocaleString('pt-BR')`, `1.234,5,2,5`},
+		{`[1234.5].toLocaleString()`, `1,234.5`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}
