@@ -108,3 +108,25 @@ func TestArrayToLocaleStringPassesLocales(t *testing.T) {
 		}
 	}
 }
+
+// TestBigIntToLocaleString: a BigInt formats by locale and options as a
+// number does (patch 40; upstream read the locale as a radix and threw);
+// Node's answers.
+func TestBigIntToLocaleString(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`(1234567n).toLocaleString('pt-BR')`, `1.234.567`},
+		{`(1234567n).toLocaleString()`, `1,234,567`},
+		{`(-1234567n).toLocaleString('de-DE')`, `-1.234.567`},
+		{`(123456789012345678901234567890n).toLocaleString('pt-BR')`, `123.456.789.012.345.678.901.234.567.890`},
+		{`(-123456789012345678901234567890n).toLocaleString('en-US')`, `-123,456,789,012,345,678,901,234,567,890`},
+		{`(1234n).toLocaleString('pt-BR', {style: 'currency', currency: 'BRL'})`, "R$\u00a01.234,00"},
+		{`(1234n).toLocaleString('es-ES')`, `1234`},
+		{`(12345678901234567890n).toLocaleString('pt-BR', {minimumFractionDigits: 2})`, `12.345.678.901.234.567.890,00`},
+		{`(1234567n).toLocaleString('fr-FR')`, "1\u202f234\u202f567"},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %q", c.src, v, err, c.want)
+		}
+	}
+}

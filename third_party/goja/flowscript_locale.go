@@ -17,6 +17,7 @@ package goja
 import (
 	"errors"
 	"math"
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -717,3 +718,27 @@ func loadZone(name string) (*time.Location, error) {
 }
 
 var errBadZone = errors.New("unknown time zone")
+
+// bigintproto_toLocaleString formats a BigInt by locale and options as
+// Number.prototype.toLocaleString does a number (FlowScript patch 40;
+// upstream read the locale as toString's radix and threw a RangeError). A
+// BigInt a float64 holds exactly goes through the number's formatter; a
+// larger one in the decimal style is grouped digit by digit, as ICU does.
+func (r *Runtime) bigintproto_toLocaleString(call FunctionCall) Value {
+	x := (*big.Int)(r.thisBigIntValue(call.This).(*valueBigInt))
+	f := r.resolveNumberFormat(call.Argument(0), call.Argument(1))
+	if x.IsInt64() && x.Int64() <= 1<<53 && x.Int64() >= -(1<<53) || f.style != "decimal" {
+		v, _ := new(big.Float).SetInt(x).Float64()
+		return newStringValue(f.format(v))
+	}
+	var b strings.Builder
+	if x.Sign() < 0 {
+		b.WriteByte('-')
+	}
+	f.writeGrouped(&b, new(big.Int).Abs(x).Text(10))
+	if f.minFrac > 0 {
+		b.WriteString(f.locale.decimal)
+		b.WriteString(strings.Repeat("0", f.minFrac))
+	}
+	return newStringValue(b.String())
+}
