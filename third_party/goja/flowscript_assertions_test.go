@@ -130,3 +130,24 @@ func TestBigIntToLocaleString(t *testing.T) {
 		}
 	}
 }
+
+// TestNode20BuiltIns: built-ins Node 20 has that upstream lacked (patch
+// 41), with Node's answers.
+func TestNode20BuiltIns(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`'ab\ud800'.isWellFormed()`, `false`},
+		{`'ab😀'.isWellFormed()`, `true`},
+		{`'\udc00x'.isWellFormed()`, `false`},
+		{`JSON.stringify('a😀\udc00b\ud800'.toWellFormed())`, `"a😀�b�"`},
+		{`'ção😀'.toWellFormed()`, `ção😀`},
+		{`new Date(0).getYear()`, `70`},
+		{`new Date(Date.UTC(2024, 5, 1)).getYear()`, `124`},
+		{`String(new Date(NaN).getYear())`, `NaN`},
+		{`String.prototype.isWellFormed.length + Date.prototype.getYear.length`, `0`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}
