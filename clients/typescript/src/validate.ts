@@ -182,12 +182,25 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break;
       case "enum": {
         const allowed = (e.schema as unknown[]).map((v) => JSON.stringify(v));
-        add(at, `must be ${orList(allowed)}, got ${quoted(e.data)}`);
+        // An empty string is a field left blank: flowjob says "required".
+        add(at, e.data === "" ? `required: ${orList(allowed)}` : `must be ${orList(allowed)}, got ${quoted(e.data)}`);
         break;
       }
       case "const":
-        add(at, `must be ${JSON.stringify(e.params.allowedValue)}, got ${quoted(e.data)}`);
+        add(
+          at,
+          e.data === ""
+            ? `required: ${JSON.stringify(e.params.allowedValue)}`
+            : `must be ${JSON.stringify(e.params.allowedValue)}, got ${quoted(e.data)}`,
+        );
         break;
+      case "uniqueItems": {
+        // flowjob's words, at the later item: capabilities[1]: "kv" is already capabilities[0].
+        const later = Math.max(e.params.i as number, e.params.j as number);
+        const earlier = Math.min(e.params.i as number, e.params.j as number);
+        add(`${at}[${later}]`, `${quoted((e.data as unknown[])[later])} is already ${at}[${earlier}]`);
+        break;
+      }
       case "pattern":
         add(at, patternMessage(at, e.data));
         break;
