@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+
+	"github.com/flowscript/flowscript/flowjob"
 )
 
 // Pause and resume (DESIGN.md §10), the sandbox's side. A run granted the
@@ -118,15 +120,10 @@ func (r *recorder) record(e journalEvent) {
 // marshalJournal is the journal's JSON as the script wrote its values:
 // json.Marshal would write each <, > and & as six bytes (\u003c), so a
 // request of 140 KB of them went over MaxJournalBytes, and a replay
-// compared the escaped text with the script's own and diverged.
+// compared the escaped text with the script's own and diverged. It is the
+// wire encoding, flowjob.Marshal.
 func marshalJournal(events []journalEvent) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(events); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return flowjob.Marshal(events)
 }
 
 // sameJSON reports whether a replayed call's JSON is the recorded one: the
