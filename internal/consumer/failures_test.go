@@ -274,12 +274,8 @@ func TestReplyToGetsTheStoredResult(t *testing.T) {
 		cfg := testConfig(t, url)
 		nc := connect(t, url)
 		js := jetStream(t, nc)
-		root := "replies." + cfg.Consumer
+		replies, root := replyInboxes(t, nc, cfg)
 		first, second, lower := root+".first", root+".second", root+".lower"
-		replies, err := nc.SubscribeSync(root + ".>")
-		if err != nil {
-			t.Fatal(err)
-		}
 		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
 		data, _ := json.Marshal(cpfJob("reply-1"))
 		publishRaw(t, js, cfg, data, "reply-1", nats.Header{flowjob.HeaderReplyTo: []string{first}})
@@ -324,11 +320,8 @@ func TestUnusableIDIsToldOnItsInbox(t *testing.T) {
 		cfg := testConfig(t, url)
 		nc := connect(t, url)
 		js := jetStream(t, nc)
-		inbox := "replies." + cfg.Consumer + ".bad-id"
-		replies, err := nc.SubscribeSync(inbox)
-		if err != nil {
-			t.Fatal(err)
-		}
+		replies, root := replyInboxes(t, nc, cfg)
+		inbox := root + ".bad-id"
 		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
 		job := cpfJob("x")
 		job.ID = "session.42 step"

@@ -381,3 +381,15 @@ func settled(t testing.TB, js jetstream.JetStream, cfg Config, d time.Duration) 
 		return streamMsgs(t, js, cfg.JobsStream) == 0 && info.NumAckPending == 0
 	})
 }
+
+// replyInboxes subscribes to the Reply-To inboxes of cfg's test,
+// root.<name> with root "replies.<consumer>".
+func replyInboxes(t testing.TB, nc *nats.Conn, cfg Config) (sub *nats.Subscription, root string) {
+	t.Helper()
+	root = "replies." + cfg.Consumer
+	sub, err := nc.SubscribeSync(root + ".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sub, root
+}

@@ -49,12 +49,8 @@ func TestFinishedJobDeliveredAgainIsNotRun(t *testing.T) {
 		cfg.ResultLookup = LookupEveryDelivery
 		nc := connect(t, url)
 		js := jetStream(t, nc)
-		root := "replies." + cfg.Consumer
+		replies, root := replyInboxes(t, nc, cfg)
 		first, second := root+".first", root+".second"
-		replies, err := nc.SubscribeSync(root + ".>")
-		if err != nil {
-			t.Fatal(err)
-		}
 		r := newRunner(cfg.Parallel)
 		startExecutor(t, nc, cfg, r)
 		data, _ := json.Marshal(cpfJob("again-1"))
@@ -200,11 +196,8 @@ func TestStoredAfterAllIsOwnResult(t *testing.T) {
 		cfg := testConfig(t, url)
 		nc := connect(t, url)
 		js := jetStream(t, nc)
-		inbox := "replies." + cfg.Consumer + ".own"
-		replies, err := nc.SubscribeSync(inbox)
-		if err != nil {
-			t.Fatal(err)
-		}
+		replies, root := replyInboxes(t, nc, cfg)
+		inbox := root + ".own"
 		r := newRunner(cfg.Parallel)
 		e := startExecutor(t, nc, cfg, r)
 		e.stop(t) // provisioned, not pulling: this test handles the delivery itself
