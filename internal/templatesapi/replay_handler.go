@@ -95,7 +95,7 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 	// Another tenant's job is answered as a job with no record, so that a
 	// token learns neither that it exists nor whose it is.
 	if rec.Job.TenantID != "" || len(rec.Job.Capabilities) > 0 {
-		if s.tenantRefused(r, rec.Job.TenantID, "replay a job") != nil {
+		if !mayUseTenant(r, rec.Job.TenantID) {
 			writeError(w, newError(http.StatusNotFound, CodeNotFound, failrecord.NoRecord(s.failuresStream(), jobID).Error()))
 			return
 		}

@@ -307,13 +307,14 @@ func unauthenticated(err error) *httpError {
 
 // tenantRefused is the 403 of a caller bound to tenants (a token, with
 // AUTH_JWT_TENANT_CLAIM) that asks to run code for another tenant (a test
-// run with host functions, a replay of its job), or nil when it may. what
-// says what it asked.
+// run with host functions), or nil when it may. what says what it asked. A
+// replay of another tenant's job is not refused so: it answers as a job
+// with no record (replayFailure).
 func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError {
-	res := authFrom(r.Context())
-	if res == nil || res.principal.MayUseTenant(tenant) {
+	if mayUseTenant(r, tenant) {
 		return nil
 	}
+	res := authFrom(r.Context())
 	named := "names no tenant"
 	if ts := res.principal.Tenants; len(ts) > 0 {
 		quoted := make([]string, len(ts))
@@ -325,6 +326,14 @@ func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError 
 	return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
 		"this token %s in its %s claim, so it may not %s of tenant %q: use a token that names that tenant",
 		named, s.cfg.JWTTenantClaim, what, tenant))
+}
+
+// mayUseTenant reports whether the request's credential may run code for
+// tenant (see Principal.MayUseTenant); a request with no credential read is
+// not bound.
+func mayUseTenant(r *http.Request, tenant string) bool {
+	res := authFrom(r.Context())
+	return res == nil || res.principal.MayUseTenant(tenant)
 }
 
 // forbidden tells the caller what its credential lacks, in the terms it

@@ -22,17 +22,10 @@ func loneSurrogate(s String) int {
 	if _, ok := s.(asciiString); ok {
 		return -1
 	}
-	n := s.Length()
-	for i := 0; i < n; i++ {
-		c := s.CharAt(i)
-		switch {
-		case isUTF16FirstSurrogate(c):
-			if i+1 < n && isUTF16SecondSurrogate(s.CharAt(i+1)) {
-				i++
-				continue
-			}
-			return i
-		case isUTF16SecondSurrogate(c):
+	for i := 0; i < s.Length(); i++ {
+		if isUTF16Pair(s, i) {
+			i++
+		} else if c := s.CharAt(i); isUTF16FirstSurrogate(c) || isUTF16SecondSurrogate(c) {
 			return i
 		}
 	}
@@ -47,26 +40,17 @@ func (r *Runtime) stringproto_isWellFormed(call FunctionCall) Value {
 }
 
 // stringproto_toWellFormed is ES2024's String.prototype.toWellFormed: the
-// string with each lone surrogate replaced by U+FFFD.
+// string with each lone surrogate replaced by U+FFFD, which is what
+// utf16.Decode makes of one.
 func (r *Runtime) stringproto_toWellFormed(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
 	s := call.This.toString()
 	if loneSurrogate(s) < 0 {
 		return s
 	}
-	n := s.Length()
-	units := make([]uint16, n)
-	for i := 0; i < n; i++ {
+	units := make([]uint16, s.Length())
+	for i := range units {
 		units[i] = s.CharAt(i)
-	}
-	for i := 0; i < n; i++ {
-		c := units[i]
-		switch {
-		case isUTF16FirstSurrogate(c) && i+1 < n && isUTF16SecondSurrogate(units[i+1]):
-			i++
-		case isUTF16FirstSurrogate(c), isUTF16SecondSurrogate(c):
-			units[i] = 0xFFFD
-		}
 	}
 	return newStringValue(string(utf16.Decode(units)))
 }
