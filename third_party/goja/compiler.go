@@ -90,6 +90,10 @@ type compiler struct {
 	codeScratchpad []instruction
 
 	stringCache map[unistring.String]Value
+
+	// patternOperand is the expression a declaration destructures, for
+	// the pattern's TypeError (FlowScript patch 42, takeOperand).
+	patternOperand string
 }
 
 type binding struct {

@@ -28,6 +28,9 @@ type compiledCallExpr struct {
 	baseCompiledExpr
 	args   []compiledExpr
 	callee compiledExpr
+	// from is the callee as written, for the TypeError of one that is no
+	// function or constructor ("" when it has no name; FlowScript patch 44).
+	from string
 
 	isVariadic bool
 }
@@ -190,6 +193,7 @@ type compiledEnumGetExpr struct {
 type compiledSpreadCallArgument struct {
 	baseCompiledExpr
 	expr compiledExpr
+	from string // the operand, for its TypeError (FlowScript patch 42)
 }
 
 type compiledOptionalChain struct {
@@ -2319,6 +2323,8 @@ func (e *compiledNewExpr) emitGetter(putOnStack bool) {
 	e.addSrcMap()
 	if e.isVariadic {
 		e.c.emit(newVariadic, endVariadic)
+	} else if e.from != "" {
+		e.c.emit(newOf{n: uint32(len(e.args)), from: e.from})
 	} else {
 		e.c.emit(_new(len(e.args)))
 	}
@@ -2345,6 +2351,7 @@ func (c *compiler) compileNewExpression(v *ast.NewExpression) compiledExpr {
 	r := &compiledNewExpr{
 		compiledCallExpr: compiledCallExpr{
 			callee:     c.compileExpression(v.Callee),
+			from:       operandText(v.Callee, true),
 			args:       args,
 			isVariadic: isVariadic,
 		},
@@ -2951,7 +2958,7 @@ func (e *compiledArrayLiteral) emitGetter(putOnStack bool) {
 		if spread, ok := v.(*ast.SpreadElement); ok {
 			hasSpread = true
 			e.c.compileExpression(spread.Expression).emitGetter(true)
-			e.c.emit(pushArraySpread)
+			e.c.emit(_pushArraySpread{from: iteratedText(spread.Expression)}) // FlowScript patch 42
 		} else {
 			if v != nil {
 				e.c.emitExpr(e.c.compileExpression(v), true)
@@ -3099,6 +3106,8 @@ func (e *compiledCallExpr) emitGetter(putOnStack bool) {
 	} else {
 		if e.isVariadic {
 			e.c.emit(callVariadic)
+		} else if e.from != "" {
+			e.c.emit(callOf{n: uint32(len(e.args)), from: e.from})
 		} else {
 			e.c.emit(call(len(e.args)))
 		}
@@ -3122,6 +3131,7 @@ func (e *compiledCallExpr) emitDelete(putOnStack bool) {
 func (c *compiler) compileSpreadCallArgument(spread *ast.SpreadElement) compiledExpr {
 	r := &compiledSpreadCallArgument{
 		expr: c.compileExpression(spread.Expression),
+		from: iteratedText(spread.Expression), // FlowScript patch 42
 	}
 	r.init(c, spread.Idx0())
 	return r
@@ -3156,6 +3166,7 @@ func (c *compiler) compileCallExpression(v *ast.CallExpression) compiledExpr {
 	r := &compiledCallExpr{
 		args:       args,
 		callee:     c.compileCallee(v.Callee),
+		from:       operandText(v.Callee, true),
 		isVariadic: isVariadic,
 	}
 	r.init(c, v.LeftParenthesis)
@@ -3346,10 +3357,12 @@ func (c *compiler) emitAssign(target ast.Expression, init compiledExpr, emitAssi
 
 func (c *compiler) emitObjectPattern(pattern *ast.ObjectPattern, emitAssign func(target, init compiledExpr), putOnStack bool) {
 	c.addSrcMap(pattern) // destructuring null fails at the pattern (FlowScript patch 33)
+	// The TypeError names the first key and the operand (patch 42).
+	check := destructible{prop: firstPatternKey(pattern), from: c.takeOperand()}
 	if pattern.Rest != nil {
-		c.emit(createDestructSrc)
+		c.emit(_createDestructSrc{check})
 	} else {
-		c.emit(checkObjectCoercible)
+		c.emit(check)
 	}
 	for _, prop := range pattern.Properties {
 		switch prop := prop.(type) {
@@ -3389,8 +3402,8 @@ func (c *compiler) emitObjectPattern(pattern *ast.ObjectPattern, emitAssign func
 }
 
 func (c *compiler) emitArrayPattern(pattern *ast.ArrayPattern, emitAssign func(target, init compiledExpr), putOnStack bool) {
-	c.addSrcMap(pattern) // FlowScript patch 33
-	c.emit(iterate)
+	c.addSrcMap(pattern)                    // FlowScript patch 33
+	c.emit(_iterate{from: c.takeOperand()}) // patch 42
 	for _, elt := range pattern.Elements {
 		switch elt := elt.(type) {
 		case nil:
@@ -3502,7 +3515,7 @@ func (c *compiler) compileEmitterExpr(emitter func(), idx file.Idx) *compiledEmi
 func (e *compiledSpreadCallArgument) emitGetter(putOnStack bool) {
 	e.expr.emitGetter(putOnStack)
 	if putOnStack {
-		e.c.emit(pushSpread)
+		e.c.emit(_pushSpread{from: e.from})
 	}
 }
 

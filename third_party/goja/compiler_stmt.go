@@ -450,7 +450,7 @@ func (c *compiler) compileLabeledForInOfStatement(into ast.ForInto, source ast.E
 		c.popScope()
 	}
 	if iter {
-		c.emit(iterateP)
+		c.emit(_iterateP{from: iteratedText(source)}) // FlowScript patch 42
 	} else {
 		c.emit(enumerate)
 	}
@@ -786,6 +786,7 @@ func (c *compiler) compileVarBinding(expr *ast.Binding) {
 		c.emitVarAssign(target.Name, int(target.Idx)-1, c.compileExpression(expr.Initializer))
 	case ast.Pattern:
 		c.compileExpression(expr.Initializer).emitGetter(true)
+		c.patternOperand = operandText(expr.Initializer, true) // FlowScript patch 42
 		c.emitPattern(target, c.emitPatternVarAssign, false)
 	default:
 		c.throwSyntaxErrorf(int(target.Idx0()-1), "unsupported variable binding target: %T", target)
@@ -841,6 +842,7 @@ func (c *compiler) compileLexicalBinding(expr *ast.Binding) {
 		c.emitLexicalAssign(target.Name, int(target.Idx)-1, c.compileExpression(expr.Initializer))
 	case ast.Pattern:
 		c.compileExpression(expr.Initializer).emitGetter(true)
+		c.patternOperand = operandText(expr.Initializer, true) // FlowScript patch 42
 		c.emitPattern(target, func(target, init compiledExpr) {
 			c.emitPatternLexicalAssign(target, init)
 		}, false)

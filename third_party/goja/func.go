@@ -288,6 +288,10 @@ func (f *baseJsFuncObject) construct(args []Value, newTarget *Object) *Object {
 }
 
 func (f *classFuncObject) Call(FunctionCall) Value {
+	// V8 names the class (FlowScript patch 44).
+	if name, ok := f.nameProp.value.(String); ok && name.Length() > 0 {
+		panic(f.val.runtime.NewTypeError("Class constructor %s cannot be invoked without 'new'", name.String()))
+	}
 	panic(f.val.runtime.NewTypeError("Class constructor cannot be invoked without 'new'"))
 }
 

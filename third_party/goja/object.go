@@ -924,7 +924,9 @@ func (o *baseObject) assertCallable() (func(FunctionCall) Value, bool) {
 }
 
 func (o *baseObject) vmCall(vm *vm, _ int) {
-	panic(vm.r.NewTypeError("Not a function: %s", o.val.toString()))
+	from := vm.calleeText // FlowScript patch 44
+	vm.calleeText = ""
+	panic(vm.r.notAFunction(o.val, from))
 }
 
 func (o *baseObject) assertConstructor() func(args []Value, newTarget *Object) *Object {

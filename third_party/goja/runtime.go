@@ -1062,11 +1062,12 @@ func (r *Runtime) wrapNativeConstruct(c func(args []Value, proto *Object) *Objec
 }
 
 func (r *Runtime) toCallable(v Value) func(FunctionCall) Value {
-	if call, ok := r.toObject(v).self.assertCallable(); ok {
-		return call
+	if o, ok := v.(*Object); ok {
+		if call, ok := o.self.assertCallable(); ok {
+			return call
+		}
 	}
-	r.typeErrorResult(true, "Value is not callable: %s", v.toString())
-	return nil
+	panic(r.notAFunction(v, "")) // FlowScript patch 44
 }
 
 func (r *Runtime) checkObjectCoercible(v Value) {
@@ -2789,11 +2790,29 @@ type resultlessIterator interface {
 
 func (r *Runtime) getIterator(obj Value, method func(FunctionCall) Value) *iteratorRecord {
 	if method == nil {
-		method = toMethod(r.getV(obj, SymIterator))
-		if method == nil {
-			panic(r.NewTypeError("object is not iterable"))
-		}
+		return r.iteratorFrom(obj, "")
 	}
+	return r.iteratorWith(obj, method)
+}
+
+// iteratorFrom is GetIterator(obj, sync); from is the expression obj came
+// from, for the TypeError when obj is not iterable (FlowScript patch 42:
+// upstream said "Cannot convert undefined or null to object" for null
+// and undefined and "object is not iterable" for the rest).
+func (r *Runtime) iteratorFrom(obj Value, from string) *iteratorRecord {
+	var method func(FunctionCall) Value
+	switch obj.(type) {
+	case valueUndefined, valueNull:
+	default:
+		method = toMethod(r.getV(obj, SymIterator))
+	}
+	if method == nil {
+		panic(r.notIterable(obj, from))
+	}
+	return r.iteratorWith(obj, method)
+}
+
+func (r *Runtime) iteratorWith(obj Value, method func(FunctionCall) Value) *iteratorRecord {
 
 	iter := r.toObject(method(FunctionCall{
 		This: obj,

@@ -357,6 +357,9 @@ func (r *unresolvedRef) refname() unistring.String {
 }
 
 type vm struct {
+	// calleeText is the callee callOf is calling, for baseObject.vmCall's
+	// TypeError (FlowScript patch 44).
+	calleeText   string
 	r            *Runtime
 	prg          *Program
 	pc           int
@@ -947,10 +950,8 @@ func (vm *vm) toCallee(v Value) *Object {
 	case valueUnresolved:
 		unresolved.throw()
 		panic("Unreachable")
-	case memberUnresolved:
-		panic(vm.r.NewTypeError("Object has no member '%s'", unresolved.ref))
 	}
-	panic(vm.r.NewTypeError("Value is not an object: %s", v.toString()))
+	panic(vm.r.notAFunction(v, "")) // FlowScript patch 44
 }
 
 type loadVal struct {
@@ -1916,7 +1917,7 @@ type _setElem struct{}
 var setElem _setElem
 
 func (_setElem) exec(vm *vm) {
-	obj := vm.stack[vm.sp-3].ToObject(vm.r)
+	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := toPropertyKey(vm.stack[vm.sp-2])
 	val := vm.stack[vm.sp-1]
 
@@ -1932,7 +1933,7 @@ type _setElem1 struct{}
 var setElem1 _setElem1
 
 func (_setElem1) exec(vm *vm) {
-	obj := vm.stack[vm.sp-3].ToObject(vm.r)
+	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 
@@ -1989,7 +1990,7 @@ type _setElemP struct{}
 var setElemP _setElemP
 
 func (_setElemP) exec(vm *vm) {
-	obj := vm.stack[vm.sp-3].ToObject(vm.r)
+	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := toPropertyKey(vm.stack[vm.sp-2])
 	val := vm.stack[vm.sp-1]
 
@@ -2010,7 +2011,7 @@ func (_setElemStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.setBase(receiver, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2031,7 +2032,7 @@ func (_setElemRecv) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, false)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, propName)
 		base.set(propName, val, receiver, false)
 	}
 
@@ -2052,7 +2053,7 @@ func (_setElemRecvStrict) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, true)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2072,7 +2073,7 @@ func (_setElemStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.setBase(receiver, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2092,7 +2093,7 @@ func (_setElemRecvP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, false)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, propName)
 		base.set(propName, val, receiver, false)
 	}
 
@@ -2112,7 +2113,7 @@ func (_setElemRecvStrictP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, true)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2222,7 +2223,7 @@ type setProp unistring.String
 
 func (p setProp) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.stack[vm.sp-2].ToObject(vm.r).self.setOwnStr(unistring.String(p), val, false)
+	vm.r.setBase(vm.stack[vm.sp-2], unistring.String(p)).self.setOwnStr(unistring.String(p), val, false)
 	vm.stack[vm.sp-2] = val
 	vm.sp--
 	vm.pc++
@@ -2232,7 +2233,7 @@ type setPropP unistring.String
 
 func (p setPropP) exec(vm *vm) {
 	val := vm.stack[vm.sp-1]
-	vm.stack[vm.sp-2].ToObject(vm.r).self.setOwnStr(unistring.String(p), val, false)
+	vm.r.setBase(vm.stack[vm.sp-2], unistring.String(p)).self.setOwnStr(unistring.String(p), val, false)
 	vm.sp -= 2
 	vm.pc++
 }
@@ -2246,7 +2247,7 @@ func (p setPropStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.setBase(receiver, unistring.String(p))
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2265,7 +2266,7 @@ func (p setPropRecv) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.setStr(propName, val, receiver, false)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, unistring.String(p))
 		base.setStr(propName, val, receiver, false)
 	}
 
@@ -2284,7 +2285,7 @@ func (p setPropRecvStrict) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.setStr(propName, val, receiver, true)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, unistring.String(p))
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2303,7 +2304,7 @@ func (p setPropRecvP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.setStr(propName, val, receiver, false)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, unistring.String(p))
 		base.setStr(propName, val, receiver, false)
 	}
 
@@ -2321,7 +2322,7 @@ func (p setPropRecvStrictP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.setStr(propName, val, receiver, true)
 	} else {
-		base := o.ToObject(vm.r)
+		base := vm.r.setBase(o, unistring.String(p))
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2338,7 +2339,7 @@ func (p setPropStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.self.setOwnStr(propName, val, true)
 	} else {
-		base := receiver.ToObject(vm.r)
+		base := vm.r.setBase(receiver, unistring.String(p))
 		base.setStr(propName, val, receiver, true)
 	}
 
@@ -2770,13 +2771,11 @@ func (_pushArrayItem) exec(vm *vm) {
 	vm.pc++
 }
 
-type _pushArraySpread struct{}
+type _pushArraySpread struct{ from string } // as _iterateP's
 
-var pushArraySpread _pushArraySpread
-
-func (_pushArraySpread) exec(vm *vm) {
+func (p _pushArraySpread) exec(vm *vm) {
 	arr := vm.stack[vm.sp-2].(*Object).self.(*arrayObject)
-	vm.r.getIterator(vm.stack[vm.sp-1], nil).iterate(func(val Value) {
+	vm.r.iteratorFrom(vm.stack[vm.sp-1], p.from).iterate(func(val Value) {
 		if arr.length < math.MaxUint32 {
 			arr.length++
 		} else {
@@ -2790,14 +2789,12 @@ func (_pushArraySpread) exec(vm *vm) {
 	vm.pc++
 }
 
-type _pushSpread struct{}
+type _pushSpread struct{ from string } // as _iterateP's
 
-var pushSpread _pushSpread
-
-func (_pushSpread) exec(vm *vm) {
+func (p _pushSpread) exec(vm *vm) {
 	vm.sp--
 	obj := vm.stack[vm.sp]
-	vm.r.getIterator(obj, nil).iterate(func(val Value) {
+	vm.r.iteratorFrom(obj, p.from).iterate(func(val Value) {
 		vm.push(val)
 	})
 	vm.pc++
@@ -4864,12 +4861,7 @@ func (_newVariadic) exec(vm *vm) {
 type _new uint32
 
 func (n _new) exec(vm *vm) {
-	sp := vm.sp - int(n)
-	obj := vm.stack[sp-1]
-	ctor := vm.r.toConstructor(obj)
-	vm.stack[sp-1] = ctor(vm.stack[sp:vm.sp], nil)
-	vm.sp = sp
-	vm.pc++
+	newOf{n: uint32(n)}.exec(vm) // names what is not a constructor (FlowScript patch 44)
 }
 
 type superCall uint32
@@ -5107,23 +5099,21 @@ func (_enumPopClose) exec(vm *vm) {
 	vm.pc++
 }
 
-type _iterateP struct{}
+// from is the operand, for the TypeError of one that is not iterable
+// (FlowScript patch 42).
+type _iterateP struct{ from string }
 
-var iterateP _iterateP
-
-func (_iterateP) exec(vm *vm) {
-	iter := vm.r.getIterator(vm.stack[vm.sp-1], nil)
+func (i _iterateP) exec(vm *vm) {
+	iter := vm.r.iteratorFrom(vm.stack[vm.sp-1], i.from)
 	vm.iterStack = append(vm.iterStack, iterStackItem{iter: iter})
 	vm.sp--
 	vm.pc++
 }
 
-type _iterate struct{}
+type _iterate struct{ from string } // as _iterateP's
 
-var iterate _iterate
-
-func (_iterate) exec(vm *vm) {
-	iter := vm.r.getIterator(vm.stack[vm.sp-1], nil)
+func (i _iterate) exec(vm *vm) {
+	iter := vm.r.iteratorFrom(vm.stack[vm.sp-1], i.from)
 	vm.iterStack = append(vm.iterStack, iterStackItem{iter: iter})
 	vm.pc++
 }
@@ -5224,23 +5214,31 @@ func (_copyRest) exec(vm *vm) {
 	vm.pc++
 }
 
-type _createDestructSrc struct{}
+type _createDestructSrc struct{ destructible } // FlowScript patch 42
 
-var createDestructSrc _createDestructSrc
-
-func (_createDestructSrc) exec(vm *vm) {
+func (d _createDestructSrc) exec(vm *vm) {
 	v := vm.stack[vm.sp-1]
-	vm.r.checkObjectCoercible(v)
+	d.check(vm, v)
 	vm.push(vm.r.newDestructKeyedSource(v))
 	vm.pc++
 }
 
-type _checkObjectCoercible struct{}
+// destructible throws V8's TypeError when an object pattern is given null
+// or undefined (FlowScript patch 42; upstream's checkObjectCoercible said
+// "Value is not object coercible").
+type destructible struct {
+	prop, from string
+}
 
-var checkObjectCoercible _checkObjectCoercible
+func (d destructible) check(vm *vm, v Value) {
+	switch v.(type) {
+	case valueUndefined, valueNull:
+		vm.throw(vm.r.cannotDestructure(v, d.prop, d.from))
+	}
+}
 
-func (_checkObjectCoercible) exec(vm *vm) {
-	vm.r.checkObjectCoercible(vm.stack[vm.sp-1])
+func (d destructible) exec(vm *vm) {
+	d.check(vm, vm.stack[vm.sp-1])
 	vm.pc++
 }
 

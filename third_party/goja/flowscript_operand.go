@@ -1,0 +1,262 @@
+package goja
+
+import (
+	"fmt"
+
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/unistring"
+)
+
+// FlowScript patch 42: the TypeErrors of destructuring null or undefined
+// and of iterating what is not iterable say, in V8's words, what the
+// value was and, where the compiler could name it, the expression it came
+// from. Upstream said "Value is not object coercible" and "Cannot convert
+// undefined or null to object", which name neither; a script whose API
+// field was missing read `for (const x of data.items)` fail with a
+// message about conversion to object.
+
+// operandText is the expression e as V8 names it in such an error: an
+// identifier, `this` or a chain of members of them (o.b, o[0], o[k],
+// o.b c for o['b c']), with calls written f(...) when calls is set; ""
+// for anything else, which the error then names by its value.
+func operandText(e ast.Expression, calls bool) string {
+	switch e := e.(type) {
+	case *ast.Identifier:
+		return e.Name.String()
+	case *ast.ThisExpression:
+		return "this"
+	case *ast.NullLiteral:
+		return "null"
+	case *ast.DotExpression:
+		if left := operandText(e.Left, calls); left != "" {
+			return left + "." + e.Identifier.Name.String()
+		}
+	case *ast.BracketExpression:
+		left := operandText(e.Left, calls)
+		if left == "" {
+			return ""
+		}
+		switch m := e.Member.(type) {
+		case *ast.StringLiteral:
+			return left + "." + m.Value.String()
+		case *ast.NumberLiteral:
+			return left + "[" + m.Literal + "]"
+		case *ast.Identifier:
+			return left + "[" + m.Name.String() + "]"
+		}
+	case *ast.CallExpression:
+		if callee := operandText(e.Callee, calls); calls && callee != "" {
+			return callee + "(...)"
+		}
+	}
+	return ""
+}
+
+// iteratedText is the operand text of an iterated expression e: a call's
+// is what V8 says of it, "f is not a function or its return value" (is
+// not iterable).
+func iteratedText(e ast.Expression) string {
+	if call, ok := e.(*ast.CallExpression); ok {
+		if callee := operandText(call.Callee, false); callee != "" {
+			return callee + " is not a function or its return value"
+		}
+		return ""
+	}
+	return operandText(e, false)
+}
+
+// firstPatternKey is the name of the first property an object pattern
+// reads, when it is written as a name or a literal; "" otherwise.
+func firstPatternKey(p *ast.ObjectPattern) string {
+	if len(p.Properties) == 0 {
+		return ""
+	}
+	switch prop := p.Properties[0].(type) {
+	case *ast.PropertyShort:
+		return prop.Name.Name.String()
+	case *ast.PropertyKeyed:
+		if prop.Computed {
+			return ""
+		}
+		switch k := prop.Key.(type) {
+		case *ast.Identifier:
+			return k.Name.String()
+		case *ast.StringLiteral:
+			return k.Value.String()
+		case *ast.NumberLiteral:
+			return k.Literal
+		}
+	}
+	return ""
+}
+
+// nothingName is "null" for null and "undefined" otherwise.
+func nothingName(v Value) string {
+	if v == _null {
+		return "null"
+	}
+	return "undefined"
+}
+
+// cannotDestructure is the TypeError of an object pattern given null or
+// undefined: prop is the first property it reads ("" when none is named)
+// and from the expression the value came from ("" when unknown).
+func (r *Runtime) cannotDestructure(v Value, prop, from string) *Object {
+	what := nothingName(v)
+	if from == "" {
+		from = what
+	}
+	if prop == "" {
+		return r.NewTypeError("Cannot destructure '%s' as it is %s.", from, what)
+	}
+	return r.NewTypeError("Cannot destructure property '%s' of '%s' as it is %s.", prop, from, what)
+}
+
+// notIterable is the TypeError of iterating v, which has no
+// Symbol.iterator method; from is the expression v came from ("" when
+// unknown, and the error then names v by its type and value, as V8 does).
+func (r *Runtime) notIterable(v Value, from string) *Object {
+	if from != "" {
+		return r.NewTypeError("%s is not iterable", from)
+	}
+	const tail = "is not iterable (cannot read property Symbol(Symbol.iterator))"
+	switch v := v.(type) {
+	case valueUndefined:
+		return r.NewTypeError("undefined %s", tail)
+	case valueNull:
+		return r.NewTypeError("object null %s", tail)
+	case *Object:
+		if _, ok := v.self.assertCallable(); ok {
+			return r.NewTypeError("function %s", tail)
+		}
+		return r.NewTypeError("object %s", tail)
+	case *Symbol:
+		return r.NewTypeError("symbol %s %s", v.descriptiveString().String(), tail)
+	default:
+		return r.NewTypeError("%s %s %s", typeOfPrimitive(v), v.String(), tail)
+	}
+}
+
+// typeOfPrimitive is typeof of a primitive that is neither null nor
+// undefined.
+func typeOfPrimitive(v Value) string {
+	switch v.(type) {
+	case valueBool:
+		return "boolean"
+	case *valueBigInt:
+		return "bigint"
+	case String:
+		return "string"
+	case valueInt, valueFloat:
+		return "number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// takeOperand returns the operand text a declaration set for the pattern
+// it is about to destructure, and clears it, so that a pattern nested in
+// that one does not take it as its own.
+func (c *compiler) takeOperand() string {
+	from := c.patternOperand
+	c.patternOperand = ""
+	return from
+}
+
+// FlowScript patch 44: calling what is not a function, constructing what
+// is not a constructor and setting a property of null or undefined throw
+// V8's TypeErrors, which name the callee as written (nome.toUppercase is
+// not a function) or the value, and the property. Upstream said "Object
+// has no member 'toUppercase'", "Value is not an object: undefined",
+// "Not a function: [object Object]" and "Cannot convert undefined or null
+// to object".
+
+// valueText is v as V8 writes a callee it has no expression for: a
+// primitive as its string, an object as #<Class>.
+func valueText(v Value) string {
+	switch v := v.(type) {
+	case nil:
+		return "undefined"
+	case *Object:
+		return "#<" + v.self.className() + ">"
+	case *Symbol:
+		return v.descriptiveString().String()
+	case memberUnresolved:
+		return "(intermediate value)." + v.ref.String()
+	}
+	return v.String()
+}
+
+// notAFunction is the TypeError of calling v, which is no function; from
+// is the callee as written ("" when unknown).
+func (r *Runtime) notAFunction(v Value, from string) *Object {
+	if from == "" {
+		from = valueText(v)
+	}
+	return r.NewTypeError("%s is not a function", from)
+}
+
+// setBase is v.ToObject for setting v's property key, with V8's
+// TypeError for null and undefined.
+func (r *Runtime) setBase(v Value, key any) *Object {
+	switch v.(type) {
+	case valueUndefined, valueNull:
+		name := ""
+		switch k := key.(type) {
+		case unistring.String:
+			name = k.String()
+		case *Symbol:
+			name = k.descriptiveString().String()
+		case Value:
+			name = k.String()
+		}
+		panic(r.NewTypeError("Cannot set properties of %s (setting '%s')", nothingName(v), name))
+	}
+	return v.ToObject(r)
+}
+
+// callOf is call for a callee the compiler can name: a callee that is
+// not a function throws "<callee> is not a function".
+type callOf struct {
+	n    uint32
+	from string
+}
+
+func (c callOf) exec(vm *vm) {
+	n := int(c.n)
+	v := vm.stack[vm.sp-n-1] // callee
+	obj, ok := v.(*Object)
+	if !ok {
+		if u, ok := v.(valueUnresolved); ok {
+			u.throw()
+		}
+		panic(vm.r.notAFunction(v, c.from))
+	}
+	vm.calleeText = c.from
+	obj.self.vmCall(vm, n)
+	vm.calleeText = ""
+}
+
+// newOf is _new for a constructor the compiler can name (from; _new
+// passes "" and the error names the value).
+type newOf struct {
+	n    uint32
+	from string
+}
+
+func (c newOf) exec(vm *vm) {
+	sp := vm.sp - int(c.n)
+	var ctor func(args []Value, newTarget *Object) *Object
+	if obj, ok := vm.stack[sp-1].(*Object); ok {
+		ctor = obj.self.assertConstructor()
+	}
+	if ctor == nil {
+		from := c.from
+		if from == "" {
+			from = valueText(vm.stack[sp-1])
+		}
+		panic(vm.r.NewTypeError("%s is not a constructor", from))
+	}
+	vm.stack[sp-1] = ctor(vm.stack[sp:vm.sp], nil)
+	vm.sp = sp
+	vm.pc++
+}
