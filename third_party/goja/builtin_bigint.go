@@ -81,7 +81,7 @@ func (v *valueBigInt) Equals(other Value) bool {
 		}
 		return bigInt.Cmp((*big.Int)(v)) == 0
 	case valueBool:
-		return (*big.Int)(v).Int64() == o.ToInteger()
+		return (*big.Int)(v).Cmp(big.NewInt(o.ToInteger())) == 0 // FlowScript patch 45
 	case *Object:
 		return v.Equals(o.toPrimitiveNumber())
 	}

@@ -123,7 +123,7 @@ func (r *Runtime) math_imul(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_log(call FunctionCall) Value {
-	return floatToValue(math.Log(call.Argument(0).ToFloat()))
+	return floatToValue(mathLog(call.Argument(0).ToFloat())) // FlowScript patch 45
 }
 
 func (r *Runtime) math_log1p(call FunctionCall) Value {
@@ -131,7 +131,7 @@ func (r *Runtime) math_log1p(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_log10(call FunctionCall) Value {
-	return floatToValue(math.Log10(call.Argument(0).ToFloat()))
+	return floatToValue(mathLog10(call.Argument(0).ToFloat())) // FlowScript patch 45
 }
 
 func (r *Runtime) math_log2(call FunctionCall) Value {

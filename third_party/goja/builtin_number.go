@@ -86,6 +86,11 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 		return asciiString(fToStr(num, ftoa.ModeStandard, 0))
 	}
 
+	if num < 0 {
+		// ftoa dropped the sign of a number between -1 and 0:
+		// (-0.5).toString(2) was "0.1" (FlowScript patch 45).
+		return asciiString("-" + ftoa.FToBaseStr(-num, radix))
+	}
 	return asciiString(ftoa.FToBaseStr(num, radix))
 }
 

@@ -269,3 +269,43 @@ func TestCalleeAndSetterErrorsSayWhat(t *testing.T) {
 		t.Errorf("calls: %v (%v)", v, err)
 	}
 }
+
+// TestNumberConversionsMatchNode: patch 45's conversions and formats,
+// each with Node 20's answer.
+func TestNumberConversionsMatchNode(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`String(Number(2n ** 64n))`, `18446744073709552000`},
+		{`String(Number(12345678901234567890n))`, `12345678901234567000`},
+		{`String(Number(2n ** 63n))`, `9223372036854776000`},
+		{`String(Number(-(2n ** 63n) - 1n))`, `-9223372036854776000`},
+		{`String(Number(10n ** 30n))`, `1e+30`},
+		{`String(Number(2n ** 1024n))`, `Infinity`},
+		{`String(Number(2n ** 53n + 1n))`, `9007199254740992`},
+		{`String(new Number(2n ** 64n) + 0)`, `18446744073709552000`},
+		{`String([2n ** 64n + 1n == true, 1n == true, 2n ** 64n == 0])`, `false,true,false`},
+		{`(-9.99).toPrecision(2)`, `-10`},
+		{`(-96).toPrecision(1)`, `-1e+2`},
+		{`(-9.96).toExponential(1)`, `-1.0e+1`},
+		{`(-0.999).toPrecision(2)`, `-1.0`},
+		{`(-9999).toPrecision(3)`, `-1.00e+4`},
+		{`(-1.5).toPrecision(3)`, `-1.50`},
+		{`(-0).toPrecision(2)`, `0.0`},
+		{`(-0.5).toString(2)`, `-0.1`},
+		{`(-0.25).toString(16)`, `-0.4`},
+		{`(-3.75).toString(2)`, `-11.11`},
+		{`String(Math.log10(1e15))`, `15`},
+		{`String(Math.log10(0.1))`, `-1`},
+		{`String(Math.floor(Math.log10(1e15)) + 1)`, `16`},
+		{`String(Math.log10(2))`, `0.3010299956639812`},
+		{`String(Math.log10(1e-310))`, `-310`},
+		{`String([Math.log10(0), Math.log10(-1), Math.log10(Infinity)])`, `-Infinity,NaN,Infinity`},
+		{`String(Math.log(5e-324))`, `-744.4400719213812`},
+		{`String(Math.log(1e-310))`, `-713.8013788281542`},
+		{`String(Math.log(2.2250738585072014e-308))`, `-708.3964185322641`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}

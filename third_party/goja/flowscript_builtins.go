@@ -1,6 +1,10 @@
 package goja
 
-import "unicode/utf16"
+import (
+	"math"
+	"math/big"
+	"unicode/utf16"
+)
 
 // FlowScript patch 41: built-ins Node 20 has and upstream goja lacked.
 
@@ -53,4 +57,65 @@ func (r *Runtime) stringproto_toWellFormed(call FunctionCall) Value {
 		units[i] = s.CharAt(i)
 	}
 	return newStringValue(string(utf16.Decode(units)))
+}
+
+// bigIntToNumber is Number(b): the nearest double, ties to even, and
+// ±Infinity past the largest (FlowScript patch 45; upstream took b's low
+// 64 bits as a signed integer, so Number(2n ** 64n) was 0).
+func bigIntToNumber(b *big.Int) Value {
+	if b.IsInt64() {
+		if i := b.Int64(); i >= -maxInt && i <= maxInt {
+			return intToValue(i)
+		}
+	}
+	f, _ := new(big.Float).SetInt(b).Float64()
+	return floatToValue(f)
+}
+
+// mathLog is Math.log. Go's math.Log on amd64 is wrong below the smallest
+// normal double (Math.log(5e-324) was -709.09, not -744.44): such an x is
+// scaled into the normal range first (FlowScript patch 45).
+func mathLog(x float64) float64 {
+	if x > 0 && x < 0x1p-1022 {
+		return math.Log(x*0x1p54) - 54*math.Ln2
+	}
+	return math.Log(x)
+}
+
+// mathLog10 is Math.log10 as V8 computes it (fdlibm's e_log10.c): the
+// exponent's share and the mantissa's are added last, so a power of ten
+// gives its exponent exactly. Go's math.Log10 multiplies log2(x) by a
+// rounded constant: Math.log10(1e15) was 14.999999999999998 and a digit
+// count by Math.floor(Math.log10(n)) + 1 came out one short (patch 45).
+func mathLog10(x float64) float64 {
+	const (
+		ivln10   = 4.34294481903251816668e-01
+		log102hi = 3.01029995663611771306e-01
+		log102lo = 3.69423907715893078616e-13
+	)
+	switch {
+	case math.IsNaN(x) || x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	case math.IsInf(x, 1):
+		return x
+	}
+	k := 0
+	if x < 0x1p-1022 {
+		k -= 54
+		x *= 0x1p54
+	}
+	bits := math.Float64bits(x)
+	hx := int32(bits >> 32)
+	k += int(hx>>20) - 1023
+	i := 0
+	if k < 0 {
+		i = 1
+	}
+	hx = hx&0x000fffff | int32(0x3ff-i)<<20
+	y := float64(k + i)
+	x = math.Float64frombits(uint64(uint32(hx))<<32 | bits&0xffffffff)
+	z := y*log102lo + ivln10*mathLog(x)
+	return z + y*log102hi
 }

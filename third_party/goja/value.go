@@ -173,6 +173,11 @@ func propSetter(o Value, v Value, r *Runtime) *Object {
 
 func fToStr(num float64, mode ftoa.FToStrMode, prec int) string {
 	var buf1 [128]byte
+	if num < 0 {
+		// ftoa lost the sign of a negative number whose rounding added a
+		// digit: (-9.99).toPrecision(2) was ".0.0" (FlowScript patch 45).
+		return "-" + string(ftoa.FToStr(-num, mode, prec, buf1[:0]))
+	}
 	return string(ftoa.FToStr(num, mode, prec, buf1[:0]))
 }
 
