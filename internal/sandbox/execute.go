@@ -207,13 +207,16 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 			return nil, errAsync
 		}
 	}
-	if fail, err := v.structuredFailure(ret); err != nil || fail != nil {
-		if err == nil {
-			err = fail
-		}
+	out, err := v.serialize(ret)
+	if err != nil {
 		return nil, err
 	}
-	return v.serialize(ret)
+	if root != nil {
+		if fail := structuredFailure(out.String()); fail != nil {
+			return nil, fail
+		}
+	}
+	return out, nil
 }
 
 // notCallable is the TypeError of a source that binds execute to something

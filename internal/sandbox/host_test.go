@@ -389,6 +389,27 @@ func TestStructuredFailure(t *testing.T) {
 			t.Errorf("%s: %+v, want reason %q and message %q", src, res.Err, want[0], want[1])
 		}
 	}
+	// The failure is read from the serialization, as the engine gets it: a
+	// getter runs once, and what toJSON returns is what counts.
+	for src, fails := range map[string]bool{
+		"let n = 0; return {get success() { n++; return n > 1 }, n: () => n}":                           true,
+		"let n = 0; const r = {get success() { n++; return n === 1 ? false : true }, v: 1}; return r":   true,
+		"return {success: false, toJSON() { return {ok: 1} }}":                                          false,
+		"return {toJSON() { return {success: false, error: {code: 'E', message: 'm'}} }}":               true,
+		"class R { get success() { return false } }; return new R()":                                    false,
+		"return JSON.stringify({success: false, error: {code: 'E', message: 'm'}})":                     false,
+		"return {data: {success: false}}":                                                               false,
+		"return new Proxy({}, {get: (t, k) => k === 'success' ? false : undefined, ownKeys: () => []})": false,
+	} {
+		res := runHost(t, src, nil, nil, Limits{})
+		if got := res.Err != nil && res.Err.Code == CodeScriptError; got != fails {
+			t.Errorf("%s: %+v (output %q), want a failure: %v", src, res.Err, res.Output, fails)
+		}
+	}
+	res = runHost(t, "let n = 0; return {get success() { n++; return false }, get error() { return {code: 'N' + n} }}", nil, nil, Limits{})
+	if res.Err == nil || res.Err.Reason != "N1" {
+		t.Errorf("a getter ran more than once: %+v", res.Err)
+	}
 	res = runHost(t, "return {get success() { throw new Error('trap') }}", nil, nil, Limits{})
 	if res.Err == nil || res.Err.Code != CodeScriptError || !strings.Contains(res.Err.Message, "trap") {
 		t.Errorf("a throwing getter: %+v", res.Err)

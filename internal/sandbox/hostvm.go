@@ -898,54 +898,55 @@ const (
 	maxStructuredMsgBytes = 4 << 10
 )
 
-// structuredFailure reads a returned {success: false, error: {code,
-// message}} as a failure: SCRIPT_ERROR, the author's code as Reason and
-// the author's message (cut to their caps). success must be the boolean
-// false; anything else is an ordinary result. It reads the value under the
-// deadline (a getter or a Proxy is the script's code): what that throws is
-// the returned error.
-func (v *vm) structuredFailure(ret goja.Value) (*structured, error) {
-	obj, ok := ret.(*goja.Object)
-	if !ok {
-		return nil, nil
+// structuredFailure reads a result whose serialization is {"success":
+// false, "error": {"code", "message"}} (seed 001) as a failure:
+// SCRIPT_ERROR, the author's code as Reason and the author's message (cut
+// to their caps). success must be the boolean false; anything else is an
+// ordinary result. It reads the serialization, not the object, as the
+// engine would: a getter or a Proxy's trap ran once, in JSON.stringify,
+// and what a toJSON returned is what counts (a success read from the
+// object, then again by the serialization, could say false once and true
+// the next time).
+func structuredFailure(serialized string) *structured {
+	if !strings.HasPrefix(serialized, "{") || !strings.Contains(serialized, `"success":false`) {
+		return nil
 	}
-	var fail *structured
-	err := v.try(func() {
-		success := obj.Get("success")
-		if success == nil || success.ExportType() == nil || !success.StrictEquals(v.rt.ToValue(false)) {
-			return
+	var top map[string]json.RawMessage // keys match exactly, unlike a struct's fields
+	if json.Unmarshal([]byte(serialized), &top) != nil || string(top["success"]) != "false" {
+		return nil
+	}
+	e := &Error{Code: CodeScriptError, Message: "the script reported a failure"}
+	var detail map[string]json.RawMessage
+	if json.Unmarshal(top["error"], &detail) == nil {
+		if code := structuredText(detail["code"]); code != "" {
+			e.Reason, _ = textcut.Cut(code, maxReasonBytes)
+			e.Message = "the script reported the failure " + e.Reason + ", without a message"
 		}
-		e := &Error{Code: CodeScriptError, Message: "the script reported a failure"}
-		if detail, isObj := obj.Get("error").(*goja.Object); isObj {
-			if code := structuredText(detail.Get("code")); code != "" {
-				e.Reason, _ = textcut.Cut(code, maxReasonBytes)
-				e.Message = "the script reported the failure " + e.Reason + ", without a message"
-			}
-			if msg := structuredText(detail.Get("message")); msg != "" {
-				e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
-			}
+		if msg := structuredText(detail["message"]); msg != "" {
+			e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
 		}
-		fail = &structured{err: e}
-	})
-	return fail, err
+	}
+	return &structured{err: e}
 }
 
 // structuredText is a structured failure's code or message as text: a
-// string that is not blank, or a number or a boolean as its string. Anything
-// else (an object, a symbol, a blank string) is "": the failure keeps a
-// message that says what it lacks, never "" or "[object Object]".
-func structuredText(v goja.Value) string {
-	switch v.(type) {
-	case goja.String:
-		if s := v.String(); strings.TrimSpace(s) != "" {
+// string that is not blank, or a number or a boolean as its JSON text
+// (which is JavaScript's String of it). Anything else (an object, null, a
+// blank string; a symbol was left out by the serialization) is "": the
+// failure keeps a message that says what it lacks, never "" or "[object
+// Object]".
+func structuredText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) == nil && strings.TrimSpace(s) != "" {
 			return s
 		}
-	case nil:
-	default:
-		switch v.ExportType() {
-		case reflect.TypeFor[int64](), reflect.TypeFor[float64](), reflect.TypeFor[bool]():
-			return v.String()
-		}
+	case c == 't' || c == 'f' || c == '-' || (c >= '0' && c <= '9'):
+		return string(raw)
 	}
 	return ""
 }
