@@ -448,6 +448,26 @@ func TestTrickledBodiesAreAnsweredAtOnce(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a body declared over the limit is refused before it is sent", func(t *testing.T) {
+		conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close() //nolint:errcheck // the test's own
+		if _, err := fmt.Fprintf(conn, "POST /api/script-templates HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nX-API-Key: %s\r\nContent-Length: 10000000000\r\nExpect: 100-continue\r\n\r\n",
+			testAPIKey); err != nil {
+			t.Fatal(err)
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge { // not 100 Continue
+			t.Fatalf("status %d, want 413 before the body", resp.StatusCode)
+		}
+	})
 	t.Run("a body read to its end keeps the connection", func(t *testing.T) {
 		conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
 		if err != nil {

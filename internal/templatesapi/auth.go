@@ -278,6 +278,13 @@ func (a *Authenticator) role(claims jwt.MapClaims) Role {
 	return role
 }
 
+// farFuture says whether a numeric claim is past the year 9999, a time
+// jwt's parser cannot hold.
+func farFuture(claim any) bool {
+	f, ok := claim.(float64)
+	return ok && f > 253402300799
+}
+
 // tokenError says why a token was refused, without echoing it. Claim
 // problems are only reported once the signature verified (the parser
 // checks claims after the signature).
@@ -293,6 +300,9 @@ func tokenError(err error, claims jwt.MapClaims) *authError {
 		return refuse("the bearer token is not a well-formed JWT")
 	case errors.Is(err, jwt.ErrTokenUnverifiable), errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		return refuse(msgUnverifiable)
+	case errors.Is(err, jwt.ErrTokenExpired) && farFuture(claims["exp"]):
+		// So large a time overflows to the past when read: it is no expiry.
+		return refuse("the token's exp claim is out of range (after the year 9999): the issuer must give exp in seconds since 1970")
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return refuse("the token has expired: get a new one")
 	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):

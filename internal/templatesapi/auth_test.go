@@ -43,6 +43,7 @@ func TestAuthentication(t *testing.T) {
 		{"bad HS256 signature", bearer(hsToken(t, "another-secret-0123456789abcdef-0123", write)), 401, msgUnverifiable},
 		{"no exp", hs(with(write, "exp", nil)), 401, "no exp claim"},
 		{"string exp", hs(with(write, "exp", "9999999999")), 401, "must be numbers"},
+		{"exp past the year 9999", hs(with(write, "exp", 9.3e18)), 401, "out of range"},
 		{"no sub", hs(with(write, "sub", nil)), 401, "no sub claim"},
 		{"empty sub", hs(with(write, "sub", "")), 401, "no sub claim"},
 		{"numeric sub", hs(with(write, "sub", 42)), 401, "wrong type"},

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/google/uuid"
@@ -116,6 +117,14 @@ func parseVersionCursor(raw string, id uuid.UUID) (int, *httpError) {
 		return 0, badCursor()
 	}
 	return before, nil
+}
+
+// cursorParam is the cursor parameter and whether it was given: an empty
+// cursor= is given, and refused as a cut one is, rather than read as no
+// cursor (which would start the walk again from the newest).
+func cursorParam(q url.Values) (string, bool) {
+	_, given := q["cursor"]
+	return q.Get("cursor"), given
 }
 
 func badCursor() *httpError {

@@ -43,6 +43,12 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 			}
 		}
 	}
+	if r.ContentLength > limit {
+		// Refused on its declared length, before any of it is read: a client
+		// that sent Expect: 100-continue is not invited to upload it.
+		return newError(http.StatusRequestEntityTooLarge, CodeBodyTooLarge,
+			fmt.Sprintf("the body is %d bytes, over the limit of %d bytes", r.ContentLength, limit))
+	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		return decodeError(err, limit)

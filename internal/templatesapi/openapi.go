@@ -29,6 +29,7 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "private, no-cache") // a read, as every other (doc.go)
 	w.WriteHeader(http.StatusOK)
 	w.Write(s.openapi) //nolint:errcheck // the client is gone; nothing to do
 }

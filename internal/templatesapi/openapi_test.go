@@ -20,6 +20,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
 			r := a.authed("GET", cfg.prefix()+"/openapi.json", nil)
 			wantStatus(t, r, http.StatusOK)
+			if cc := r.header.Get("Cache-Control"); cc != "private, no-cache" { // a read, behind a key
+				t.Errorf("Cache-Control %q, want private, no-cache", cc)
+			}
 			var doc struct {
 				OpenAPI string `json:"openapi"`
 				Servers []struct {

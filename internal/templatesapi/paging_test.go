@@ -134,6 +134,7 @@ func TestListRefusesBadParameters(t *testing.T) {
 		{"cursor with one bit changed", "cursor=" + string(tampered), CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor cut", "cursor=" + cursor[:len(cursor)-3], CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor not base64", "cursor=%21%21%21", CodeInvalidCursor, "cursor", "changed or cut"},
+		{"cursor empty", "cursor=", CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor of another name filter", "cursor=" + filtered, CodeInvalidCursor, "cursor", "another name filter"},
 		{"cursor of a filter without it", "cursor=" + filtered + "&name=x", CodeInvalidCursor, "cursor", "another name filter"},
 		{"cursor of a version list", "cursor=" + versionCursor, CodeInvalidCursor, "cursor", "changed or cut"},
@@ -248,6 +249,11 @@ func TestVersionsAPI(t *testing.T) {
 			if e := r.apiErr(t); e.Code != CodeInvalidParameter || len(e.Fields) != 1 || e.Fields[0].Field != "version" {
 				t.Errorf("version %q: %+v", bad, e)
 			}
+		}
+		r = a.authed("GET", one+"/versions?cursor=", nil) // not "from the newest": a cut cursor
+		wantStatus(t, r, http.StatusBadRequest)
+		if e := r.apiErr(t); e.Code != CodeInvalidCursor {
+			t.Errorf("an empty cursor: %+v", e)
 		}
 		r = a.authed("GET", one+"/versions?cursor="+versionCursor(uuid.New(), 2), nil)
 		wantStatus(t, r, http.StatusBadRequest)

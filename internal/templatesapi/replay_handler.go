@@ -154,10 +154,13 @@ func (s *Server) versionSource(r *http.Request, job flowjob.Job, n int) (string,
 // own: replays are rare and driven by people, and a connection per replay
 // holds nothing open between them.
 func (s *Server) loadFailure(ctx context.Context, jobID string) (failrecord.Record, *httpError) {
+	// The cause (the broker's address, its user, its error) is the
+	// operator's: it goes to the log, under the request's id, and the caller
+	// is told to try again.
 	unavailable := func(err error) *httpError {
 		s.log.WarnContext(ctx, "reading a failure record", "job_id", jobID, "error", err.Error())
 		return newError(http.StatusServiceUnavailable, CodeFailuresUnavailable,
-			fmt.Sprintf("the failures stream cannot be read: %v", err)).with("Retry-After", "5")
+			"the failures stream cannot be read right now: try again in a few seconds (the service's log has the cause under this request's id)").with("Retry-After", "5")
 	}
 	ctx, cancel := context.WithTimeout(ctx, replayNATSTimeout)
 	defer cancel()

@@ -75,6 +75,17 @@ func TestReplayFailedJob(t *testing.T) {
 		t.Errorf("without NATS_URL: %+v", e)
 	}
 
+	// A broker that does not answer: the caller is told to retry, and not
+	// where the broker is or who the service is to it (that is the log's).
+	down := cfg
+	down.NATSURL = "nats://alice:s3cret@127.0.0.1:1"
+	r = startAPI(t, down, openEmbedded(t, down), nil).authed("POST", "/api/failures/failed-1/replay", nil)
+	wantStatus(t, r, http.StatusServiceUnavailable)
+	if e := r.apiErr(t); e.Code != CodeFailuresUnavailable || strings.Contains(e.Message, "alice") || strings.Contains(e.Message, "127.0.0.1") ||
+		!strings.Contains(e.Message, "try again") || r.header.Get("Retry-After") == "" {
+		t.Errorf("broker down: %+v (Retry-After %q)", e, r.header.Get("Retry-After"))
+	}
+
 	cfg.NATSURL, cfg.JobsStream, cfg.SubjectPrefix = url, exec.JobsStream, exec.SubjectPrefix
 	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
 

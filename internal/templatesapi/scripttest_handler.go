@@ -238,6 +238,14 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	if len(body.Resolutions) > MaxTestResolutions {
 		add("resolutions", templates.CodeTooLong, "resolutions has %d entries, over the limit of %d", len(body.Resolutions), MaxTestResolutions)
 	}
+	for i, res := range body.Resolutions {
+		// As the executor refuses a resume job's resolution (INVALID_JOB),
+		// before the script gets it from approval.request().
+		if sandbox.JSONNesting(res) > sandbox.MaxJSONNesting {
+			add(fmt.Sprintf("resolutions[%d]", i), "TOO_DEEP",
+				"resolutions[%d] nests arrays and objects more than %d levels deep: send a flatter resolution", i, sandbox.MaxJSONNesting)
+		}
+	}
 	if len(body.InputVariables) > MaxTestInputs {
 		add("inputVariables", templates.CodeTooLong, "inputVariables has %d entries, over the limit of %d", len(body.InputVariables), MaxTestInputs)
 	} else {

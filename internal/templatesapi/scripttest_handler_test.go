@@ -140,6 +140,10 @@ func TestScriptTestRefusesBadInput(t *testing.T) {
 		// The whole path, past a number no float64 holds in a resolution.
 		{"a wrong kind after a huge number", `{"resolutions":[[1e400],{"a":1}],"source":1}`, 400, "source"},
 		{"a fraction for milliseconds", `{"source":"return 1","timeoutMs":1.5,"foo":1}`, 400, "timeoutMs"},
+		// As the executor refuses such a resume job (INVALID_JOB), before the
+		// script reads it.
+		{"a resolution nested too deep", `{"source":"return approval.request()","capabilities":["approval"],"resolutions":[true,` +
+			strings.Repeat("[", 600) + strings.Repeat("]", 600) + `]}`, 422, "resolutions[1]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -65,7 +65,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	if raw := q.Get("cursor"); raw != "" {
+	if raw, given := cursorParam(q); given {
 		if query.After, herr = parseTemplateCursor(raw, query.Name); herr != nil {
 			writeError(w, herr)
 			return

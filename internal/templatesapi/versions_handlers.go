@@ -29,7 +29,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	if raw := q.Get("cursor"); raw != "" {
+	if raw, given := cursorParam(q); given {
 		if query.Before, herr = parseVersionCursor(raw, id); herr != nil {
 			writeError(w, herr)
 			return
