@@ -309,3 +309,18 @@ func TestNumberConversionsMatchNode(t *testing.T) {
 		}
 	}
 }
+
+// TestBracketInAClassIsALiteral: a '[' inside a character class is a
+// literal, not the start of a POSIX class (patch 46); Node 20's answers.
+func TestBracketInAClassIsALiteral(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[/[[:alpha:]]/.test("a"), /[[:alpha:]]/.test("a]"), /[[:digit:]]+/.test("12")].join()`, `false,true,false`},
+		{`[/[[]/.test("["), /[a[]+/.exec("a[a")[0], /[^[]/.test("["), "x[y]z".replace(/[[\]]/g, "-")].join()`, `true,a[a,false,x-y-z`},
+		{`"ab".match(/[[a]b/g).join()`, `ab`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}

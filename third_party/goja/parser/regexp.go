@@ -296,6 +296,13 @@ func (self *_RegExp_parser) scanClassAtom() bool {
 		self.read()
 		return false
 	}
+	if self.chr == '[' {
+		// A '[' in a class is a literal in JavaScript; re2 would read
+		// [[:alpha:]] as a POSIX class (FlowScript patch 46).
+		self.writeString(`\[`)
+		self.read()
+		return false
+	}
 	self.pass()
 	return false
 }

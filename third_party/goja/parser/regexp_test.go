@@ -103,7 +103,7 @@ func TestRegExp(t *testing.T) {
 
 			test("(?:[%\\s])", "(?:[%"+WhitespaceChars+"])")
 
-			test("[[]", "[[]")
+			test("[[]", "[\\[]") // FlowScript patch 46: escaped, as [[:alpha:]] must be
 
 			test("\\101", "\\x41")
 
