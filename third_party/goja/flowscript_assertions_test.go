@@ -324,3 +324,19 @@ func TestBracketInAClassIsALiteral(t *testing.T) {
 		}
 	}
 }
+
+// TestLocaleCaseMapping: toLocaleUpperCase and toLocaleLowerCase map by
+// the locale where its rules differ (patch 47); Node 20's answers.
+func TestLocaleCaseMapping(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`["i".toLocaleUpperCase("tr"), "I".toLocaleLowerCase("tr"), "İstanbul".toLocaleLowerCase("tr-TR"), "ılık".toLocaleUpperCase(["tr"]), "I".toLocaleLowerCase("az")].join()`, `İ,ı,istanbul,ILIK,ı`},
+		{`["i".toLocaleUpperCase("en"), "i".toLocaleUpperCase(), "ß".toLocaleUpperCase("de"), "iI".toLocaleUpperCase("pt-BR"), "a".toLocaleUpperCase(5)].join()`, `I,I,SS,II,A`},
+		{`try { "a".toLocaleUpperCase("x!") } catch (e) { String(e) }`, `RangeError: Incorrect locale information provided`},
+		{`[String.prototype.toLocaleUpperCase.length, String.prototype.toLocaleLowerCase.name].join()`, `0,toLocaleLowerCase`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}

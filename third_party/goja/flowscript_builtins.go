@@ -4,6 +4,9 @@ import (
 	"math"
 	"math/big"
 	"unicode/utf16"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/language"
 )
 
 // FlowScript patch 41: built-ins Node 20 has and upstream goja lacked.
@@ -118,4 +121,48 @@ func mathLog10(x float64) float64 {
 	x = math.Float64frombits(uint64(uint32(hx))<<32 | bits&0xffffffff)
 	z := y*log102lo + ivln10*mathLog(x)
 	return z + y*log102hi
+}
+
+// stringproto_toLocaleCase is String.prototype.toLocaleUpperCase (upper)
+// and toLocaleLowerCase: the locales whose case mapping differs from the
+// default (Turkish and Azeri dotted and dotless i, Lithuanian dots) map
+// by their rules, as V8 does; any other maps as toUpperCase and
+// toLowerCase (FlowScript patch 47; upstream ignored the locale).
+func (r *Runtime) stringproto_toLocaleCase(upper bool) func(FunctionCall) Value {
+	return func(call FunctionCall) Value {
+		r.checkObjectCoercible(call.This)
+		s := call.This.toString()
+		tag, special := r.caseLocale(call.Argument(0))
+		switch {
+		case special && upper:
+			return newStringValue(cases.Upper(tag).String(s.String()))
+		case special:
+			return newStringValue(cases.Lower(tag).String(s.String()))
+		case upper:
+			return s.toUpper()
+		}
+		return s.toLower()
+	}
+}
+
+// caseLocale reads the requested locale (a string, or the first of an
+// array; anything else asks for none) and says whether its case mapping
+// is special. A malformed locale is V8's RangeError.
+func (r *Runtime) caseLocale(arg Value) (language.Tag, bool) {
+	if o, ok := arg.(*Object); ok {
+		arg = o.self.getIdx(valueInt(0), nil)
+	}
+	if _, ok := arg.(String); !ok { // undefined, or a list with no first locale
+		return language.Und, false
+	}
+	tag, err := language.Parse(arg.String())
+	if err != nil {
+		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
+	}
+	base, _ := tag.Base()
+	switch base.String() {
+	case "tr", "az", "lt":
+		return tag, true
+	}
+	return tag, false
 }
