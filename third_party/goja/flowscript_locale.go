@@ -162,6 +162,19 @@ var numberLocales = map[string]*numberLocale{
 		"CLP": {"CLP", "\u00a0", true, false},
 		"COP": {"COP", "\u00a0", true, false},
 	}},
+	// es-419 (Latin America) is es-MX but for its own peso, which it
+	// writes by its code, as Node does.
+	"es-419": {tag: "es-419", group: ",", decimal: ".", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
+		"BRL": {"BRL", "\u00a0", true, false},
+		"USD": {"USD", "\u00a0", true, false},
+		"EUR": {"EUR", "\u00a0", true, false},
+		"GBP": {"GBP", "\u00a0", true, false},
+		"JPY": {"JPY", "\u00a0", true, false},
+		"ARS": {"ARS", "\u00a0", true, false},
+		"MXN": {"MXN", "\u00a0", true, false},
+		"CLP": {"CLP", "\u00a0", true, false},
+		"COP": {"COP", "\u00a0", true, false},
+	}},
 	"es-ar": {tag: "es-AR", group: ".", decimal: ",", minGrouping2: false, percent: "%", currencies: map[string]currencyForm{
 		"BRL": {"BRL", "\u00a0", true, false},
 		"USD": {"US$", "\u00a0", true, false},
@@ -255,7 +268,7 @@ func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
 		return numberLocales["en-us"]
 	}
 	parts := strings.Split(strings.ToLower(tag), "-")
-	if len(parts) > 1 && len(parts[1]) == 2 {
+	if len(parts) > 1 && (len(parts[1]) == 2 || parts[1] == "419") {
 		if l := numberLocales[parts[0]+"-"+parts[1]]; l != nil {
 			return l
 		}
@@ -587,18 +600,19 @@ type dateLocale struct {
 // dateLocales are keyed by the tags of numberLocales (FlowScript patch
 // 25), read from Node 20 (ICU 78).
 var dateLocales = map[string]dateLocale{
-	"en-US": {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
-	"en-GB": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-BR": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-PT": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"es-ES": {"d/M/y", "H:mm:ss", ", ", "", ""},
-	"es-MX": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
-	"es-AR": {"d/M/y", "hh:mm:ss", ", ", "", ""},
-	"es-CO": {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"es-CL": {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"de-DE": {"d.M.y", "HH:mm:ss", ", ", "", ""},
-	"fr-FR": {"dd/MM/y", "HH:mm:ss", " ", "", ""},
-	"it-IT": {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"en-US":  {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
+	"en-GB":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-BR":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"pt-PT":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+	"es-ES":  {"d/M/y", "H:mm:ss", ", ", "", ""},
+	"es-MX":  {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
+	"es-419": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
+	"es-AR":  {"d/M/y", "hh:mm:ss", ", ", "", ""},
+	"es-CO":  {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"es-CL":  {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
+	"de-DE":  {"d.M.y", "HH:mm:ss", ", ", "", ""},
+	"fr-FR":  {"dd/MM/y", "HH:mm:ss", " ", "", ""},
+	"it-IT":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
 }
 
 // format writes t in pattern for l.

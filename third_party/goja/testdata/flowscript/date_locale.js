@@ -6,7 +6,7 @@
   const ds = [new Date(2020, 0, 5, 3, 4, 5), new Date(2020, 11, 25, 15, 14, 59), new Date(2020, 11, 25, 0, 0, 0),
     new Date(2020, 11, 25, 12, 0, 0), new Date(1999, 9, 31, 23, 59, 9)];
   const out = [];
-  for (const l of [undefined, "en-US", "en", "en-GB", "pt-BR", "pt", "pt-br", "pt-PT", "es", "es-ES", "es-MX", "es-AR",
+  for (const l of [undefined, "en-US", "en", "en-GB", "pt-BR", "pt", "pt-br", "pt-PT", "es", "es-ES", "es-MX", "es-419", "es-AR",
     "es-CO", "es-CL", "de", "de-DE", "fr", "fr-FR", "it", "it-IT", "xx", ["pt-BR"], []]) {
     out.push(JSON.stringify(l) + " " + JSON.stringify(ds.map(d => [d.toLocaleDateString(l), d.toLocaleTimeString(l), d.toLocaleString(l)])));
   }

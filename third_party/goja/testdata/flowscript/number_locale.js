@@ -3,7 +3,7 @@
 (function () {
   const values = [0, -0, 1, -1, 0.5, 1.005, 2.5, -2.5, 1234, 1234.5, 12345.678, -1234.5, 999.9996,
     0.0001, -0.0001, 1e21, 123456789.123, 0.256, 99.995, NaN, Infinity, -Infinity, 1e-7, 0.045];
-  const locales = [undefined, "pt-BR", "pt", "pt-br", "en-US", "en", "en-GB", "pt-PT", "es", "es-MX",
+  const locales = [undefined, "pt-BR", "pt", "pt-br", "en-US", "en", "en-GB", "pt-PT", "es", "es-MX", "es-419",
     "es-AR", "es-CO", "es-CL", "es-cl", "de", "de-DE", "fr", "fr-FR", "it", "xx", "pt-BR-u-nu-latn",
     ["pt-BR", "en"], [], ["de"]];
   const options = [undefined, {}, {style: "decimal"}, {style: "currency", currency: "BRL"},
