@@ -1578,6 +1578,12 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 		if ctor != nil {
 			arr = ctor([]Value{intToValue(l)}, nil)
 		} else {
+			if l > math.MaxUint32 {
+				// ArrayCreate's RangeError, before anything is allocated:
+				// make([]Value, l) below ended the process (FlowScript
+				// patch 49).
+				panic(r.newError(r.getRangeError(), "Invalid array length"))
+			}
 			arr = r.newArrayValues(nil)
 		}
 		if mapFn == nil {

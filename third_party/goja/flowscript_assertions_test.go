@@ -340,3 +340,13 @@ func TestLocaleCaseMapping(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayFromPastTheLargestLength: Array.from of an array-like longer
+// than an array can be throws V8's RangeError before allocating (patch
+// 49; it allocated 2^32 slots and the process died).
+func TestArrayFromPastTheLargestLength(t *testing.T) {
+	v, err := New().RunString(`try { Array.from({length: 2 ** 32}); 'no error' } catch (e) { String(e) }`)
+	if err != nil || v.String() != "RangeError: Invalid array length" {
+		t.Errorf("%v (%v), want RangeError: Invalid array length (Node's)", v, err)
+	}
+}
