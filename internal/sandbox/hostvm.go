@@ -911,13 +911,12 @@ func structuredFailure(serialized string) *structured {
 	if !strings.HasPrefix(serialized, "{") || !strings.Contains(serialized, `"success":false`) {
 		return nil
 	}
-	var top map[string]json.RawMessage // keys match exactly, unlike a struct's fields
-	if json.Unmarshal([]byte(serialized), &top) != nil || string(top["success"]) != "false" {
+	top := jsonMembers([]byte(serialized))
+	if string(top["success"]) != "false" {
 		return nil
 	}
 	e := &Error{Code: CodeScriptError, Message: "the script reported a failure"}
-	var detail map[string]json.RawMessage
-	if json.Unmarshal(top["error"], &detail) == nil {
+	if detail := jsonMembers(top["error"]); detail != nil {
 		if code := structuredText(detail["code"]); code != "" {
 			e.Reason, _ = textcut.Cut(code, maxReasonBytes)
 			e.Message = "the script reported the failure " + e.Reason + ", without a message"
@@ -927,6 +926,16 @@ func structuredFailure(serialized string) *structured {
 		}
 	}
 	return &structured{err: e}
+}
+
+// jsonMembers is the members of a JSON object, by their exact names
+// (unlike a struct's fields, which match any case); nil for anything else.
+func jsonMembers(data []byte) map[string]json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return m
 }
 
 // structuredText is a structured failure's code or message as text: a
