@@ -182,11 +182,17 @@ func (o *Object) CreateDataPropertyOrThrow(key String, value Value) {
 // undoes it.
 func (r *Runtime) enterNative() {
 	if r.vm.nativeDepth >= r.vm.maxCallStackSize {
-		ex := &StackOverflowError{}
-		ex.stack = r.vm.captureStack(nil, 0)
-		panic(ex)
+		r.stackOverflow()
 	}
 	r.vm.nativeDepth++
+}
+
+// stackOverflow throws the StackOverflowError of going past the call
+// stack's limit.
+func (r *Runtime) stackOverflow() {
+	ex := &StackOverflowError{}
+	ex.stack = r.vm.captureStack(nil, 0)
+	panic(ex)
 }
 
 func (r *Runtime) leaveNative() { r.vm.nativeDepth-- }

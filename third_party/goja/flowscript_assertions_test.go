@@ -350,3 +350,29 @@ func TestArrayFromPastTheLargestLength(t *testing.T) {
 		t.Errorf("%v (%v), want RangeError: Invalid array length (Node's)", v, err)
 	}
 }
+
+// TestCalleeTextIsNotLentToANestedCall: a callee with no name of its own,
+// called from a callback of a named call, is named by its value, not by
+// the outer callee (patch 44).
+func TestCalleeTextIsNotLentToANestedCall(t *testing.T) {
+	v, err := New().RunString(`const arr = [1]; try { arr.map(() => (0, {})()) } catch (e) { String(e) }`)
+	if err != nil || v.String() != "TypeError: #<Object> is not a function" {
+		t.Errorf("%v (%v), want TypeError: #<Object> is not a function", v, err)
+	}
+}
+
+// TestProxyChainPastTheLimit: a proxy whose target chain holds more than
+// maxProxyChain proxies is a stack overflow where it is made (patch 50; 80,000
+// of them took the Go stack past the memory limit at the first read),
+// and a chain of 3,000, which V8 runs, works.
+func TestProxyChainPastTheLimit(t *testing.T) {
+	v, err := New().RunString(`let p = {x: 1}; for (let i = 0; i < 3000; i++) p = new Proxy(p, {}); p.y = 2; [p.x, p.y, 'x' in p].join()`)
+	if err != nil || v.String() != "1,2,true" {
+		t.Errorf("3,000 proxies: %v (%v)", v, err)
+	}
+	_, err = New().RunString(`let p = {x: 1}; for (let i = 0; i < 80000; i++) p = new Proxy(p, {}); p.x`)
+	var overflow *StackOverflowError
+	if !errors.As(err, &overflow) {
+		t.Errorf("80,000 proxies: %v, want a stack overflow", err)
+	}
+}

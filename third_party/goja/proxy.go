@@ -52,6 +52,14 @@ func (r *Runtime) _newProxyObject(target *Object, handler proxyHandler, proto *O
 	p.init()
 	p.target = target
 	p.handler = handler
+	if t, ok := target.self.(*proxyObject); ok {
+		// A longer chain would take the Go stack past the memory limit at
+		// its first use, where V8 overflows its stack: it is that
+		// overflow, here (FlowScript patch 50). V8 runs 3,000.
+		if p.depth = t.depth + 1; p.depth >= maxProxyChain {
+			r.stackOverflow()
+		}
+	}
 	if call, ok := target.self.assertCallable(); ok {
 		p.call = call
 	}
@@ -283,12 +291,18 @@ func (h *jsProxyHandler) construct(target *Object, args []Value, newTarget *Obje
 	return h.proxyCall(proxy_trap_construct, target, h.handler.runtime.newArrayValues(args), newTarget)
 }
 
+// maxProxyChain is how many proxies a proxy's target chain may hold.
+const maxProxyChain = 10000
+
 type proxyObject struct {
 	baseObject
 	target  *Object
 	handler proxyHandler
 	call    func(FunctionCall) Value
 	ctor    func(args []Value, newTarget *Object) *Object
+	// depth is how many proxies its target chain holds: each operation on
+	// a proxy recurses in Go into its target's (FlowScript patch 50).
+	depth int
 }
 
 func (p *proxyObject) checkHandler() proxyHandler {

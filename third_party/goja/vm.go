@@ -3646,6 +3646,9 @@ func (numargs call) exec(vm *vm) {
 	n := int(numargs)
 	v := vm.stack[vm.sp-n-1] // callee
 	obj := vm.toCallee(v)
+	// No callOf's text for this callee, even one this call is nested in
+	// (a native called by callOf calling back; FlowScript patch 44).
+	vm.calleeText = ""
 	obj.self.vmCall(vm, n)
 }
 
