@@ -314,6 +314,11 @@ func (p *Program) compileError(err error) *Error {
 		}
 	}
 	e.Message = "SyntaxError: " + strings.TrimPrefix(e.Message, "SyntaxError: ")
+	if ce != nil && ce.Message == "Async generators are not supported yet" {
+		// async function* is async code, refused as an async execute is
+		// (DESIGN.md §3), at its line.
+		e.Code, e.Message = CodeAsyncUnsupported, MsgAsyncUnsupported
+	}
 	return e
 }
 

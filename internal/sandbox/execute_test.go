@@ -63,6 +63,9 @@ func TestAsyncIsRefused(t *testing.T) {
 		"return {toJSON() { return Promise.resolve(1) }}",
 		"return [{toJSON() { return {later: Promise.resolve()} }}]",
 		"return {get p() { return Promise.resolve() }}",
+		// an async generator, which this engine cannot compile
+		"async function* execute() { yield 1 }",
+		"const g = async function* () { yield 1 }\nreturn 1",
 	} {
 		t.Run(src, func(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")
@@ -131,6 +134,11 @@ func TestThrownValuesOfAnyKind(t *testing.T) {
 		"throw new Error()":                 "Error",
 		"throw null":                        "null",
 		"throw {get message() { throw 1 }}": "Uncaught exception (its message could not be read)",
+		// a blank message still says that something failed
+		`throw ""`:                           "Uncaught exception (its message is empty)",
+		`throw "  "`:                         "Uncaught exception (its message is empty)",
+		`throw {code: 'EMPTY', message: ''}`: "Uncaught exception (its message is empty)",
+		`const e = new Error(''); e.name = ''; throw e`:                                               "Uncaught exception (its message is empty)",
 		"class E extends Error { constructor(m) { super(m); this.name = 'E' } }\nthrow new E('mine')": "E: mine",
 	}
 	for src, want := range cases {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"reflect"
+	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -96,6 +97,11 @@ func (v *vm) describe(thrown goja.Value) (string, error) {
 	var again *goja.Exception // reading the message threw
 	if errors.As(err, &again) {
 		return "Uncaught exception (its message could not be read)", nil
+	}
+	if err == nil && strings.TrimSpace(text) == "" {
+		// throw "", or an object whose name and message are blank: the
+		// errorVariable still says that something failed.
+		return "Uncaught exception (its message is empty)", nil
 	}
 	return text, err
 }
