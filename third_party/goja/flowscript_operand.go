@@ -195,23 +195,38 @@ func (r *Runtime) notAFunction(v Value, from string) *Object {
 	return r.NewTypeError("%s is not a function", from)
 }
 
-// setBase is v.ToObject for setting v's property key, with V8's
-// TypeError for null and undefined.
-func (r *Runtime) setBase(v Value, key any) *Object {
-	switch v.(type) {
-	case valueUndefined, valueNull:
-		name := ""
-		switch k := key.(type) {
-		case unistring.String:
-			name = k.String()
-		case *Symbol:
-			name = k.descriptiveString().String()
-		case Value:
-			name = k.String()
-		}
-		panic(r.NewTypeError("Cannot set properties of %s (setting '%s')", nothingName(v), name))
+// setBase is v.ToObject for setting v's property name, with V8's
+// TypeError for null and undefined. name is typed, not an interface, so
+// the common path boxes nothing.
+func (r *Runtime) setBase(v Value, name unistring.String) *Object {
+	if o, ok := v.(*Object); ok {
+		return o
+	}
+	if v == _undefined || v == _null {
+		r.cannotSet(v, name.String())
 	}
 	return v.ToObject(r)
+}
+
+// setBaseKey is setBase for a computed key.
+func (r *Runtime) setBaseKey(v Value, key Value) *Object {
+	if o, ok := v.(*Object); ok {
+		return o
+	}
+	if v == _undefined || v == _null {
+		name := ""
+		if sym, ok := key.(*Symbol); ok {
+			name = sym.descriptiveString().String()
+		} else if key != nil {
+			name = key.String()
+		}
+		r.cannotSet(v, name)
+	}
+	return v.ToObject(r)
+}
+
+func (r *Runtime) cannotSet(v Value, name string) {
+	panic(r.NewTypeError("Cannot set properties of %s (setting '%s')", nothingName(v), name))
 }
 
 // callOf is call for a callee the compiler can name: a callee that is

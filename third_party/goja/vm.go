@@ -1917,7 +1917,7 @@ type _setElem struct{}
 var setElem _setElem
 
 func (_setElem) exec(vm *vm) {
-	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
+	obj := vm.r.setBaseKey(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := toPropertyKey(vm.stack[vm.sp-2])
 	val := vm.stack[vm.sp-1]
 
@@ -1933,7 +1933,7 @@ type _setElem1 struct{}
 var setElem1 _setElem1
 
 func (_setElem1) exec(vm *vm) {
-	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
+	obj := vm.r.setBaseKey(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := vm.stack[vm.sp-2]
 	val := vm.stack[vm.sp-1]
 
@@ -1990,7 +1990,7 @@ type _setElemP struct{}
 var setElemP _setElemP
 
 func (_setElemP) exec(vm *vm) {
-	obj := vm.r.setBase(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
+	obj := vm.r.setBaseKey(vm.stack[vm.sp-3], vm.stack[vm.sp-2])
 	propName := toPropertyKey(vm.stack[vm.sp-2])
 	val := vm.stack[vm.sp-1]
 
@@ -2011,7 +2011,7 @@ func (_setElemStrict) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := vm.r.setBase(receiver, propName)
+		base := vm.r.setBaseKey(receiver, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2032,7 +2032,7 @@ func (_setElemRecv) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, false)
 	} else {
-		base := vm.r.setBase(o, propName)
+		base := vm.r.setBaseKey(o, propName)
 		base.set(propName, val, receiver, false)
 	}
 
@@ -2053,7 +2053,7 @@ func (_setElemRecvStrict) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, true)
 	} else {
-		base := vm.r.setBase(o, propName)
+		base := vm.r.setBaseKey(o, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2073,7 +2073,7 @@ func (_setElemStrictP) exec(vm *vm) {
 	if receiverObj, ok := receiver.(*Object); ok {
 		receiverObj.setOwn(propName, val, true)
 	} else {
-		base := vm.r.setBase(receiver, propName)
+		base := vm.r.setBaseKey(receiver, propName)
 		base.set(propName, val, receiver, true)
 	}
 
@@ -2093,7 +2093,7 @@ func (_setElemRecvP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, false)
 	} else {
-		base := vm.r.setBase(o, propName)
+		base := vm.r.setBaseKey(o, propName)
 		base.set(propName, val, receiver, false)
 	}
 
@@ -2113,7 +2113,7 @@ func (_setElemRecvStrictP) exec(vm *vm) {
 	if obj, ok := o.(*Object); ok {
 		obj.set(propName, val, receiver, true)
 	} else {
-		base := vm.r.setBase(o, propName)
+		base := vm.r.setBaseKey(o, propName)
 		base.set(propName, val, receiver, true)
 	}
 
