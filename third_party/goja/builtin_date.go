@@ -102,7 +102,7 @@ func (r *Runtime) dateproto_toString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			return asciiString(d.time().Format(dateTimeLayout))
+			return asciiString(formatWithZone(d.time(), dateTimeLayout)) // FlowScript patch 51
 		} else {
 			return stringInvalidDate
 		}
@@ -190,7 +190,7 @@ func (r *Runtime) dateproto_toTimeString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			return asciiString(d.time().Format(timeLayout))
+			return asciiString(formatWithZone(d.time(), timeLayout))
 		} else {
 			return stringInvalidDate
 		}

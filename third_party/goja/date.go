@@ -7,11 +7,11 @@ import (
 )
 
 const (
-	dateTimeLayout       = "Mon Jan 02 2006 15:04:05 GMT-0700 (MST)"
+	dateTimeLayout       = "Mon Jan 02 2006 15:04:05 GMT-0700" // and the zone (formatWithZone)
 	utcDateTimeLayout    = "Mon, 02 Jan 2006 15:04:05 GMT"
 	isoDateTimeLayout    = "2006-01-02T15:04:05.000Z"
 	dateLayout           = "Mon Jan 02 2006"
-	timeLayout           = "15:04:05 GMT-0700 (MST)"
+	timeLayout           = "15:04:05 GMT-0700" // and the zone (formatWithZone)
 	datetimeLayout_en_GB = "01/02/2006, 15:04:05"
 	dateLayout_en_GB     = "01/02/2006"
 	timeLayout_en_GB     = "15:04:05"
@@ -73,7 +73,7 @@ func (r *Runtime) newDateObject(t time.Time, isSet bool, proto *Object) *Object 
 }
 
 func dateFormat(t time.Time) string {
-	return t.Local().Format(dateTimeLayout)
+	return formatWithZone(t.Local(), dateTimeLayout) // FlowScript patch 51
 }
 
 func timeFromMsec(msec int64) time.Time {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRegExpPatch36MatchesNode: patch 36's cases, each with Node's answer.
@@ -374,5 +375,31 @@ func TestProxyChainPastTheLimit(t *testing.T) {
 	var overflow *StackOverflowError
 	if !errors.As(err, &overflow) {
 		t.Errorf("80,000 proxies: %v, want a stack overflow", err)
+	}
+}
+
+// TestZoneNamesAsV8: Date's toString names the zone by its long name
+// (patch 51); Node 20's answers.
+func TestZoneNamesAsV8(t *testing.T) {
+	for _, c := range []struct {
+		zone string
+		utc  time.Time
+		want string
+	}{
+		{"America/Sao_Paulo", time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Thu Jan 15 2026 09:00:00 GMT-0300 (Brasilia Standard Time)"},
+		{"America/Sao_Paulo", time.Date(2018, 1, 15, 12, 0, 0, 0, time.UTC), "Mon Jan 15 2018 10:00:00 GMT-0200 (Brasilia Summer Time)"},
+		{"UTC", time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC), "Wed Jul 15 2026 12:00:00 GMT+0000 (Coordinated Universal Time)"},
+		{"America/Santiago", time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC), "Wed Jul 15 2026 08:00:00 GMT-0400 (Chile Standard Time)"},
+		{"Europe/London", time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC), "Wed Jul 15 2026 13:00:00 GMT+0100 (British Summer Time)"},
+		{"America/Punta_Arenas", time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Thu Jan 15 2026 09:00:00 GMT-0300 (GMT-03:00)"},
+		{"Asia/Kolkata", time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Thu Jan 15 2026 17:30:00 GMT+0530 (India Standard Time)"},
+	} {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := formatWithZone(c.utc.In(loc), dateTimeLayout); got != c.want {
+			t.Errorf("%s: %s, want %s", c.zone, got, c.want)
+		}
 	}
 }
