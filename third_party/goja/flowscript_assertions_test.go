@@ -403,3 +403,21 @@ func TestZoneNamesAsV8(t *testing.T) {
 		}
 	}
 }
+
+// TestLeadingZeroDecimals: a number with a leading zero and an 8 or a 9
+// among its digits is a decimal, as Annex B and V8 read it (patch 52;
+// upstream refused new Date(2024, 08, 15)); Node 20's answers.
+func TestLeadingZeroDecimals(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[08, 09.5, 019, 08e1, 010, 007, 00, 0.08, 0o10].join()`, `8,9.5,19,80,8,7,0,0.08,8`},
+		{`new Date(2024, 08, 15).getMonth()`, `8`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+	if _, err := New().RunString(`010.5`); err == nil {
+		t.Error("010.5 parsed: an octal has no fraction")
+	}
+}

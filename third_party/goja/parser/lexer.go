@@ -1164,9 +1164,15 @@ func (self *_parser) scanNumericLiteral(decimalPoint bool) (token.Token, string)
 			case '.', 'e', 'E':
 				// no-op
 			default:
-				// legacy octal
-				self.scanMantissa(8, false)
-				goto end
+				// A legacy octal (010), or, with an 8 or a 9 among its
+				// digits, a decimal with a leading zero (08, 09.5: Annex
+				// B's NonOctalDecimalIntegerLiteral), which upstream read
+				// as an octal cut short (FlowScript patch 52).
+				start := self.chrOffset
+				self.scanMantissa(10, false)
+				if !strings.ContainsAny(self.str[start:self.chrOffset], "89") {
+					goto end // an octal has no fraction or exponent
+				}
 			}
 			if base > 0 {
 				self.read()

@@ -128,9 +128,9 @@ func TestParserErr(t *testing.T) {
 
 		test("0x", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
 
-		test("09", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
-
-		test("018", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		// 09 and 018 are decimals with a leading zero, as in V8 (FlowScript
+		// patch 52): TestLeadingZeroDecimals.
+		test("09x", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
 
 		test("01.0", "(anonymous): Line 1:3 Unexpected number")
 
