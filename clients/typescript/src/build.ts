@@ -83,11 +83,20 @@ export function resumeJob(suspended: Job, continuation: string, resolution: unkn
   return ordered(
     {
       ...step,
-      action: { ...suspended.action, inputVariables: suspended.action.inputVariables?.map((x) => ({ ...x })) },
+      action: {
+        ...suspended.action,
+        // null stays null (Go writes a job without inputs so): the job must
+        // stay as valid as it was.
+        inputVariables: Array.isArray(suspended.action.inputVariables)
+          ? suspended.action.inputVariables.map((x) => ({ ...x }))
+          : suspended.action.inputVariables,
+      },
       variables: isPlain(suspended.variables) ? { ...suspended.variables } : suspended.variables,
       capabilities: Array.isArray(suspended.capabilities) ? [...suspended.capabilities] : suspended.capabilities,
       id,
-      resume: { token: continuation, resolution: resolution === undefined ? null : resolution },
+      // The resolution as the wire will carry it, copied: a change to the
+      // caller's object after this call does not change the job.
+      resume: { token: continuation, resolution: resolution === undefined ? null : JSON.parse(JSON.stringify(resolution)) },
     },
     FIELDS.job,
   ) as Job;

@@ -93,6 +93,24 @@ export class ResultTimeoutError extends Error {
 }
 
 /**
+ * The NATS connection closed for good while a result was awaited: the job
+ * may have run and its result be stored. Look it up on a new connection
+ * (getResult) before submitting it again.
+ */
+export class ConnectionClosedError extends Error {
+  override readonly name = "ConnectionClosedError";
+  constructor(
+    readonly jobId: string,
+    cause?: unknown,
+  ) {
+    super(
+      `the NATS connection closed while awaiting job ${jobId}: the job may have run; look its result up on a new connection (getResult) before submitting it again`,
+      cause ? { cause } : undefined,
+    );
+  }
+}
+
+/**
  * The broker did not acknowledge the job: no stream takes its subject (a
  * wrong subjectPrefix or jobsSubject), the acknowledgement did not come
  * within timeoutMs, the connection closed... The cause is the nats
@@ -149,13 +167,15 @@ const STREAM_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** ms as a timer's delay: a number, more than 0, at most MAX_TIMEOUT_MS. */
 function isDelay(ms: unknown): ms is number {
-  return typeof ms === "number" && ms > 0 && ms <= MAX_TIMEOUT_MS;
+  // At least 1: a timer waits whole milliseconds, and a publish given less
+  // than one always timed out.
+  return typeof ms === "number" && ms >= 1 && ms <= MAX_TIMEOUT_MS;
 }
 
 function checkTimeout(what: string, ms: unknown) {
   if (!isDelay(ms)) {
     throw new RangeError(
-      `${what}: timeoutMs must be a positive number of milliseconds up to ${MAX_TIMEOUT_MS} (2^31−1, about 24.8 days, the longest a Node timer waits), got ${typeof ms === "number" ? ms : JSON.stringify(ms)}`,
+      `${what}: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMEOUT_MS} (2^31−1, about 24.8 days, the longest a Node timer waits), got ${typeof ms === "number" ? ms : JSON.stringify(ms)}`,
     );
   }
 }
@@ -167,6 +187,11 @@ function subjects(o: ContractOptions) {
   }
   if (o.resultsStream !== undefined && !STREAM_NAME.test(o.resultsStream)) {
     throw new TypeError(`resultsStream must be 1 to 64 letters, digits, '-' or '_', as the executors' RESULTS_STREAM, got ${JSON.stringify(o.resultsStream)}`);
+  }
+  for (const [name, subject] of [["jobsSubject", o.jobsSubject], ["resultsSubjectPrefix", o.resultsSubjectPrefix]] as const) {
+    if (subject !== undefined && !SUBJECT_PREFIX.test(subject)) {
+      throw new TypeError(`${name} must be dot-separated tokens without wildcards or spaces, got ${JSON.stringify(subject)}`);
+    }
   }
   return {
     jobs: o.jobsSubject ?? jobsSubject(prefix),
@@ -215,7 +240,7 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
  * pollFirstMs and then at doubling intervals, so a lost or refused reply
  * still ends in the stored result. Rejects with a ResultTimeoutError after
  * timeoutMs, or with the signal's reason; with a RangeError when timeoutMs
- * or the polling intervals are not in 0 < ms <= MAX_TIMEOUT_MS.
+ * or the polling intervals are not in 1 <= ms <= MAX_TIMEOUT_MS.
  */
 export function awaitResult(nc: NatsConnection, jobId: string, options: AwaitOptions = {}): Promise<ReceivedResult> {
   try {
@@ -345,7 +370,7 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
   const pollMax = options.pollMaxMs ?? DEFAULT_POLL_MAX_MS;
   let wait = options.pollFirstMs ?? DEFAULT_POLL_FIRST_MS;
   if (!(isDelay(wait) && isDelay(pollMax) && pollMax >= wait)) {
-    throw new RangeError(`awaiting job ${jobId}: polling needs 0 < pollFirstMs <= pollMaxMs <= ${MAX_TIMEOUT_MS}, got ${String(wait)} and ${String(pollMax)}`);
+    throw new RangeError(`awaiting job ${jobId}: polling needs 1 <= pollFirstMs <= pollMaxMs <= ${MAX_TIMEOUT_MS}, got ${String(wait)} and ${String(pollMax)}`);
   }
 
   let settled = false;
@@ -384,6 +409,11 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
       }
     } catch (err) {
       lastError = err;
+      if (nc.isClosed()) {
+        // No lookup can succeed now: say so instead of waiting out timeoutMs.
+        settle(() => rejectP(new ConnectionClosedError(jobId, err)));
+        return;
+      }
     } finally {
       looking = false;
     }

@@ -19,6 +19,7 @@ export {
   getResult,
   submit,
   ResultTimeoutError,
+  ConnectionClosedError,
   PublishError,
   MAX_TIMEOUT_MS,
   IdReusedError,

@@ -123,6 +123,9 @@ function capped(list: FieldError[]): FieldError[] {
 
 // ---- Ajv errors → field errors ----
 
+// flowjob's words for a templateVersion without its templateId.
+const TEMPLATE_VERSION_ALONE = "needs templateId: name the template the version belongs to";
+
 // Hints after "required", by field (indices written as []).
 const REQUIRED_HINTS: Record<string, string> = {
   id: "a unique id such as a UUID",
@@ -166,6 +169,10 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break; // reported by the rule inside
       case "required": {
         const field = keyPath(at, e.params.missingProperty as string);
+        if (field === "templateId" && e.schemaPath.includes("/then/")) {
+          add("templateVersion", TEMPLATE_VERSION_ALONE); // flowjob names the version
+          break;
+        }
         const hint = REQUIRED_HINTS[generic(field)];
         add(field, hint ? `required: ${hint}` : "required");
         break;
@@ -223,6 +230,10 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         }
         break;
       case "minLength": {
+        if (at === "templateId" && e.schemaPath.includes("/then/")) {
+          add("templateVersion", TEMPLATE_VERSION_ALONE);
+          break;
+        }
         // minLength 1 is how the schema says "required, not empty".
         const hint = REQUIRED_HINTS[generic(at)];
         add(at, e.params.limit !== 1 ? `must be at least ${e.params.limit} characters` : hint ? `required: ${hint}` : "required");

@@ -12,7 +12,7 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { createInbox, headers, type NatsConnection } from "nats";
+import { connect, createInbox, headers, type NatsConnection } from "nats";
 
 import {
   awaitResult,
@@ -23,6 +23,7 @@ import {
   publishJob,
   PublishError,
   ResultTimeoutError,
+  ConnectionClosedError,
   submit,
   IdReusedError,
   validateJob,
@@ -280,7 +281,18 @@ describe("the RESULTS stream fallback", () => {
     }
     await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, subjectPrefix: "*" }), /subjectPrefix must be/);
     await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, resultsStream: "a.b" }), /resultsStream must be/);
-    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, timeoutMs: Number.NaN }), /timeoutMs must be a positive/);
+    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, resultsSubjectPrefix: "flowscript.>" }), /resultsSubjectPrefix must be/);
+    await assert.rejects(submit(exec.nc, job({ source: "return 1", outputVariable: "o", onError: "continue" }), { ...quick, jobsSubject: "flowscript.jobs.*" }), /jobsSubject must be/);
+    await assert.rejects(awaitResult(exec.nc, "ok-id", { ...quick, timeoutMs: Number.NaN }), /timeoutMs must be a number of milliseconds from 1/);
+  });
+
+  test("a connection that closes while a result is awaited: ConnectionClosedError at the next lookup, not a timeout", async () => {
+    const nc = await connect({ servers: exec.url, name: "flowscript-ts-tests-closing" });
+    const started = Date.now();
+    const waiting = awaitResult(nc, "closed-while-waiting", { ...quick, inbox: createInbox(), timeoutMs: 20_000 });
+    await nc.close();
+    await assert.rejects(waiting, (err: unknown) => err instanceof ConnectionClosedError && err.jobId === "closed-while-waiting" && /getResult/.test(err.message));
+    assert.ok(Date.now() - started < 10_000, "it did not wait out the timeout");
   });
 
   test("an aborted wait rejects with the signal's reason", async () => {
@@ -472,8 +484,8 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
 
 describe("timeouts a Node timer cannot wait", () => {
   const quick = { ...opts, pollFirstMs: 100, pollMaxMs: 400 };
-  const tooLong = [2 ** 31, MAX_TIMEOUT_MS + 1, 1e10, Infinity, 0, -1, Number.NaN];
-  const message = /timeoutMs must be a positive number of milliseconds up to 2147483647 \(2\^31−1/;
+  const tooLong = [2 ** 31, MAX_TIMEOUT_MS + 1, 1e10, Infinity, 0, 0.5, -1, Number.NaN];
+  const message = /timeoutMs must be a number of milliseconds from 1 to 2147483647 \(2\^31−1/;
 
   test("MAX_TIMEOUT_MS is 2^31−1", () => {
     assert.equal(MAX_TIMEOUT_MS, 2147483647);

@@ -222,6 +222,8 @@ describe("validation messages name the field", () => {
     ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /2026-02-30 is no day/ }]],
     ["a tenantId over the cap in bytes", (j) => (j["tenantId"] = "ア".repeat(86)), [{ field: "tenantId", message: /is 258 bytes, over the 256-byte limit/ }]],
     ["a timeout past 2^53", (j) => (j["timeoutMs"] = 1e19), [{ field: "timeoutMs", message: /is out of range/ }]],
+    ["a template version without its template", (j) => (j["templateVersion"] = 2), [{ field: "templateVersion", message: /^needs templateId: name the template the version belongs to$/ }]],
+    ["a template version with a blank template", (j) => { j["templateVersion"] = 2; j["templateId"] = ""; }, [{ field: "templateVersion", message: /^needs templateId/ }]],
     ["a resolution JSON cannot hold", (j) => (j["resume"] = { token: "t", resolution: () => 1 }), [{ field: "resume.resolution", message: /^must be JSON: a function has no JSON form$/ }]],
     ["a resolution that is a Map", (j) => (j["resume"] = { token: "t", resolution: { items: new Map([["a", 1]]) } }), [{ field: "resume.resolution", message: /^must be JSON: a Map is written as \{\}/ }]],
     ["a resolution holding NaN", (j) => (j["resume"] = { token: "t", resolution: [1, NaN] }), [{ field: "resume.resolution", message: /^must be JSON: NaN has no JSON form/ }]],
@@ -417,5 +419,26 @@ describe("resumeJob", () => {
     assert.deepEqual(r.capabilities, ["approval"]);
     assert.deepEqual(r.variables, { n: "1" });
     assert.deepEqual(r.action.inputVariables, [{ name: "n", value: "{{n}}" }]);
+    const answer = { approved: true, who: "ana" };
+    const r2 = resumeJob(suspended, "t", answer);
+    answer.who = "changed after";
+    assert.deepEqual(r2.resume?.resolution, { approved: true, who: "ana" }, "the resolution is the job's own copy");
+  });
+
+  test("a job whose inputVariables is null (as Go writes a job without inputs) resumes as valid as it was", () => {
+    const suspended = buildJob({
+      sessionId: "s",
+      flowId: "f",
+      blockId: "b",
+      context: "flow",
+      tenantId: "acme",
+      capabilities: ["approval"],
+      action: { source: "return approval.request()", outputVariable: "o", onError: "continue" },
+    });
+    const wire = { ...suspended, action: { ...suspended.action, inputVariables: null } } as unknown as Job;
+    assert.deepEqual(validateJob(wire), []);
+    const r = resumeJob(wire, "t", true);
+    assert.equal(r.action.inputVariables, null);
+    assert.deepEqual(validateJob(r), []);
   });
 });
