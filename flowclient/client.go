@@ -294,7 +294,10 @@ func (c *Client) Resume(ctx context.Context, suspended *flowjob.Job, resumeID, c
 }
 
 // Await waits until the result of jobID is stored or ctx ends, looking it
-// up in the RESULTS stream with backoff.
+// up in the RESULTS stream with backoff. A connection closed for good ends
+// it at the next lookup with an error wrapping nats.ErrConnectionClosed
+// (Run's wait too): the job may have run, so look its result up on a new
+// connection before publishing it again.
 func (c *Client) Await(ctx context.Context, jobID string) (*flowjob.Result, error) {
 	return c.await(ctx, jobID, nil, 0)
 }
@@ -411,6 +414,10 @@ func (c *Client) await(ctx context.Context, jobID string, replies <-chan *nats.M
 		r, err := c.Result(ctx, jobID)
 		if err == nil {
 			return r, nil
+		}
+		if errors.Is(err, nats.ErrConnectionClosed) {
+			// No lookup can succeed now: say so instead of waiting out ctx.
+			return nil, fmt.Errorf("awaiting the result of job %s: the NATS connection is closed: the job may have run; look its result up with Result on a new connection before publishing it again: %w", jobID, err)
 		}
 		if !errors.Is(err, ErrNoResult) {
 			lastErr = err

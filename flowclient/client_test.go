@@ -310,6 +310,26 @@ func TestClientErrors(t *testing.T) {
 		if _, err := c.Await(ctx, "never-published"); !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Await past its context: %v, want DeadlineExceeded", err)
 		}
+		// A connection closed for good: Await says so at its next lookup
+		// instead of waiting out its context.
+		nc2, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closing, err := flowclient.NewClient(nc2, flowclient.WithSubjectPrefix(e.cfg.SubjectPrefix),
+			flowclient.WithResultsStream(e.cfg.ResultsStream), flowclient.WithResultPolling(50*time.Millisecond, 200*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nc2.Close()
+		started := time.Now()
+		long, cancelLong := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancelLong()
+		if _, err := closing.Await(long, "never-published"); !errors.Is(err, nats.ErrConnectionClosed) || !strings.Contains(err.Error(), "look its result up") {
+			t.Errorf("Await on a closed connection: %v, want ErrConnectionClosed saying what to do", err)
+		} else if waited := time.Since(started); waited > 10*time.Second {
+			t.Errorf("Await on a closed connection waited %s", waited)
+		}
 		bad := cpfJob("client-bad", "1")
 		bad.Action.OnError = "sometimes"
 		if _, err := c.Publish(context.Background(), bad, ""); err == nil || !strings.Contains(err.Error(), "action.onError") {

@@ -248,6 +248,13 @@ func (j *Job) validate(p *problems) {
 	if j.Context == ContextFlow && j.Action.OnError == OnErrorBlocking && !j.Action.Handoff() && j.DefaultExceptionBlockID == "" {
 		p.add("defaultExceptionBlockId", `required when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there`)
 	}
+	if j.Deadline != nil {
+		// RFC 3339 offsets run to ±23:59; Go's time.Parse also takes
+		// +24:00, which JavaScript's Date and the TypeScript client refuse.
+		if _, off := j.Deadline.Zone(); off <= -24*3600 || off >= 24*3600 {
+			p.add("deadline", "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got an offset of %d hours: offsets run from -23:59 to +23:59", off/3600)
+		}
+	}
 	if j.TimeoutMs < 0 {
 		p.add("timeoutMs", "must be 0 (the executor's limit) or a positive number of milliseconds, got %d", j.TimeoutMs)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // validJob is a job every rule accepts; tests break one rule at a time.
@@ -84,6 +85,10 @@ func TestValidateRules(t *testing.T) {
 		msg    string // a part of the message
 	}{
 		{"negative version", func(j *Job) { j.Version = -1 }, "version", "must be 1 or more"},
+		{"deadline at +24:00", func(j *Job) {
+			d := time.Date(2030, 1, 2, 0, 0, 0, 0, time.FixedZone("", 24*3600))
+			j.Deadline = &d
+		}, "deadline", "offsets run from -23:59 to +23:59"},
 		{"future version", func(j *Job) { j.Version = ContractVersion + 1 }, "version", "newer than this one"},
 		{"missing id", func(j *Job) { j.ID = "" }, "id", "required"},
 		{"id with a dot", func(j *Job) { j.ID = "a.b" }, "id", `got "a.b"`},
