@@ -421,3 +421,49 @@ func TestLeadingZeroDecimals(t *testing.T) {
 		t.Error("010.5 parsed: an octal has no fraction")
 	}
 }
+
+// TestArrayPatternDefaultsInsideADefault: an array pattern whose elements
+// have defaults, itself with a default, binds (patch 53; upstream refused
+// the whole script); Node 20's answers.
+func TestArrayPatternDefaultsInsideADefault(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`const { r: [b = 2] = [] } = {}; b`, `2`},
+		{`const { r: [b = 2] = [] } = {r: [7]}; b`, `7`},
+		{`const { r: [, b = 2] = [] } = {}; b`, `2`},
+		{`const {r: [[a = 1]] = [[]]} = {}; a`, `1`},
+		{`const f = (x, [b = 2] = []) => b; f(1)`, `2`},
+		{`let out; try { throw {} } catch ({ r: [b = 2] = [] }) { out = b }; out`, `2`},
+		{`let out; for (const { r: [b = 2] = [] } of [{}]) out = b; out`, `2`},
+		{`const { r: [b = 2, {c = 3} = {}, ...d] = [undefined, undefined, 4, 5] } = {}; JSON.stringify([b, c, d])`, `[2,3,[4,5]]`},
+	} {
+		v, err := New().RunString(c.src)
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}
+
+// TestAccessBeforeInitNamesTheBinding: reading a let, const or class
+// binding before its declaration ran names it (patch 54); Node 20's
+// answers. A write keeps upstream's words: its instruction's position is
+// not the target's.
+func TestAccessBeforeInitNamesTheBinding(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"function saudacao() { return `Olá! ${horario}` }; const msg = saudacao(); const horario = 'Bom dia'", `Cannot access 'horario' before initialization`},
+		{`x; let x = 1`, `Cannot access 'x' before initialization`},
+		{`new A(); class A {}`, `Cannot access 'A' before initialization`},
+		{`const f = () => y + 1; f(); const y = 2`, `Cannot access 'y' before initialization`},
+		{`const o = {m: (v) => v}; o.m(1, preço); let preço = 1`, `Cannot access 'preço' before initialization`},
+		{`let w = w + 1`, `Cannot access 'w' before initialization`},
+		{`x.y; let x = 1`, `Cannot access 'x' before initialization`},
+		{`const c = 1; for (const i of [1]) { i2 = c } let i2`, `Cannot access a variable before initialization`},
+	} {
+		// In a function, as the sandbox runs a script (a global lexical
+		// binding is read by name, and keeps upstream's words).
+		_, err := New().RunString("(function () {\n" + c.src + "\n})()")
+		var ex *Exception
+		if !errors.As(err, &ex) || ex.Value().String() != "ReferenceError: "+c.want {
+			t.Errorf("%s: %v, want ReferenceError: %s", c.src, err, c.want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package goja
 
 import (
 	"fmt"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/unistring"
@@ -274,4 +276,51 @@ func (c newOf) exec(vm *vm) {
 	vm.stack[sp-1] = ctor(vm.stack[sp:vm.sp], nil)
 	vm.sp = sp
 	vm.pc++
+}
+
+// FlowScript patch 54: reading or writing a let, const or class binding
+// before its declaration ran says which one, as V8 does: Cannot access
+// 'horario' before initialization. Upstream said "a variable".
+
+// accessBeforeInit is that ReferenceError for the binding the current
+// instruction uses: the identifier the source has at the instruction's
+// position, or upstream's words when there is none there.
+func (vm *vm) accessBeforeInit() referenceError {
+	if name := vm.identifierHere(); name != "" {
+		return referenceError("Cannot access '" + name + "' before initialization")
+	}
+	return errAccessBeforeInit
+}
+
+// identifierHere is the identifier that starts at the source position of
+// the current instruction, or "" (a member name after a '.', or no
+// identifier there).
+func (vm *vm) identifierHere() string {
+	prg := vm.prg
+	if prg == nil || prg.src == nil {
+		return ""
+	}
+	src := prg.src.Source()
+	off := prg.sourceOffset(vm.pc)
+	if off < 0 || off >= len(src) {
+		return ""
+	}
+	if off > 0 {
+		if before, _ := utf8.DecodeLastRuneInString(src[:off]); before == '.' || identifierPart(before) {
+			return ""
+		}
+	}
+	end := off
+	for end < len(src) {
+		r, size := utf8.DecodeRuneInString(src[end:])
+		if !identifierPart(r) || (end == off && unicode.IsDigit(r)) {
+			break
+		}
+		end += size
+	}
+	return src[off:end]
+}
+
+func identifierPart(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r)
 }

@@ -1067,7 +1067,7 @@ func (l loadStackLex) exec(vm *vm) {
 		p = &vm.stack[vm.sb+vm.args+int(l)]
 	}
 	if *p == nil {
-		vm.throw(errAccessBeforeInit)
+		vm.throw(vm.accessBeforeInit())
 		return
 	}
 	vm.push(*p)
@@ -1079,7 +1079,7 @@ type loadStack1Lex int
 func (l loadStack1Lex) exec(vm *vm) {
 	p := &vm.stack[vm.sb+int(l)]
 	if *p == nil {
-		vm.throw(errAccessBeforeInit)
+		vm.throw(vm.accessBeforeInit())
 		return
 	}
 	vm.push(*p)
@@ -1131,7 +1131,7 @@ func (vm *vm) storeStackLex(s int) {
 	if *p != nil {
 		*p = vm.stack[vm.sp-1]
 	} else {
-		panic(errAccessBeforeInit)
+		panic(errAccessBeforeInit) // a store: its source position is not the target's
 	}
 	vm.pc++
 }
@@ -1146,7 +1146,7 @@ func (vm *vm) storeStack1Lex(s int) {
 	if *p != nil {
 		*p = vm.stack[vm.sp-1]
 	} else {
-		panic(errAccessBeforeInit)
+		panic(errAccessBeforeInit) // a store: its source position is not the target's
 	}
 	vm.pc++
 }
@@ -2839,7 +2839,7 @@ func (vm *vm) setLocalLex(s int) {
 	}
 	p := &stash.values[idx]
 	if *p == nil {
-		panic(errAccessBeforeInit)
+		panic(errAccessBeforeInit) // a store: its source position is not the target's
 	}
 	*p = v
 	vm.pc++
@@ -3062,7 +3062,7 @@ func (g loadStashLex) exec(vm *vm) {
 
 	v := stash.getByIdx(idx)
 	if v == nil {
-		vm.throw(errAccessBeforeInit)
+		vm.throw(vm.accessBeforeInit())
 		return
 	}
 	vm.push(v)
@@ -3135,7 +3135,7 @@ func (g *loadMixedLex) exec(vm *vm) {
 	if stash != nil {
 		v := stash.getByIdx(idx)
 		if v == nil {
-			vm.throw(errAccessBeforeInit)
+			vm.throw(vm.accessBeforeInit())
 			return
 		}
 		vm.push(v)

@@ -1454,7 +1454,10 @@ func (self *_parser) reinterpretAsArrayAssignmentPattern(left *ast.ArrayLiteral)
 
 func (self *_parser) reinterpretArrayAssignPatternAsBinding(pattern *ast.ArrayPattern) *ast.ArrayPattern {
 	for i, item := range pattern.Elements {
-		pattern.Elements[i] = self.reinterpretAsDestructBindingTarget(item)
+		// An element may have a default (b = 2): upstream took it for a
+		// binding target and refused const {r: [b = 2] = []} = o
+		// (FlowScript patch 53).
+		pattern.Elements[i] = self.reinterpretAsBindingElement(item)
 	}
 	if pattern.Rest != nil {
 		pattern.Rest = self.reinterpretAsDestructBindingTarget(pattern.Rest)
