@@ -924,7 +924,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "No initial value")
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // V8's words (FlowScript patch 55)
 				panic("unreachable")
 			}
 			k++
@@ -968,7 +968,7 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 				}
 			}
 			if fc.Arguments[0] == nil {
-				r.typeErrorResult(true, "No initial value")
+				r.typeErrorResult(true, "Reduce of empty array with no initial value") // V8's words (FlowScript patch 55)
 				panic("unreachable")
 			}
 			k--

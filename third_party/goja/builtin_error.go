@@ -250,6 +250,7 @@ func (r *Runtime) getError() *Object {
 		r.newNativeFuncConstruct(ret, r.builtin_Error, "Error", r.getErrorPrototype(), 1)
 		o := ret.self
 		o._putProp("isError", r.newNativeFunc(r.error_isError, "isError", 1), true, false, true)
+		o._putProp("captureStackTrace", r.newNativeFunc(r.error_captureStackTrace, "captureStackTrace", 2), true, false, true) // FlowScript patch 56
 	}
 	return ret
 }

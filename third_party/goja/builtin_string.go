@@ -554,11 +554,11 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	s := call.This.toString()
 	n := call.Argument(0).ToNumber()
 	if n == _positiveInf {
-		panic(r.newError(r.getRangeError(), "Invalid count value"))
+		panic(r.newError(r.getRangeError(), "Invalid count value: Infinity")) // V8's words (FlowScript patch 55)
 	}
 	numInt := n.ToInteger()
 	if numInt < 0 {
-		panic(r.newError(r.getRangeError(), "Invalid count value"))
+		panic(r.newErrorf(r.getRangeError(), "Invalid count value: %s", n.String()))
 	}
 	if numInt == 0 || s.Length() == 0 {
 		return stringEmpty

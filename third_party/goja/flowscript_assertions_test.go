@@ -467,3 +467,46 @@ func TestAccessBeforeInitNamesTheBinding(t *testing.T) {
 		}
 	}
 }
+
+// TestEverydayErrorsInV8Words: patch 55's messages, each Node 20's.
+func TestEverydayErrorsInV8Words(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`[].reduce((a, b) => a + b)`, `TypeError: Reduce of empty array with no initial value`},
+		{`[].reduceRight((a, b) => a + b)`, `TypeError: Reduce of empty array with no initial value`},
+		{`const resp = '{"erro":"x"}'; 'erro' in resp`, `TypeError: Cannot use 'in' operator to search for 'erro' in {"erro":"x"}`},
+		{`'k' in null`, `TypeError: Cannot use 'in' operator to search for 'k' in null`},
+		{`1 instanceof 5`, `TypeError: Right-hand side of 'instanceof' is not an object`},
+		{`1 instanceof {}`, `TypeError: Right-hand side of 'instanceof' is not callable`},
+		{`decodeURIComponent('%')`, `URIError: URI malformed`},
+		{`'abc'.repeat(-1)`, `RangeError: Invalid count value: -1`},
+		{`'abc'.repeat(Infinity)`, `RangeError: Invalid count value: Infinity`},
+		{`(1).toFixed(101)`, `RangeError: toFixed() digits argument must be between 0 and 100`},
+		{`(1).toExponential(101)`, `RangeError: toExponential() argument must be between 0 and 100`},
+		{`(1).toPrecision(0)`, `RangeError: toPrecision() argument must be between 1 and 100`},
+		{`BigInt(1.5)`, `RangeError: The number 1.5 cannot be converted to a BigInt because it is not an integer`},
+		{`BigInt(NaN)`, `RangeError: The number NaN cannot be converted to a BigInt because it is not an integer`},
+	} {
+		_, err := New().RunString(c.src)
+		var ex *Exception
+		if !errors.As(err, &ex) || ex.Value().String() != c.want {
+			t.Errorf("%s: %v, want %s", c.src, err, c.want)
+		}
+	}
+}
+
+// TestErrorCaptureStackTrace: V8's Error.captureStackTrace gives its
+// target a stack (patch 56); Node 20's answers.
+func TestErrorCaptureStackTrace(t *testing.T) {
+	v, err := New().RunString(`
+		class ValidacaoErro extends Error {
+			constructor(campo) { super('Campo inválido: ' + campo); this.name = 'ValidacaoErro'; Error.captureStackTrace(this, ValidacaoErro) }
+		}
+		const o = {name: 'X', message: 'm'}; Error.captureStackTrace(o)
+		let out
+		try { throw new ValidacaoErro('cpf') } catch (e) { out = [String(e), e.stack.split('\n')[0], Object.keys(o).join(), o.stack.split('\n')[0], Error.captureStackTrace.length] }
+		try { Error.captureStackTrace(5) } catch (e) { out.push(e.name) }
+		JSON.stringify(out)`)
+	if want := `["ValidacaoErro: Campo inválido: cpf","ValidacaoErro: Campo inválido: cpf","name,message","X: m",2,"TypeError"]`; err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -166,3 +166,30 @@ func (r *Runtime) caseLocale(arg Value) (language.Tag, bool) {
 	}
 	return tag, false
 }
+
+// error_captureStackTrace is V8's Error.captureStackTrace(target,
+// constructorOpt): target gets an own, non-enumerable stack, its error
+// string (name: message) and the calls that led here. Node code calls it
+// in its Error subclasses, where it threw TypeError: Error.captureStackTrace
+// is not a function and replaced the author's error (FlowScript patch 56).
+// constructorOpt, which hides the frames above a function, is accepted and
+// not applied.
+func (r *Runtime) error_captureStackTrace(call FunctionCall) Value {
+	target, ok := call.Argument(0).(*Object)
+	if !ok {
+		panic(r.NewTypeError("invalid_argument"))
+	}
+	var b StringBuilder
+	if val := writeErrorString(&b, target); val != nil {
+		b.WriteString(val)
+	}
+	for _, frame := range r.CaptureCallStack(0, nil) {
+		b.WriteRune('\n')
+		b.writeASCII("\tat ")
+		frame.WriteToValueBuilder(&b)
+	}
+	target.self.defineOwnPropertyStr(propNameStack, PropertyDescriptor{
+		Value: b.String(), Writable: FLAG_TRUE, Enumerable: FLAG_FALSE, Configurable: FLAG_TRUE,
+	}, true)
+	return _undefined
+}

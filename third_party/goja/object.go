@@ -1412,7 +1412,7 @@ func (o *baseObject) keys(all bool, accum []Value) []Value {
 }
 
 func (o *baseObject) hasInstance(Value) bool {
-	panic(o.val.runtime.NewTypeError("Expecting a function in instanceof check, but got %s", o.val.toString()))
+	panic(o.val.runtime.NewTypeError("Right-hand side of 'instanceof' is not callable")) // V8's words (FlowScript patch 55)
 }
 
 func toMethod(v Value) func(FunctionCall) Value {

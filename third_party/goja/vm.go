@@ -4732,7 +4732,10 @@ var op_instanceof _op_instanceof
 
 func (_op_instanceof) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
-	right := vm.r.toObject(vm.stack[vm.sp-1])
+	right, ok := vm.stack[vm.sp-1].(*Object)
+	if !ok { // V8's words (FlowScript patch 55)
+		panic(vm.r.NewTypeError("Right-hand side of 'instanceof' is not an object"))
+	}
 
 	if instanceOfOperator(left, right) {
 		vm.stack[vm.sp-2] = valueTrue
@@ -4750,7 +4753,14 @@ var op_in _op_in
 
 func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
-	right := vm.r.toObject(vm.stack[vm.sp-1])
+	right, ok := vm.stack[vm.sp-1].(*Object)
+	if !ok { // V8's words (FlowScript patch 55)
+		key := left.String()
+		if sym, isSym := left.(*Symbol); isSym {
+			key = sym.descriptiveString().String()
+		}
+		panic(vm.r.NewTypeError("Cannot use 'in' operator to search for '%s' in %s", key, vm.stack[vm.sp-1].String()))
+	}
 
 	if right.hasProperty(left) {
 		vm.stack[vm.sp-2] = valueTrue
