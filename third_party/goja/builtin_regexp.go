@@ -501,6 +501,7 @@ func (r *regexpObject) writeEscapedSource(sb *StringBuilder) bool {
 	}
 	pos := 0
 	lastPos := 0
+	inClass := false
 	rd := &lenientUtf16Decoder{utf16Reader: r.source.utf16Reader()}
 L:
 	for {
@@ -515,10 +516,21 @@ L:
 			if err != nil {
 				break L
 			}
+		case '[':
+			inClass = true
+		case ']':
+			inClass = false
 		case '/', '\u000a', '\u000d', '\u2028', '\u2029':
+			if c == '/' && inClass {
+				break // V8 leaves a '/' in a class as it is: [/]
+			}
 			sb.WriteSubstring(r.source, lastPos, pos)
 			sb.WriteRune('\\')
 			switch c {
+			case '/':
+				// \/, as V8 writes it; upstream wrote \u002f (FlowScript
+				// patch 57).
+				sb.WriteRune('/')
 			case '\u000a':
 				sb.WriteRune('n')
 			case '\u000d':

@@ -510,3 +510,15 @@ func TestErrorCaptureStackTrace(t *testing.T) {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestRegExpSourceEscapesSlashAsV8: a '/' in a RegExp's source is written
+// \/ outside a class and as it is inside one (patch 57; upstream wrote
+// \u002f); Node 20's answers.
+func TestRegExpSourceEscapesSlashAsV8(t *testing.T) {
+	v, err := New().RunString(`JSON.stringify([new RegExp('/').source, String(new RegExp('a/b', 'g')), new RegExp('[/]').source, new RegExp('[/]/').source,
+		new RegExp('\\/').source, new RegExp('\n').source, /a\/b/.source, new RegExp('[\\]/]/').source, new RegExp('').source])`)
+	want := `["\\/","/a\\/b/g","[/]","[/]\\/","\\/","\\n","a\\/b","[\\]/]\\/","(?:)"]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}
