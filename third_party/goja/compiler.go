@@ -94,6 +94,9 @@ type compiler struct {
 	// patternOperand is the expression a declaration destructures, for
 	// the pattern's TypeError (FlowScript patch 42, takeOperand).
 	patternOperand string
+	// annexB are the block functions that also set a var of their
+	// function (FlowScript patch 58, hoistBlockFunctions).
+	annexB map[*ast.FunctionDeclaration]bool
 }
 
 type binding struct {
@@ -1076,6 +1079,9 @@ func (c *compiler) createFunctionBindings(funcs []*ast.FunctionDeclaration) {
 func (c *compiler) compileFunctions(list []*ast.FunctionDeclaration) {
 	for _, decl := range list {
 		c.compileFunction(decl)
+		if c.annexB[decl] {
+			c.copyToVar(decl) // FlowScript patch 58
+		}
 	}
 }
 

@@ -1508,6 +1508,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 		e.c.compileDeclList(e.declarationList, false)
 		e.c.createFunctionBindings(funcs)
 		e.c.compileLexicalDeclarationsFuncBody(body, calleeBinding)
+		e.c.hoistBlockFunctions(body) // FlowScript patch 58
 		for _, b := range varScope.bindings {
 			if b.isVar {
 				if parentBinding := s.boundNames[b.name]; parentBinding != nil && parentBinding != calleeBinding {
@@ -1525,6 +1526,7 @@ func (e *compiledFunctionLiteral) compile() (prg *Program, name unistring.String
 		e.c.compileDeclList(e.declarationList, true)
 		e.c.createFunctionBindings(funcs)
 		e.c.compileLexicalDeclarations(body, true)
+		e.c.hoistBlockFunctions(body) // FlowScript patch 58
 		if e.isExpr && e.name != nil {
 			if b, created := s.bindNameLexical(e.name.Name, false, 0); created {
 				b.isConst = true

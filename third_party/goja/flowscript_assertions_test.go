@@ -522,3 +522,28 @@ func TestRegExpSourceEscapesSlashAsV8(t *testing.T) {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestBlockFunctionsAreVarsOutsideStrictMode: Annex B.3.3 (patch 58); in
+// a function, as the sandbox runs a script; Node 20's answers.
+func TestBlockFunctionsAreVarsOutsideStrictMode(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{`const tipo = 'pj'; if (tipo === 'pf') { function v() { return 'pf' } } else { function v() { return 'pj' } } return v()`, `pj`},
+		{`try { function inner() { return 1 } } catch (e) {} return typeof inner`, `function`},
+		{`switch (1) { case 1: function sw() { return 'sw' } } return sw()`, `sw`},
+		{`const r = [typeof b1]; { function b1() {} } r.push(typeof b1); return r.join()`, `undefined,function`},
+		{`label: { function lab() { return 'l' } } return lab()`, `l`},
+		{`{ function dup() { return 1 } } { function dup() { return 2 } } return dup()`, `2`},
+		{`const o = { m() { { function hid() { return 'h' } } return hid() } }; return o.m()`, `h`},
+		// Where a var would clash, the function stays in its block.
+		{`let f = 1; { function f() {} } return typeof f`, `number`},
+		{`{ let g = 1; { function g() {} } } return typeof g`, `undefined`},
+		{`function outer(x) { { function x() {} } return typeof x } return outer(5)`, `number`},
+		{`if (true) { async function af() {} } return typeof af`, `undefined`},
+		{`'use strict'; { function s1() {} } return typeof s1`, `undefined`},
+	} {
+		v, err := New().RunString("(function () {\n" + c.src + "\n})()")
+		if err != nil || v.String() != c.want {
+			t.Errorf("%s: %v (%v), want %s", c.src, v, err, c.want)
+		}
+	}
+}
