@@ -66,6 +66,7 @@ func TestAsyncIsRefused(t *testing.T) {
 		// an async generator, which this engine cannot compile
 		"async function* execute() { yield 1 }",
 		"const g = async function* () { yield 1 }\nreturn 1",
+		"const o = { async *m() {} }\nreturn 5", // goja patch 59
 	} {
 		t.Run(src, func(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")

@@ -523,6 +523,9 @@ func parseInt(s string, base int) (Value, error) {
 	}
 
 	if sign {
+		if n == 0 {
+			return _negativeZero, nil // parseInt('-0') is -0 (FlowScript patch 59)
+		}
 		n = -n
 	}
 	return intToValue(n), nil

@@ -547,3 +547,12 @@ func TestBlockFunctionsAreVarsOutsideStrictMode(t *testing.T) {
 		}
 	}
 }
+
+// TestParseIntNegativeZero: parseInt('-0') is -0 (patch 59); Node 20's
+// answers.
+func TestParseIntNegativeZero(t *testing.T) {
+	v, err := New().RunString(`[1 / parseInt('-0'), 1 / parseInt(' -0 ', 10), 1 / parseInt('-0x0'), 1 / parseInt('0'), parseInt('-12')].join()`)
+	if want := "-Infinity,-Infinity,-Infinity,Infinity,-12"; err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -446,6 +446,14 @@ func (self *_parser) parseObjectProperty() ast.Property {
 				self.errorUnexpectedToken(self.token)
 			}
 		case (literal == "get" || literal == "set" || tkn == token.ASYNC) && self.token != token.COLON:
+			asyncGenerator := false
+			if tkn == token.ASYNC && self.token == token.MULTIPLY {
+				// async *m() {}: parsed as class methods are, for the
+				// compiler to refuse as it refuses every async generator
+				// (FlowScript patch 59; upstream: Unexpected token *).
+				asyncGenerator = true
+				self.next()
+			}
 			_, _, keyValue, tkn1 := self.parseObjectPropertyKey()
 			if keyValue == nil {
 				return nil
@@ -465,7 +473,7 @@ func (self *_parser) parseObjectProperty() ast.Property {
 			return &ast.PropertyKeyed{
 				Key:      keyValue,
 				Kind:     kind,
-				Value:    self.parseMethodDefinition(keyStartIdx, kind, false, async),
+				Value:    self.parseMethodDefinition(keyStartIdx, kind, asyncGenerator, async),
 				Computed: tkn1 == token.ILLEGAL,
 			}
 		}
