@@ -573,7 +573,10 @@ func (r *Runtime) object_fromEntries(call FunctionCall) Value {
 		i0 := valueInt(0)
 		i1 := valueInt(1)
 
-		itemObj := r.toObject(nextValue)
+		itemObj, ok := nextValue.(*Object)
+		if !ok { // V8's words (FlowScript patch 55)
+			panic(r.NewTypeError("Iterator value %s is not an entry object", nextValue))
+		}
 		k := itemObj.self.getIdx(i0, nil)
 		v := itemObj.self.getIdx(i1, nil)
 		key := toPropertyKey(k)

@@ -152,14 +152,20 @@ func (r *Runtime) builtin_newWeakMap(args []Value, newTarget *Object) *Object {
 			i1 := valueInt(1)
 			if adder == r.global.weakMapAdder {
 				iter.iterate(func(item Value) {
-					itemObj := r.toObject(item)
+					itemObj, ok := item.(*Object)
+					if !ok { // V8's words (FlowScript patch 55)
+						panic(r.NewTypeError("Iterator value %s is not an entry object", item))
+					}
 					k := itemObj.self.getIdx(i0, nil)
 					v := nilSafe(itemObj.self.getIdx(i1, nil))
 					wmo.m.set(r.toObject(k), v)
 				})
 			} else {
 				iter.iterate(func(item Value) {
-					itemObj := r.toObject(item)
+					itemObj, ok := item.(*Object)
+					if !ok { // V8's words (FlowScript patch 55)
+						panic(r.NewTypeError("Iterator value %s is not an entry object", item))
+					}
 					k := itemObj.self.getIdx(i0, nil)
 					v := itemObj.self.getIdx(i1, nil)
 					adderFn(FunctionCall{This: o, Arguments: []Value{k, v}})

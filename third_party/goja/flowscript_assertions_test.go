@@ -485,6 +485,9 @@ func TestEverydayErrorsInV8Words(t *testing.T) {
 		{`(1).toPrecision(0)`, `RangeError: toPrecision() argument must be between 1 and 100`},
 		{`BigInt(1.5)`, `RangeError: The number 1.5 cannot be converted to a BigInt because it is not an integer`},
 		{`BigInt(NaN)`, `RangeError: The number NaN cannot be converted to a BigInt because it is not an integer`},
+		{`new Map([1])`, `TypeError: Iterator value 1 is not an entry object`},
+		{`Object.fromEntries(['ab'])`, `TypeError: Iterator value ab is not an entry object`},
+		{`new WeakMap([2])`, `TypeError: Iterator value 2 is not an entry object`},
 	} {
 		_, err := New().RunString(c.src)
 		var ex *Exception
