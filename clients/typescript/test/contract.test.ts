@@ -39,6 +39,7 @@ import {
   validateJob,
   validateResult,
   type Job,
+  type JobInit,
 } from "@flowscript/client";
 
 import { repoRoot } from "./executor.js";
@@ -378,15 +379,13 @@ describe("buildJob", () => {
 });
 
 describe("resumeJob", () => {
+  /** A job that asks for approval, with the step's fields fixed. */
+  const asking = (init: Pick<JobInit, "action"> & Partial<JobInit>): Job =>
+    buildJob({ sessionId: "s", flowId: "f", blockId: "b", context: "flow", tenantId: "acme", capabilities: ["approval"], ...init });
+
   test("the same step under a new id, with the continuation and the resolution", () => {
-    const suspended = buildJob({
+    const suspended = asking({
       id: "asks",
-      sessionId: "s",
-      flowId: "f",
-      blockId: "b",
-      context: "flow",
-      tenantId: "acme",
-      capabilities: ["approval"],
       action: { source: "return approval.request({message: 'ok?'})", outputVariable: "o", onError: "continue" },
     });
     const r = resumeJob(suspended, "payload.mac", { approved: true }, "asks-resumed");
@@ -399,13 +398,7 @@ describe("resumeJob", () => {
   });
 
   test("its own copies, without the first run's deadline", () => {
-    const suspended = buildJob({
-      sessionId: "s",
-      flowId: "f",
-      blockId: "b",
-      context: "flow",
-      tenantId: "acme",
-      capabilities: ["approval"],
+    const suspended = asking({
       deadline: new Date(Date.now() + 3000).toISOString(),
       action: { source: "return approval.request()", inputVariables: [{ name: "n", value: "{{n}}" }], outputVariable: "o", onError: "continue" },
       variables: { n: "1" },
@@ -426,15 +419,7 @@ describe("resumeJob", () => {
   });
 
   test("a job whose inputVariables is null (as Go writes a job without inputs) resumes as valid as it was", () => {
-    const suspended = buildJob({
-      sessionId: "s",
-      flowId: "f",
-      blockId: "b",
-      context: "flow",
-      tenantId: "acme",
-      capabilities: ["approval"],
-      action: { source: "return approval.request()", outputVariable: "o", onError: "continue" },
-    });
+    const suspended = asking({ action: { source: "return approval.request()", outputVariable: "o", onError: "continue" } });
     const wire = { ...suspended, action: { ...suspended.action, inputVariables: null } } as unknown as Job;
     assert.deepEqual(validateJob(wire), []);
     const r = resumeJob(wire, "t", true);
@@ -442,3 +427,4 @@ describe("resumeJob", () => {
     assert.deepEqual(validateJob(r), []);
   });
 });
+
