@@ -201,9 +201,5 @@ func (r *Runtime) leaveNative() { r.vm.nativeDepth-- }
 // undefined, in V8's words, which say which of the two the value was
 // (FlowScript patch 38; upstream said "of undefined" for both).
 func (r *Runtime) readOfNothing(v Value, name any) *Object {
-	what := "undefined"
-	if v == _null {
-		what = "null"
-	}
-	return r.NewTypeError("Cannot read properties of %s (reading '%s')", what, name)
+	return r.NewTypeError("Cannot read properties of %s (reading '%s')", nothingName(v), name)
 }

@@ -1,7 +1,6 @@
 package goja
 
 import (
-	"fmt"
 	"unicode"
 	"unicode/utf8"
 
@@ -116,43 +115,29 @@ func (r *Runtime) cannotDestructure(v Value, prop, from string) *Object {
 
 // notIterable is the TypeError of iterating v, which has no
 // Symbol.iterator method; from is the expression v came from ("" when
-// unknown, and the error then names v by its type and value, as V8 does).
+// unknown, and the error then names v by its type and value, as V8 does:
+// "object null", "number 5", "object" or "function" for an object).
 func (r *Runtime) notIterable(v Value, from string) *Object {
 	if from != "" {
 		return r.NewTypeError("%s is not iterable", from)
 	}
 	const tail = "is not iterable (cannot read property Symbol(Symbol.iterator))"
-	switch v := v.(type) {
+	switch v.(type) {
 	case valueUndefined:
 		return r.NewTypeError("undefined %s", tail)
-	case valueNull:
-		return r.NewTypeError("object null %s", tail)
 	case *Object:
-		if _, ok := v.self.assertCallable(); ok {
-			return r.NewTypeError("function %s", tail)
-		}
-		return r.NewTypeError("object %s", tail)
-	case *Symbol:
-		return r.NewTypeError("symbol %s %s", v.descriptiveString().String(), tail)
-	default:
-		return r.NewTypeError("%s %s %s", typeOfPrimitive(v), v.String(), tail)
+		return r.NewTypeError("%s %s", typeOf(v), tail)
 	}
+	return r.NewTypeError("%s %s %s", typeOf(v), keyText(v), tail)
 }
 
-// typeOfPrimitive is typeof of a primitive that is neither null nor
-// undefined.
-func typeOfPrimitive(v Value) string {
-	switch v.(type) {
-	case valueBool:
-		return "boolean"
-	case *valueBigInt:
-		return "bigint"
-	case String:
-		return "string"
-	case valueInt, valueFloat:
-		return "number"
+// keyText is v as V8 quotes a property key or a primitive in a message: a
+// symbol as Symbol(description), anything else as its string.
+func keyText(v Value) string {
+	if sym, ok := v.(*Symbol); ok {
+		return sym.descriptiveString().String()
 	}
-	return fmt.Sprintf("%T", v)
+	return v.String()
 }
 
 // takeOperand returns the operand text a declaration set for the pattern
@@ -181,7 +166,7 @@ func valueText(v Value) string {
 	case *Object:
 		return "#<" + v.self.className() + ">"
 	case *Symbol:
-		return v.descriptiveString().String()
+		return keyText(v)
 	case memberUnresolved:
 		return "(intermediate value)." + v.ref.String()
 	}
@@ -217,10 +202,8 @@ func (r *Runtime) setBaseKey(v Value, key Value) *Object {
 	}
 	if v == _undefined || v == _null {
 		name := ""
-		if sym, ok := key.(*Symbol); ok {
-			name = sym.descriptiveString().String()
-		} else if key != nil {
-			name = key.String()
+		if key != nil {
+			name = keyText(key)
 		}
 		r.cannotSet(v, name)
 	}

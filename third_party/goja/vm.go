@@ -4755,11 +4755,7 @@ func (_op_in) exec(vm *vm) {
 	left := vm.stack[vm.sp-2]
 	right, ok := vm.stack[vm.sp-1].(*Object)
 	if !ok { // V8's words (FlowScript patch 55)
-		key := left.String()
-		if sym, isSym := left.(*Symbol); isSym {
-			key = sym.descriptiveString().String()
-		}
-		panic(vm.r.NewTypeError("Cannot use 'in' operator to search for '%s' in %s", key, vm.stack[vm.sp-1].String()))
+		panic(vm.r.NewTypeError("Cannot use 'in' operator to search for '%s' in %s", keyText(left), vm.stack[vm.sp-1].String()))
 	}
 
 	if right.hasProperty(left) {
@@ -4933,29 +4929,33 @@ type _typeof struct{}
 var typeof _typeof
 
 func (_typeof) exec(vm *vm) {
-	var r Value
-	switch v := vm.stack[vm.sp-1].(type) {
+	vm.stack[vm.sp-1] = typeOf(vm.stack[vm.sp-1])
+	vm.pc++
+}
+
+// typeOf is the typeof operator's answer for v (FlowScript: taken out of
+// _typeof for the messages that name a value's type).
+func typeOf(v Value) String {
+	switch v := v.(type) {
 	case valueUndefined, valueUnresolved:
-		r = stringUndefined
+		return stringUndefined
 	case valueNull:
-		r = stringObjectC
+		return stringObjectC
 	case *Object:
-		r = v.self.typeOf()
+		return v.self.typeOf()
 	case valueBool:
-		r = stringBoolean
+		return stringBoolean
 	case String:
-		r = stringString
+		return stringString
 	case valueInt, valueFloat:
-		r = stringNumber
+		return stringNumber
 	case *valueBigInt:
-		r = stringBigInt
+		return stringBigInt
 	case *Symbol:
-		r = stringSymbol
+		return stringSymbol
 	default:
 		panic(newTypeError("Compiler bug: unknown type: %T", v))
 	}
-	vm.stack[vm.sp-1] = r
-	vm.pc++
 }
 
 type createArgsMapped uint32
