@@ -166,7 +166,7 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 // then the author's own execute when the tail hands it back, and
 // serializes the result inside the VM. Go makes every call, so the script's
 // stack traces hold its own frames only.
-func (p *Program) call(v *vm, values []string) (goja.Value, error) {
+func (p *Program) call(v *vm, values []string) (*output, error) {
 	var factory goja.Value
 	if err := v.try(func() {
 		var err error
@@ -207,16 +207,33 @@ func (p *Program) call(v *vm, values []string) (goja.Value, error) {
 			return nil, errAsync
 		}
 	}
-	out, err := v.serialize(ret)
+	js, err := v.serialize(ret)
 	if err != nil {
 		return nil, err
 	}
+	out := &output{js: js}
 	if root != nil {
-		if fail := structuredFailure(out.String()); fail != nil {
+		if fail := structuredFailure(out.text()); fail != nil {
 			return nil, fail
 		}
 	}
 	return out, nil
+}
+
+// output is a result's serialization: the VM's string and, once made, its
+// Go copy, made at most once (a result with accents costs a conversion
+// from UTF-16 of up to the output cap).
+type output struct {
+	js     goja.Value
+	copied bool
+	s      string
+}
+
+func (o *output) text() string {
+	if !o.copied {
+		o.s, o.copied = o.js.String(), true
+	}
+	return o.s
 }
 
 // notCallable is the TypeError of a source that binds execute to something
@@ -263,17 +280,17 @@ func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, 
 	return marker.Get("execute"), true
 }
 
-func (p *Program) checkOutput(out goja.Value, l Limits) (string, *Error) {
+func (p *Program) checkOutput(out *output, l Limits) (string, *Error) {
 	tooLarge := func(size string) *Error {
 		return &Error{Code: CodeOutputTooLarge, Message: fmt.Sprintf(
 			"the result is %s, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES): return less data", size, l.MaxOutputBytes)}
 	}
 	// Check the length in UTF-16 units before copying the string out of the
 	// VM: a string of N units is at least N bytes of UTF-8.
-	if s, ok := out.(goja.String); ok && s.Length() > l.MaxOutputBytes {
+	if s, ok := out.js.(goja.String); ok && !out.copied && s.Length() > l.MaxOutputBytes {
 		return "", tooLarge(fmt.Sprintf("at least %d bytes", s.Length()))
 	}
-	str := out.String()
+	str := out.text()
 	if len(str) > l.MaxOutputBytes {
 		return "", tooLarge(fmt.Sprintf("%d bytes", len(str)))
 	}

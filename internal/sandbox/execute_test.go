@@ -222,6 +222,18 @@ func TestCapsOnInputsAndOutput(t *testing.T) {
 	res = Execute(context.Background(), l, Request{Source: "return 'ççççç'"}) // 5 characters, 10 bytes
 	wantError(t, res, CodeOutputTooLarge, "")
 	wantOutput(t, Execute(context.Background(), l, Request{Source: "return '12345678'"}), "12345678")
+	// An object's serialization, copied out of the VM once for the
+	// structured-failure check and the cap alike: exact sizes either way.
+	e = wantError(t, Execute(context.Background(), l, Request{Source: "return {a: 'çç'}"}), CodeOutputTooLarge, "") // {"a":"çç"}: 12 bytes
+	if !strings.Contains(e.Message, "is 12 bytes") {
+		t.Errorf("message should give the exact size: %q", e.Message)
+	}
+	wantOutput(t, Execute(context.Background(), l, Request{Source: "return {'ç': 1}"}), `{"ç":1}`) // 8 bytes
+	// A failure the script reports is its failure, whatever its size.
+	res = Execute(context.Background(), l, Request{Source: "return {success: false, error: {code: 'E1', message: 'ç'.repeat(50)}}"})
+	if e = wantError(t, res, CodeScriptError, ""); e.Reason != "E1" {
+		t.Errorf("reason = %q, want E1", e.Reason)
+	}
 }
 
 func TestDateUsesTheConfiguredZone(t *testing.T) {
