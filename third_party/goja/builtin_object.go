@@ -701,6 +701,19 @@ func createObjectProtoTemplate() *objectTemplate {
 	t.putStr("propertyIsEnumerable", func(r *Runtime) Value {
 		return r.methodProp(r.objectproto_propertyIsEnumerable, "propertyIsEnumerable", 1)
 	})
+	// FlowScript patch 60: Annex B's __defineGetter__ family.
+	t.putStr("__defineGetter__", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_defineAccessor(false), "__defineGetter__", 2)
+	})
+	t.putStr("__defineSetter__", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_defineAccessor(true), "__defineSetter__", 2)
+	})
+	t.putStr("__lookupGetter__", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_lookupAccessor(false), "__lookupGetter__", 1)
+	})
+	t.putStr("__lookupSetter__", func(r *Runtime) Value {
+		return r.methodProp(r.objectproto_lookupAccessor(true), "__lookupSetter__", 1)
+	})
 	t.putStr(__proto__, func(r *Runtime) Value {
 		return &valueProperty{
 			accessor:     true,

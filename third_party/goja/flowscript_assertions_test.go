@@ -559,3 +559,25 @@ func TestParseIntNegativeZero(t *testing.T) {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestAnnexBLegacyBuiltins: String.prototype's HTML methods,
+// Date.prototype.toGMTString (toUTCString's function object) and setYear,
+// and Object.prototype's __defineGetter__ family, with their errors
+// (patch 60); Node 20's answers.
+func TestAnnexBLegacyBuiltins(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const out = [];
+const t = (f) => { try { out.push(String(f())) } catch (e) { out.push(e.constructor.name + ': ' + e.message) } };
+t(() => ({}).__defineGetter__('a', 1)); t(() => ({}).__defineSetter__('a', {})); t(() => String.prototype.bold.call(null)); t(() => Object.prototype.__lookupGetter__.call(null, 'a')); t(() => Date.prototype.setYear.call({}, 1)); t(() => Object.freeze({}).__defineGetter__('a', () => 1));
+t(() => ['x'.anchor('a"b"c'), 'ção'.fontsize(3), 'x'.link(), 'x'.bold(), 'x'.sup(), String.prototype.big.call(5), Date.prototype.toGMTString === Date.prototype.toUTCString, String.prototype.anchor.length, String.prototype.bold.name, Object.prototype.__defineGetter__.length, Object.prototype.__lookupGetter__.length, Date.prototype.setYear.length].join(' '));
+const d = new Date(2020, 5, 15, 10); t(() => [d.setYear(95) === d.getTime(), d.getFullYear(), d.getMonth(), d.getDate(), d.getHours(), d.setYear(2030) && d.getFullYear(), new Date(NaN).setYear(99) && 0, new Date(2020, 0, 1).setYear(NaN), new Date(2020, 0, 1, 12).setYear(-1) && 0, (d.setYear(99.9), d.getFullYear()), (d.setYear('5'), d.getFullYear())].join(' '));
+const o = {}; o.__defineGetter__('g', function () { return this.v }); o.v = 5; o.__defineSetter__('s', function (x) { this.v = x * 2 }); o.s = 4;
+t(() => [o.g, Object.getOwnPropertyDescriptor(o, 'g').enumerable, typeof o.__lookupGetter__('g'), o.__lookupGetter__('toString'), Object.create(o).__lookupGetter__('g') === o.__lookupGetter__('g'), o.__lookupSetter__('g'), typeof o.__lookupSetter__('s'), typeof ({}).__lookupGetter__('__proto__')].join(' '));
+Date.prototype.toUTCString = () => 'mine'; t(() => new Date(0).toGMTString());
+return JSON.stringify(out);
+})()`)
+	want := `["TypeError: Object.prototype.__defineGetter__: Expecting function","TypeError: Object.prototype.__defineSetter__: Expecting function","TypeError: String.prototype.bold called on null or undefined","TypeError: Cannot convert undefined or null to object","TypeError: Method Date.prototype.setYear called on incompatible receiver #<Object>","TypeError: Cannot define property a, object is not extensible","<a name=\"a&quot;b&quot;c\">x</a> <font size=\"3\">ção</font> <a href=\"undefined\">x</a> <b>x</b> <sup>x</sup> <big>5</big> true 1 bold 2 1 1","true 1995 5 15 10 2030 0 NaN 0 1999 1905","8 true function  true  function function","Thu, 01 Jan 1970 00:00:00 GMT"]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

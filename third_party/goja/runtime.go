@@ -155,6 +155,7 @@ type global struct {
 	arrayToString *Object
 
 	stringproto_trimEnd   *Object
+	dateproto_toUTCString *Object // FlowScript patch 60
 	stringproto_trimStart *Object
 
 	parseFloat, parseInt *Object
