@@ -291,7 +291,13 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
 export async function submit(nc: NatsConnection, job: Job, options: SubmitOptions = {}): Promise<ReceivedResult> {
   assertValidJob(job);
   const inbox = createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix); // the connection's own prefix, as its requests use
-  const waiting = waitForResult(nc, job.id, { ...options, inbox });
+  let waiting: Waiting;
+  try {
+    waiting = waitForResult(nc, job.id, { ...options, inbox });
+  } catch (err) {
+    if (!(err instanceof ConnectionClosedError)) throw err; // a bad option
+    throw new PublishError(job.id, subjects(options).jobs, err.cause); // nothing was sent
+  }
   // The wait's timer runs from now, and the publish's acknowledgement has
   // the same timeoutMs: the wait can end (or the signal abort it) while the
   // publish is still in flight. Its promise is awaited below, after the
@@ -434,7 +440,21 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
   deadline = setTimeout(() => settle(() => rejectP(new ResultTimeoutError(jobId, timeoutMs, lastError))), timeoutMs);
 
   if (options.inbox) {
-    sub = nc.subscribe(options.inbox, {
+    try {
+      sub = subscribeInbox(options.inbox);
+    } catch (err) {
+      // A closed or draining connection refuses the subscription: end the
+      // wait here, its timer and listener with it, and let the caller
+      // report the refusal (submit: as the publish's).
+      settle(() => {});
+      throw nc.isClosed() || nc.isDraining() ? new ConnectionClosedError(jobId, err) : err;
+    }
+    schedule(wait);
+  } else {
+    void lookUp();
+  }
+  function subscribeInbox(inbox: string) {
+    return nc.subscribe(inbox, {
       callback(err, msg) {
         if (err) return; // the stream lookup still runs
         const result = parseResult(msg.data);
@@ -444,9 +464,6 @@ function waitForResult(nc: NatsConnection, jobId: string, options: AwaitOptions)
         // Anything else on the inbox is not this job's result: keep waiting.
       },
     });
-    schedule(wait);
-  } else {
-    void lookUp();
   }
   return {
     promise,

@@ -334,6 +334,27 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
   // publish's request and never answers, so no acknowledgement comes.
   const stalled = { subjectPrefix: "stalltest", resultsStream: CONTRACT.resultsStream, pollFirstMs: 60_000, pollMaxMs: 60_000 };
 
+  test("a connection closed or draining before the call: PublishError or ConnectionClosedError now, no timer left to reject later", async () => {
+    for (const end of ["close", "drain"] as const) {
+      const timersBefore = pending(exec.nc).timers;
+      const nc = await connect({ servers: exec.url, name: `flowscript-ts-tests-${end}d` });
+      const ending = end === "close" ? nc.close() : nc.drain();
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const caught: unknown[] = [];
+      const unhandled = await unhandledDuring(async () => {
+        // A timeout shorter than unhandledDuring's pause: a timer left
+        // behind would reject unhandled before it returns.
+        await submit(nc, j, { ...CONTRACT, timeoutMs: 20 }).catch((err: unknown) => void caught.push(err));
+        await awaitResult(nc, j.id, { ...CONTRACT, inbox: createInbox(), timeoutMs: 20 }).catch((err: unknown) => void caught.push(err));
+      });
+      await ending; // the connection's own timers end with it
+      assert.deepEqual(unhandled, [], `${end}: no unhandled rejection`);
+      assert.ok(caught[0] instanceof PublishError && caught[0].jobId === j.id, `${end}: submit rejects with a PublishError, got ${String(caught[0])}`);
+      assert.ok(caught[1] instanceof ConnectionClosedError && caught[1].jobId === j.id, `${end}: awaitResult rejects with a ConnectionClosedError, got ${String(caught[1])}`);
+      assert.equal(pending(exec.nc).timers, timersBefore, `${end}: no timer left`);
+    }
+  });
+
   test("a publish nobody acknowledges within timeoutMs: PublishError, not an unhandled ResultTimeoutError", async () => {
     const staller = exec.nc.subscribe("stalltest.jobs.execute");
     await exec.nc.flush();
