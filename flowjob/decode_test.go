@@ -199,6 +199,8 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 		{"version as string", edit(`"id":"j1"`, `"version":"1","id":"j1"`), []string{"version: must be a whole number, got string"}},
 		{"future version", edit(`"id":"j1"`, `"version":2,"id":"j1"`), []string{"version: contract version 2 is newer than this one (1): upgrade the executor before sending such jobs"}},
 		{"bad deadline", edit(`"id":"j1"`, `"id":"j1","deadline":"tomorrow"`), []string{`deadline: must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "tomorrow"`}},
+		{"deadline offset of 60 minutes", edit(`"id":"j1"`, `"id":"j1","deadline":"2026-01-01T00:00:00+00:60"`), []string{
+			`deadline: must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "2026-01-01T00:00:00+00:60": an offset's minutes run from 00 to 59`}},
 		{"redirect without exception block", edit(`"onError":"continue"`, `"onError":"blocking","errorHandoff":false`), []string{
 			`defaultExceptionBlockId: required when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there`}},
 		{"many at once", `{"id":"a.b","sessionId":1,"context":"bot","action":{"type":"x","source":"","inputVariables":[{"name":"if","value":""}],"outputVariable":"o","onError":"continue"},"variables":{"n":1},"extra":true}`,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 
 import { CONTRACT_VERSION } from "./contract.js";
 import { ACTION_TYPE_EXECUTE_SCRIPT, FIELDS, type ExecuteScriptAction, type Job } from "./types.js";
+import { notJSON } from "./validate.js";
 
 /** A new job id: a UUID (letters, digits and '-', as the contract wants). */
 export function newJobId(): string {
@@ -50,8 +51,10 @@ export function buildJob(init: JobInit): Job {
   ) as Job;
 }
 
+// isPlain: an object to copy member by member. A Map or a Set is kept as
+// given, for validateJob to refuse (a copy would be {}, its entries lost).
 function isPlain(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Map) && !(v instanceof Set);
 }
 
 // ordered copies v with the members of order first, in that order, and
@@ -95,9 +98,16 @@ export function resumeJob(suspended: Job, continuation: string, resolution: unkn
       capabilities: Array.isArray(suspended.capabilities) ? [...suspended.capabilities] : suspended.capabilities,
       id,
       // The resolution as the wire will carry it, copied: a change to the
-      // caller's object after this call does not change the job.
-      resume: { token: continuation, resolution: resolution === undefined ? null : JSON.parse(JSON.stringify(resolution)) },
+      // caller's object after this call does not change the job. One that
+      // JSON would change (NaN, a Map, a function) is kept as given, for
+      // validateJob and submit to refuse, not turned into null or {}.
+      resume: { token: continuation, resolution: copyResolution(resolution) },
     },
     FIELDS.job,
   ) as Job;
+}
+
+function copyResolution(resolution: unknown): unknown {
+  if (resolution === undefined) return null;
+  return notJSON(resolution) ? resolution : JSON.parse(JSON.stringify(resolution));
 }

@@ -202,10 +202,16 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         );
         break;
       case "uniqueItems": {
-        // flowjob's words, at the later item: capabilities[1]: "kv" is already capabilities[0].
-        const later = Math.max(e.params.i as number, e.params.j as number);
-        const earlier = Math.min(e.params.i as number, e.params.j as number);
-        add(`${at}[${later}]`, `${quoted((e.data as unknown[])[later])} is already ${at}[${earlier}]`);
+        // flowjob's words, at each repeat, naming the first: capabilities[1]:
+        // "kv" is already capabilities[0]. Ajv reports one pair; every
+        // repeat is a problem.
+        const first = new Map<string, number>();
+        (e.data as unknown[]).forEach((item, i) => {
+          const key = JSON.stringify(item) ?? String(item);
+          const earlier = first.get(key);
+          if (earlier === undefined) first.set(key, i);
+          else add(`${at}[${i}]`, `${quoted(item)} is already ${at}[${earlier}]`);
+        });
         break;
       }
       case "pattern":
@@ -346,7 +352,9 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   const deadline = job["deadline"];
   if (typeof deadline === "string" && /^\d{4}-\d{2}-\d{2}T/.test(deadline)) {
     const [y, m, d] = deadline.slice(0, 10).split("-").map(Number) as [number, number, number];
-    if (d > new Date(Date.UTC(y, m, 0)).getUTCDate()) {
+    const last = new Date(0);
+    last.setUTCFullYear(y, m, 0); // the month's last day (Date.UTC would read years 0-99 as 1900-1999)
+    if (d > last.getUTCDate()) {
       add("deadline", `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${JSON.stringify(deadline)}: ${deadline.slice(0, 10)} is no day`);
     }
   }
@@ -382,7 +390,10 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
     }
   }
   const vars = job["variables"];
-  if (isObject(vars)) {
+  if (vars instanceof Map) {
+    // JSON writes a Map as {}: its variables would be dropped without a word.
+    add("variables", "must be an object of strings, got a Map (JSON writes it as {}): convert it with Object.fromEntries(map)");
+  } else if (isObject(vars)) {
     let total = 0;
     // JSON carries a lone surrogate, but flowjob reads it as U+FFFD: two
     // names that differ only there are the same name to it.
@@ -439,13 +450,52 @@ function pathOf(pointer: string, root: unknown): string {
   return path;
 }
 
-/** parent.key for a plain key, parent["odd key"] otherwise (as flowjob writes it). */
+/** parent.key for a plain key, parent["odd key"] otherwise, a long key cut, as flowjob writes it. */
 function keyPath(parent: string, key: string): string {
   if (/^[A-Za-z0-9_$]{1,64}$/.test(key)) {
     return parent === "" ? key : `${parent}.${key}`;
   }
-  return `${parent}[${JSON.stringify(key)}]`;
+  return `${parent}[${goQuote(key)}]`;
 }
+
+const MAX_QUOTED_BYTES = 40;
+
+/**
+ * s as flowjob's quote writes it: cut to 40 bytes of UTF-8 on a character
+ * boundary (then "…" after the quotes), in Go's strconv.Quote escapes.
+ */
+function goQuote(s: string): string {
+  let cut = s;
+  let more = false;
+  if (bytes(s) > MAX_QUOTED_BYTES) {
+    let n = 0;
+    let end = 0;
+    for (const ch of s) {
+      n += bytes(ch);
+      if (n > MAX_QUOTED_BYTES) break;
+      end += ch.length;
+    }
+    cut = s.slice(0, end);
+    more = true;
+  }
+  let out = '"';
+  for (const ch of cut) {
+    const c = ch.codePointAt(0)!;
+    const esc = GO_ESCAPES[ch];
+    if (esc) out += esc;
+    else if (c < 0x20 || c === 0x7f) out += "\\x" + c.toString(16).padStart(2, "0");
+    else if (c === 0x20 || !NOT_PRINTABLE.test(ch)) out += ch;
+    else if (c < 0x10000) out += "\\u" + c.toString(16).padStart(4, "0");
+    else out += "\\U" + c.toString(16).padStart(8, "0");
+  }
+  return out + '"' + (more ? "…" : "");
+}
+
+const GO_ESCAPES: Record<string, string> = { '"': '\\"', "\\": "\\\\", "\x07": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v" };
+
+// What Go's unicode.IsPrint refuses: controls, formats, private use,
+// surrogates, unassigned, and the separators but for the ASCII space.
+const NOT_PRINTABLE = /^[\p{C}\p{Z}]$/u;
 
 function within(path: string, field: string): boolean {
   if (!path.startsWith(field)) return false;
@@ -496,7 +546,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 // is ("" when it is): a function, a symbol or undefined it leaves out, a
 // BigInt it refuses, NaN and the infinities it writes as null, a Map or a
 // Set it writes as {}.
-function notJSON(v: unknown, depth = 0): string {
+export function notJSON(v: unknown, depth = 0): string {
   switch (typeof v) {
     case "bigint":
       return "a BigInt has no JSON form; send it as a string or a number";

@@ -201,6 +201,17 @@ describe("validation messages name the field", () => {
     assert.deepEqual(validateJob(valid()), []);
   });
 
+  test("variables given as a Map to buildJob: refused, not dropped", () => {
+    const j = buildJob({ ...valid(), variables: new Map([["cpf", "1"]]) as unknown as Record<string, string> });
+    assert.deepEqual(validateJob(j).map((e) => e.field), ["variables"]);
+  });
+
+  test("a deadline on a leap day of the years 0-99 is a day, as Go reads it", () => {
+    for (const deadline of ["0000-02-29T00:00:00Z", "0004-02-29T10:00:00-03:00", "0096-02-29T00:00:00Z"]) {
+      assert.deepEqual(validateJob({ ...valid(), deadline }), [], deadline);
+    }
+  });
+
   const cases: [string, (j: Record<string, any>) => void, { field: string; message: RegExp }[]][] = [
     ["a missing id", (j) => delete j["id"], [{ field: "id", message: /^required: a unique id/ }]],
     ["an id with a dot", (j) => (j["id"] = "a.b"), [{ field: "id", message: /letters A-Z a-z, digits, '-' and '_'.*"a\.b"/ }]],
@@ -211,16 +222,24 @@ describe("validation messages name the field", () => {
     ["a blank onError", (j) => (j["action"]["onError"] = ""), [{ field: "action.onError", message: /^required: "blocking" or "continue"$/ }]],
     ["a blank action type", (j) => (j["action"]["type"] = ""), [{ field: "action.type", message: /^required: "executeScript"$/ }]],
     ["a capability asked twice", (j) => { j["tenantId"] = "t"; j["capabilities"] = ["kv", "api", "kv"]; }, [{ field: "capabilities[2]", message: /^"kv" is already capabilities\[0\]$/ }]],
+    ["a capability asked three times: each repeat, naming the first", (j) => { j["tenantId"] = "t"; j["capabilities"] = ["kv", "kv", "kv"]; }, [
+      { field: "capabilities[1]", message: /^"kv" is already capabilities\[0\]$/ },
+      { field: "capabilities[2]", message: /^"kv" is already capabilities\[0\]$/ },
+    ]],
     ["a reserved input name", (j) => (j["action"]["inputVariables"][0]["name"] = "class"), [{ field: "action.inputVariables[0].name", message: /"class" is a reserved word/ }]],
     ["a non-identifier input name", (j) => (j["action"]["inputVariables"][0]["name"] = "2x"), [{ field: "action.inputVariables[0].name", message: /"2x" is not a JavaScript identifier/ }]],
     ["duplicate input names", (j) => j["action"]["inputVariables"].push({ name: "x", value: "" }), [{ field: "action.inputVariables[1].name", message: /already the name of action\.inputVariables\[0\]/ }]],
     ["a dotted variable name", (j) => (j["variables"] = { "contact.name": 3 }), [{ field: 'variables["contact.name"]', message: /must be a string, got number/ }]],
+    ["variables in a Map", (j) => (j["variables"] = new Map([["cpf", "1"]])), [{ field: "variables", message: /^must be an object of strings, got a Map .*Object\.fromEntries/ }]],
+    ["a long variable name: cut to 40 bytes, as flowjob cuts it", (j) => (j["variables"] = { ["contact." + "x".repeat(60)]: 3 }), [{ field: 'variables["contact.xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"…]', message: /must be a string/ }]],
+    ["a variable name with controls: in Go's escapes, as flowjob writes it", (j) => (j["variables"] = { "a\u0001b\u2028\u0007": 3 }), [{ field: 'variables["a\\x01b\\u2028\\a"]', message: /must be a string/ }]],
     ["an empty variable name", (j) => (j["variables"] = { "": "x" }), [{ field: 'variables[""]', message: /must not be empty/ }]],
     ["a blank source", (j) => (j["action"]["source"] = " \n\t"), [{ field: "action.source", message: /^required: write a function execute/ }]],
     ["a blank outputVariable", (j) => (j["action"]["outputVariable"] = " "), [{ field: "action.outputVariable", message: /^is only white space, got " ": name the session variable to write$/ }]],
     ["a blank sessionId", (j) => (j["sessionId"] = "\u3000"), [{ field: "sessionId", message: /^is only white space, got ".*": send the id$/ }]],
     ["a blank tenantId", (j) => (j["tenantId"] = "\t"), [{ field: "tenantId", message: /^is only white space, got "\\t": send the id, or leave the field out$/ }]],
     ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /2026-02-30 is no day/ }]],
+    ["a day the calendar lacks, in the year 100", (j) => (j["deadline"] = "0100-02-29T00:00:00Z"), [{ field: "deadline", message: /0100-02-29 is no day/ }]],
     ["a tenantId over the cap in bytes", (j) => (j["tenantId"] = "ア".repeat(86)), [{ field: "tenantId", message: /is 258 bytes, over the 256-byte limit/ }]],
     ["a timeout past 2^53", (j) => (j["timeoutMs"] = 1e19), [{ field: "timeoutMs", message: /is out of range/ }]],
     ["a template version without its template", (j) => (j["templateVersion"] = 2), [{ field: "templateVersion", message: /^needs templateId: name the template the version belongs to$/ }]],
@@ -293,7 +312,7 @@ describe("validation messages name the field", () => {
         "must be at most %d bytes, got %d", [LIMITS.maxInputNameBytes, 258]],
       ["an input name under the cap in characters, over it in bytes", (j) => (j["action"]["inputVariables"][0]["name"] = "é".repeat(65)), "action.inputVariables[0].name",
         "must be at most %d bytes, got %d", [LIMITS.maxInputNameBytes, 130]],
-      ["a variable name over the cap in characters", (j) => (j["variables"] = { ["é".repeat(257)]: "v" }), `variables["${"é".repeat(257)}"]`,
+      ["a variable name over the cap in characters", (j) => (j["variables"] = { ["é".repeat(257)]: "v" }), `variables["${"é".repeat(20)}"…]`,
         "name is %d bytes, over the %d-byte limit", [514, LIMITS.maxNameBytes]],
     ];
     for (const [name, mutate, field, format, args] of cases) {
@@ -425,6 +444,24 @@ describe("resumeJob", () => {
     const r = resumeJob(wire, "t", true);
     assert.equal(r.action.inputVariables, null);
     assert.deepEqual(validateJob(r), []);
+  });
+
+  test("a resolution JSON would change is refused by the validator, not turned into null or {}", () => {
+    const suspended = asking({ action: { source: "return approval.request()", outputVariable: "o", onError: "continue" } });
+    for (const [resolution, why] of [
+      [Number.NaN, /NaN has no JSON form/],
+      [{ total: Number.POSITIVE_INFINITY }, /Infinity has no JSON form/],
+      [new Map([["a", 1]]), /a Map is written as \{\}/],
+      [[1, new Set([2])], /a Set is written as \{\}/],
+      [() => 1, /a function has no JSON form/],
+      [10n, /a BigInt has no JSON form/],
+    ] as const) {
+      const r = resumeJob(suspended, "t", resolution);
+      const errors = validateJob(r);
+      assert.equal(errors.length, 1, `${String(resolution)}: ${JSON.stringify(errors)}`);
+      assert.equal(errors[0]!.field, "resume.resolution");
+      assert.match(errors[0]!.message, why);
+    }
   });
 });
 
