@@ -30,7 +30,7 @@ type Principal struct {
 // MayUseTenant reports whether p may run code with host functions for
 // tenant (a test run's tenantId, a replayed job's).
 func (p Principal) MayUseTenant(tenant string) bool {
-	return !p.TenantBound || slices.Contains(p.Tenants, tenant)
+	return !p.TenantBound || tenant != "" && slices.Contains(p.Tenants, tenant)
 }
 
 // authError is a refused credential. message is all the caller learns: it
@@ -225,17 +225,23 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	p := Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}
 	if a.tenantClaim != "" {
 		p.TenantBound = true
+		// An empty tenant id is an attribute left unset (identity providers
+		// send one as ""): it names no tenant.
 		switch v := claims[a.tenantClaim].(type) {
 		case nil: // no tenant
 		case string:
-			p.Tenants = []string{v}
+			if v != "" {
+				p.Tenants = []string{v}
+			}
 		case []any:
 			for _, e := range v {
 				t, ok := e.(string)
 				if !ok {
 					return Principal{}, tenantClaimError(a.tenantClaim)
 				}
-				p.Tenants = append(p.Tenants, t)
+				if t != "" {
+					p.Tenants = append(p.Tenants, t)
+				}
 			}
 		default:
 			return Principal{}, tenantClaimError(a.tenantClaim)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"mime"
+	"net"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -51,7 +52,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) *h
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		return decodeError(err, limit)
+		return readError(err, limit)
 	}
 	if at := textcut.InvalidAt(raw); at >= 0 {
 		return newError(http.StatusBadRequest, CodeInvalidUTF8,
@@ -349,6 +350,21 @@ func jsonName(f reflect.StructField) (string, bool) {
 		name = f.Name
 	}
 	return name, true
+}
+
+// readError is the answer to a body that could not be read: one that did
+// not arrive in time, or a connection that failed, is not bad JSON, and
+// the network error's text (the sockets' addresses) is not the client's.
+func readError(err error, limit int64) *httpError {
+	var netErr net.Error
+	switch {
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return newError(http.StatusRequestTimeout, CodeRequestTimeout, fmt.Sprintf(
+			"the body did not arrive in time (a request has %s plus the sandbox timeout to arrive whole): send it at once", connReadTimeout))
+	case errors.As(err, new(*net.OpError)):
+		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body could not be read: the connection failed while it arrived")
+	}
+	return decodeError(err, limit)
 }
 
 func decodeError(err error, limit int64) *httpError {

@@ -1,9 +1,12 @@
 package templatesapi
 
 import (
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // encoding/json forgives duplicate keys (the last wins), field names in
@@ -91,5 +94,42 @@ func TestUnknownPathsSayWhatToChange(t *testing.T) {
 		if e := r.apiErr(t); !strings.Contains(e.Message, want) {
 			t.Errorf("GET %s: %q, want it to say %q", path, e.Message, want)
 		}
+	}
+}
+
+// TestBodyReadFailuresAreNotBadJSON: a body that stops arriving (the
+// server's read deadline passed) is 408 REQUEST_TIMEOUT, and no answer
+// carries the network error's text, which names the sockets' addresses.
+func TestBodyReadFailuresAreNotBadJSON(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	if _, err := client.Write([]byte(`{"name":"slow",`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := server.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	r := httptest.NewRequest(http.MethodPost, "/api/script-templates", server)
+	r.Header.Set("Content-Type", "application/json")
+	var dst struct{ Name string }
+	herr := decodeJSON(httptest.NewRecorder(), r, 1<<20, &dst)
+	if herr == nil || herr.status != http.StatusRequestTimeout || herr.Code != CodeRequestTimeout {
+		t.Fatalf("got %+v, want 408 %s", herr, CodeRequestTimeout)
+	}
+	if strings.Contains(herr.Message, "127.0.0.1") || !strings.Contains(herr.Message, "send it at once") {
+		t.Errorf("message %q should say what to do, without the sockets addresses", herr.Message)
 	}
 }

@@ -168,5 +168,7 @@
 // parse one outside the injected Checker, never log a request body (sources
 // and inputs are the authors') or a credential, never hold a lock across the
 // network on the authentication path, and never answer with anything but
-// JSON.
+// JSON. (net/http itself answers a few malformed requests before any
+// handler runs, in plain text: headers past 128 KiB, a bad request line or
+// Host, an unknown Transfer-Encoding.)
 package templatesapi

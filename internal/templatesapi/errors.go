@@ -20,6 +20,8 @@ const (
 	CodeInvalidUTF8          = "INVALID_UTF8"
 	CodeUnknownField         = "UNKNOWN_FIELD"
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"
+	CodeRequestTimeout       = "REQUEST_TIMEOUT"
+	CodeHeadersTooLarge      = "HEADERS_TOO_LARGE"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeValidationFailed     = "VALIDATION_FAILED"
 	CodePreconditionFailed   = "PRECONDITION_FAILED"

@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -41,6 +42,32 @@ func withUnreadBodyClosing(next http.Handler) http.Handler {
 			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(unreadBodyDrain))
 		}
 	})
+}
+
+// withHeaderLimit answers a request whose line and headers are over
+// maxHeaderBytes with 431 HEADERS_TOO_LARGE, in JSON as every answer, and
+// closes the connection.
+func withHeaderLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n := headerBytes(r); n > maxHeaderBytes {
+			w.Header().Set("Connection", "close")
+			writeError(w, newError(http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge, fmt.Sprintf(
+				"the request's headers are about %d bytes, over the limit of %d: send a shorter token or fewer headers", n, maxHeaderBytes)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// headerBytes is about the size of r's request line and headers as sent.
+func headerBytes(r *http.Request) int {
+	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: \r\n") + len(r.Host)
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4 // "k: v\r\n"
+		}
+	}
+	return n
 }
 
 // unreadBodyDrain bounds the reading of an unread body after the answer.

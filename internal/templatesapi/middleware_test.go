@@ -108,3 +108,18 @@ func TestProbesAreTheOnlyUnauthenticatedPaths(t *testing.T) {
 	wantStatus(t, a.authed("DELETE", "/readyz", nil), http.StatusMethodNotAllowed)
 	wantStatus(t, a.do("DELETE", "/readyz", nil, "X-API-Key", testReadAPIKey), http.StatusMethodNotAllowed)
 }
+
+// TestOversizedHeadersAnswerInJSON: headers over 32 KiB (a token grown
+// with groups and scopes) are 431 HEADERS_TOO_LARGE in the JSON error
+// shape, before authentication; under the limit the request goes on.
+func TestOversizedHeadersAnswerInJSON(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	r := a.do("GET", "/api/script-templates", nil, "Authorization", "Bearer "+strings.Repeat("a", 40<<10))
+	wantStatus(t, r, http.StatusRequestHeaderFieldsTooLarge)
+	if e := r.apiErr(t); e.Code != CodeHeadersTooLarge || !strings.Contains(e.Message, "32768") {
+		t.Errorf("%+v, want HEADERS_TOO_LARGE naming the limit", e)
+	}
+	wantStatus(t, a.do("GET", "/api/script-templates", nil, "Authorization", "Bearer "+strings.Repeat("a", 20<<10)), http.StatusUnauthorized)
+	wantStatus(t, a.authed("GET", "/api/script-templates", nil, "X-Padding", strings.Repeat("p", 20<<10)), http.StatusOK)
+}

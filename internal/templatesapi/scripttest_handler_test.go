@@ -341,6 +341,9 @@ func TestTenantBoundTokens(t *testing.T) {
 	globex := bearer(with(tokenClaims("templates:write"), "tenants", "globex"))
 	both := bearer(with(tokenClaims("templates:write"), "tenants", []any{"acme", "globex"}))
 	none := bearer(tokenClaims("templates:write"))
+	// An attribute left unset, as identity providers send it: no tenant.
+	blank := bearer(with(tokenClaims("templates:write"), "tenants", ""))
+	blankInArray := bearer(with(tokenClaims("templates:write"), "tenants", []any{""}))
 
 	for _, c := range []struct {
 		name       string
@@ -353,6 +356,9 @@ func TestTenantBoundTokens(t *testing.T) {
 		{"no tenant", globex, "", http.StatusForbidden},
 		{"one of its tenants", both, "acme", http.StatusOK},
 		{"a token naming none", none, "acme", http.StatusForbidden},
+		{"a token naming none, for no tenant", none, "", http.StatusForbidden},
+		{"an empty tenant claim, for no tenant", blank, "", http.StatusForbidden},
+		{"an empty tenant in the claim's array, for no tenant", blankInArray, "", http.StatusForbidden},
 		{"an API key", []string{"X-API-Key", testAPIKey}, "acme", http.StatusOK},
 	} {
 		r := run(c.credential, c.tenant, "api")

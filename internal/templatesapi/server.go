@@ -95,7 +95,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		}
 	}
 	handler, routes := s.mux()
-	s.handler = withUnreadBodyClosing(s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler)))))
+	s.handler = withHeaderLimit(withUnreadBodyClosing(s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler))))))
 	return s, nil
 }
 
@@ -119,7 +119,12 @@ const (
 	connHeaderTimeout = 5 * time.Second
 	connReadTimeout   = 30 * time.Second
 	connIdleTimeout   = 30 * time.Second
-	maxHeaderBytes    = 32 << 10
+	// maxHeaderBytes bounds a request's line and headers, answered by
+	// withHeaderLimit with a JSON 431; net/http refuses past
+	// maxHeaderReadBytes (plus its 4 KiB of slack) with one in plain text,
+	// before any handler runs.
+	maxHeaderBytes     = 32 << 10
+	maxHeaderReadBytes = 4 * maxHeaderBytes
 )
 
 // httpServer returns the http.Server that serves s on ln, and ln wrapped
@@ -146,7 +151,7 @@ func newHTTPServer(cfg Config, log *slog.Logger, ln net.Listener, h http.Handler
 		ReadTimeout:       connReadTimeout + cfg.Sandbox.Timeout,
 		WriteTimeout:      cfg.Sandbox.Timeout + time.Minute,
 		IdleTimeout:       connIdleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
+		MaxHeaderBytes:    maxHeaderReadBytes,
 		ConnState:         limited.connState,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
