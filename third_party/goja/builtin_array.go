@@ -694,7 +694,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 
 	if arr := r.checkStdArrayObj(o); arr != nil {
 		for _, val := range arr.values[n:] {
-			if searchElement.SameAs(val) {
+			if searchElement.SameAs(val) || isZero(searchElement) && isZero(val) { // FlowScript patch 61: SameValueZero
 				return valueTrue
 			}
 		}
@@ -704,7 +704,7 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 	for ; n < length; n++ {
 		idx := valueInt(n)
 		val := nilSafe(o.self.getIdx(idx, nil))
-		if searchElement.SameAs(val) {
+		if searchElement.SameAs(val) || isZero(searchElement) && isZero(val) {
 			return valueTrue
 		}
 	}

@@ -731,7 +731,7 @@ func (r *Runtime) typedArrayProto_includes(call FunctionCall) Value {
 		if ta.typedArray.typeMatch(searchElement) {
 			se := ta.typedArray.toRaw(searchElement)
 			for k := startIdx; k < ta.length; k++ {
-				if ta.typedArray.getRaw(ta.offset+k) == se {
+				if sameRaw(ta.typedArray, ta.typedArray.getRaw(ta.offset+k), se) { // FlowScript patch 61
 					return valueTrue
 				}
 			}
@@ -785,7 +785,7 @@ func (r *Runtime) typedArrayProto_indexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(n); k < ta.length; k++ {
-					if ta.typedArray.getRaw(ta.offset+k) == se {
+					if sameRaw(ta.typedArray, ta.typedArray.getRaw(ta.offset+k), se) { // FlowScript patch 61
 						return intToValue(int64(k))
 					}
 				}
@@ -876,7 +876,7 @@ func (r *Runtime) typedArrayProto_lastIndexOf(call FunctionCall) Value {
 			if !IsNaN(searchElement) && ta.typedArray.typeMatch(searchElement) {
 				se := ta.typedArray.toRaw(searchElement)
 				for k := toIntStrict(fromIndex); k >= 0; k-- {
-					if ta.typedArray.getRaw(ta.offset+k) == se {
+					if sameRaw(ta.typedArray, ta.typedArray.getRaw(ta.offset+k), se) { // FlowScript patch 61
 						return intToValue(int64(k))
 					}
 				}

@@ -284,7 +284,7 @@ func parseDateOtherString(s string) (date, bool) {
 			break
 		}
 		c := s[0]
-		n, val := len(s), 0
+		val := 0
 		if c == '+' || c == '-' {
 			if hasTime {
 				if val, s, ok = getTimeZoneOffset(s, false); ok {
@@ -326,11 +326,21 @@ func parseDateOtherString(s string) (date, bool) {
 				if d.min, s, ok = getDigits(s, 1, 2); !ok {
 					return date{}, false
 				}
+				withMsec := false
 				if s, ok = skip(s, ':'); ok {
 					if d.sec, s, ok = getDigits(s, 1, 2); !ok {
 						return date{}, false
 					}
+					rest := s
 					d.msec, s = getMilliseconds(s)
+					withMsec = len(s) < len(rest)
+				}
+				// FlowScript patch 62: as in V8, a time that ends at its
+				// minutes or seconds is followed by the end, a space, Z or an
+				// offset's sign: "10:00pm", "10:00:00,5" and "10:00:00GMT"
+				// are no dates.
+				if !withMsec && len(s) > 0 && !strings.ContainsRune(" \t\n\r\v\fZz+-", rune(s[0])) {
+					return date{}, false
 				}
 				hasTime = true
 				if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
@@ -344,19 +354,12 @@ func parseDateOtherString(s string) (date, bool) {
 					s, d.hour = t, hour
 					continue
 				}
-			} else if n-len(s) > 2 {
-				d.year = val
-				hasYear = true
-			} else if val < 1 || val > 31 {
-				d.year = val
-				if val < 100 {
-					d.year += 1900
-				}
-				if val < 50 {
-					d.year += 100
-				}
-				hasYear = true
 			} else {
+				// FlowScript patch 62: every number of the date goes to the
+				// composer below, which tells the year, the month and the day
+				// apart by their values as V8 does; upstream took one of
+				// three digits or over 31 for the year as it came, so
+				// 01/32/2024 was a date in 2032.
 				if numIndex == 3 {
 					return date{}, false
 				}
@@ -397,12 +400,28 @@ func parseDateOtherString(s string) (date, bool) {
 			if hasYear || hasMon || hasTime || numIndex > 0 {
 				return date{}, false
 			}
-			// skip a word
+			// skip a word (FlowScript patch 62: a word of letters ends at a
+			// colon, so "time:Jan" is a word and a month, as V8 reads it; a
+			// number right after it, "a1", is no date)
+			if isASCIILetter(c) {
+				for len(s) > 0 && isASCIILetter(s[0]) {
+					s = s[1:]
+				}
+				if startsWithDigit(s) {
+					return date{}, false
+				}
+				if s, ok = skip(s, ':'); ok {
+					continue
+				}
+			}
 			s = skipUntil(s, " -/(")
 		}
 		for len(s) > 0 && strings.ContainsRune("-/.,", rune(s[0])) {
 			s = s[1:]
 		}
+	}
+	if !hasYear {
+		return composeDate(d, nums, numIndex, hasMon)
 	}
 	n := numIndex
 	if hasYear {
@@ -458,3 +477,39 @@ func parseDateOtherString(s string) (date, bool) {
 	}
 	return d, d.month > 0 && d.day > 0
 }
+
+// composeDate reads the numbers of a date without a year of three digits
+// or more, or a signed one, as V8's
+// DayComposer does (FlowScript patch 62): the missing ones are 1; without
+// a month name, Y/M/D when the first is no day (1-31), else M/D/Y; with
+// one, the day and the year in either order, the first being the year
+// when it is no day. Years 0-49 are 2000-2049, 50-99 1950-1999. A month
+// outside 1-12 or a day outside 1-31 is no date (02/30 rolls over, as
+// there).
+func composeDate(d date, nums [3]int, n int, hasMon bool) (date, bool) {
+	if n == 0 {
+		return date{}, false
+	}
+	for ; n < 3; n++ {
+		nums[n] = 1
+	}
+	isDay := func(v int) bool { return v >= 1 && v <= 31 }
+	switch {
+	case !hasMon && !isDay(nums[0]):
+		d.year, d.month, d.day = nums[0], nums[1], nums[2]
+	case !hasMon:
+		d.month, d.day, d.year = nums[0], nums[1], nums[2]
+	case !isDay(nums[0]):
+		d.year, d.day = nums[0], nums[1]
+	default:
+		d.day, d.year = nums[0], nums[1]
+	}
+	if d.year >= 0 && d.year <= 49 {
+		d.year += 2000
+	} else if d.year >= 50 && d.year <= 99 {
+		d.year += 1900
+	}
+	return d, d.month >= 1 && d.month <= 12 && isDay(d.day)
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

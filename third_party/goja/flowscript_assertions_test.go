@@ -581,3 +581,22 @@ return JSON.stringify(out);
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestReplaceLimitZerosAndDateComposition: a replace without g replaces
+// one match of a u pattern in non-ASCII text, and includes/indexOf see -0
+// as 0 (patch 61); the numbers of a non-ISO date are read as V8 reads them,
+// a day outside 1-31 or a month outside 1-12 being no date (patch 62);
+// Node 20's answers.
+func TestReplaceLimitZerosAndDateComposition(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const dates = ['01/32/2024', '2024/02/32', '2024-1-0', '00/00/0000', 'Dec 32 2024', '2024-00-10', 'Jan 0 2024', '02/30/2024', '13/01/2024', '2024/13/01', '12/31/99', '1/2/49', '5', 'Jan 5', '5 Jan 2024', '2024 Jan 5', '31 Dec 50', '7/4/1999 10:00', '2024.3.9', '32/1/2024'];
+const d = dates.map(s => { const t = new Date(s); return isNaN(t) ? 'Invalid' : t.getFullYear() + '-' + (t.getMonth() + 1) + '-' + t.getDate() });
+const replaced = ['joão da silva'.replace(/\p{L}/u, c => c.toUpperCase()), 'Pedido nº 4521'.replace(/\d/u, '*'), 'aaçãa'.replace(/a/uy, 'X'), 'aaçãa'.replace(/a/ug, 'X')];
+const zeros = [[Math.round(-0.4)].includes(0), [-0].includes(0), [0].includes(-0), new Float64Array([-0]).includes(0), new Float64Array([-0]).indexOf(0), new Float32Array([-0]).lastIndexOf(0), new Float64Array([0]).includes(-0), new Float64Array([NaN]).indexOf(NaN), new Float64Array([NaN]).includes(NaN)];
+return JSON.stringify([d, replaced, zeros]);
+})()`)
+	want := `[["Invalid","Invalid","Invalid","Invalid","Invalid","Invalid","Invalid","2024-3-1","Invalid","Invalid","1999-12-31","2049-1-2","2001-5-1","2001-1-5","2024-1-5","2024-1-5","1950-12-31","1999-7-4","2024-3-9","Invalid"],["João da silva","Pedido nº *521","Xaçãa","XXçãX"],[true,true,true,true,0,0,true,-1,true]]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

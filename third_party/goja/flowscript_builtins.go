@@ -193,3 +193,34 @@ func (r *Runtime) error_captureStackTrace(call FunctionCall) Value {
 	}, true)
 	return _undefined
 }
+
+// FlowScript patch 61: -0 is 0 where the standard compares numbers with
+// SameValueZero (includes) or ===, (indexOf, lastIndexOf): upstream's
+// includes missed a -0 element, and a float typed array's raw comparison
+// any -0.
+
+// isZero reports whether v is the number +0 or -0.
+func isZero(v Value) bool {
+	switch n := v.(type) {
+	case valueInt:
+		return n == 0
+	case valueFloat:
+		return n == 0
+	}
+	return false
+}
+
+// sameRaw reports whether two raw elements of a are equal numbers: their
+// bits, but for a float array's zeros.
+func sameRaw(a typedArray, x, y uint64) bool {
+	if x == y {
+		return true
+	}
+	switch a.(type) {
+	case *float64Array:
+		return x&^(1<<63) == 0 && y&^(1<<63) == 0
+	case *float32Array:
+		return x&^(1<<31) == 0 && y&^(1<<31) == 0
+	}
+	return false
+}

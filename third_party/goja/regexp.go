@@ -520,6 +520,12 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 		}
 
 		results = append(results, result)
+		// FlowScript patch 61: the limit holds here too (a replace without
+		// g replaced every match of a u pattern in non-ASCII text).
+		limit--
+		if limit <= 0 {
+			break
+		}
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
 			return nil
