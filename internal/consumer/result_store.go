@@ -64,16 +64,15 @@ func Encode(r flowjob.Result) (EncodedResult, error) {
 // Store publishes r on its job's result subject with an expected last
 // subject sequence of 0, so the broker stores it only when the subject holds
 // no result yet. It returns ErrResultExists when one is already there.
-// The trace context of headers (the job's) is copied onto the stored
-// message, then replaced by ctx's when ctx holds a span; headers may be nil.
+// The trace context of headers (the job's), when well formed, is copied
+// onto the stored message, then replaced by ctx's when ctx holds a span;
+// headers may be nil.
 func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.Header) error {
 	msg := nats.NewMsg(s.subjects.Result(r.JobID))
 	msg.Data = r.Data
-	for _, k := range []string{flowjob.HeaderTraceParent, flowjob.HeaderTraceState} {
-		if v := headers.Get(k); v != "" {
-			msg.Header.Set(k, v)
-		}
-	}
+	// The job's trace context as the propagator reads it: a malformed
+	// traceparent is dropped, as on the Reply-To copy, not stored as sent.
+	telemetry.Inject(telemetry.Extract(context.Background(), headers), msg.Header)
 	if inbox := replyTo(headers); inbox != "" {
 		msg.Header.Set(flowclient.HeaderStoredReplyTo, inbox)
 	}

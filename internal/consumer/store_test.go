@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -188,4 +189,46 @@ func encode(t testing.TB, r flowjob.Result) EncodedResult {
 		t.Fatal(err)
 	}
 	return enc
+}
+
+// TestResultStoreCarriesOnlyAWellFormedTraceContext: the job's
+// traceparent and tracestate reach the stored result as the propagator
+// reads them; a malformed traceparent is dropped, as on the Reply-To copy.
+func TestResultStoreCarriesOnlyAWellFormedTraceContext(t *testing.T) {
+	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	cfg := testConfig(t, url)
+	js := jetStream(t, connect(t, url))
+	ctx := testenv.Context(t, 20*time.Second)
+	if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
+		t.Fatal(err)
+	}
+	store := NewResultStore(js, cfg)
+	s, err := js.Stream(ctx, cfg.ResultsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		job                   string
+		header                nats.Header
+		wantParent, wantState string
+	}{
+		{"tp-good", nats.Header{flowjob.HeaderTraceParent: {parent}, flowjob.HeaderTraceState: {"vendor=x"}}, parent, "vendor=x"},
+		{"tp-garbage", nats.Header{flowjob.HeaderTraceParent: {"garbage"}, flowjob.HeaderTraceState: {"vendor=x"}}, "", ""},
+		{"tp-none", nil, "", ""},
+	} {
+		if err := store.Store(ctx, encode(t, flowjob.Result{Version: 1, JobID: c.job, Status: flowjob.StatusSucceeded, Attempt: 1}), c.header); err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.GetLastMsgForSubject(ctx, cfg.Subjects().Result(c.job))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Header.Get(flowjob.HeaderTraceParent); got != c.wantParent {
+			t.Errorf("%s: traceparent %q, want %q", c.job, got, c.wantParent)
+		}
+		if got := m.Header.Get(flowjob.HeaderTraceState); got != c.wantState {
+			t.Errorf("%s: tracestate %q, want %q", c.job, got, c.wantState)
+		}
+	}
 }
