@@ -600,3 +600,18 @@ return JSON.stringify([d, replaced, zeros]);
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestIgnoreCaseKeepsASCIIApartOnRegexp2: a pattern with a lookaround runs
+// on regexp2, where \W with i matched s, S, k and K (through ſ and the
+// Kelvin sign) and split words apart; without u, ASCII and other
+// characters are never case equivalents, and with u ſ and the Kelvin sign
+// are word characters (regexp2's FLOWSCRIPT.md); Node 20's answers.
+func TestIgnoreCaseKeepsASCIIApartOnRegexp2(t *testing.T) {
+	v, err := New().RunString(`(function () {
+return JSON.stringify([/\W(?=a)/i.test('sa'), /\W(?=a)/i.test('ka'), /\W(?=a)/i.test('Sa'), /\W(?=a)/i.test(' a'), /[\W](?=a)/i.test('sa'), /[^\w](?=a)/i.test('sa'), /\W(?=a)/iu.test('sa'), /\W/i.test('s'), /[\W\d](?=a)/i.test('ka'), 'Produtos: arroz, feijão; sal, açúcar'.split(/\W+(?=[a-z])/i), /\w(?=a)/i.test('ſa'), /\w(?=a)/i.test('\u212Aa')]);
+})()`)
+	want := `[false,false,false,true,false,false,false,false,false,["Produtos","arroz","feij","o","sal","a","car"],false,false]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -44,21 +44,29 @@ const (
 var (
 	ecmaSpace = []rune{0x0009, 0x000e, 0x0020, 0x0021, 0x00a0, 0x00a1, 0x1680, 0x1681, 0x2000, 0x200b, 0x2028, 0x202a, 0x202f, 0x2030, 0x205f, 0x2060, 0x3000, 0x3001, 0xfeff, 0xff00}
 	ecmaWord  = []rune{0x0030, 0x003a, 0x0041, 0x005b, 0x005f, 0x0060, 0x0061, 0x007b}
-	ecmaDigit = []rune{0x0030, 0x003a}
+	// ecmaWordFolded is ecmaWord with ſ (U+017F) and the Kelvin sign
+	// (U+212A), which fold to s and k: ECMAScript's word characters under u
+	// and i (FlowScript).
+	ecmaWordFolded = []rune{0x0030, 0x003a, 0x0041, 0x005b, 0x005f, 0x0060, 0x0061, 0x007b, 0x017f, 0x0180, 0x212a, 0x212b}
+	ecmaDigit      = []rune{0x0030, 0x003a}
 
 	re2Space = []rune{0x0009, 0x000b, 0x000c, 0x000e, 0x0020, 0x0021}
 )
 
 var (
-	AnyClass          = getCharSetFromOldString([]rune{0}, false)
-	ECMAAnyClass      = getCharSetFromOldString([]rune{0, 0x000a, 0x000b, 0x000d, 0x000e}, false)
-	NoneClass         = getCharSetFromOldString(nil, false)
-	ECMAWordClass     = getCharSetFromOldString(ecmaWord, false)
-	NotECMAWordClass  = getCharSetFromOldString(ecmaWord, true)
-	ECMASpaceClass    = getCharSetFromOldString(ecmaSpace, false)
-	NotECMASpaceClass = getCharSetFromOldString(ecmaSpace, true)
-	ECMADigitClass    = getCharSetFromOldString(ecmaDigit, false)
-	NotECMADigitClass = getCharSetFromOldString(ecmaDigit, true)
+	AnyClass         = getCharSetFromOldString([]rune{0}, false)
+	ECMAAnyClass     = getCharSetFromOldString([]rune{0, 0x000a, 0x000b, 0x000d, 0x000e}, false)
+	NoneClass        = getCharSetFromOldString(nil, false)
+	ECMAWordClass    = getCharSetFromOldString(ecmaWord, false)
+	NotECMAWordClass = getCharSetFromOldString(ecmaWord, true)
+	// NotECMAWordClassFolded is \W under u and i (FlowScript): without ſ
+	// and the Kelvin sign, which are word characters there, so the case
+	// equivalences of the rest never bring s or k in.
+	NotECMAWordClassFolded = getCharSetFromOldString(ecmaWordFolded, true)
+	ECMASpaceClass         = getCharSetFromOldString(ecmaSpace, false)
+	NotECMASpaceClass      = getCharSetFromOldString(ecmaSpace, true)
+	ECMADigitClass         = getCharSetFromOldString(ecmaDigit, false)
+	NotECMADigitClass      = getCharSetFromOldString(ecmaDigit, true)
 
 	WordClass     = getCharSetFromCategoryString(false, false, WordCategoryText)
 	NotWordClass  = getCharSetFromCategoryString(true, false, WordCategoryText)
@@ -710,9 +718,19 @@ func (c *CharSet) addCategory(categoryName string, negate, caseInsensitive bool)
 	c.addCategories(Category{Cat: categoryName, Negate: negate})
 }
 
+// asciiApart reports whether case-insensitive matching under options
+// keeps ASCII and other characters apart (FlowScript): ECMAScript without
+// u canonicalizes by upper case and never maps a character past ASCII onto
+// one in it, so ſ is not s, the Kelvin sign not k, and \W with i matches
+// neither (it matched s, S, k and K through them).
+func asciiApart(options RegexOptions) bool {
+	return options&ECMAScript != 0 && options&Unicode == 0
+}
+
 // Adds to the class any case-equivalence versions of characters already
-// in the class. Used for case-insensitivity.
-func (c *CharSet) addCaseEquivalences() {
+// in the class. Used for case-insensitivity. With asciiApart, a character
+// in ASCII and one past it are never equivalents.
+func (c *CharSet) addCaseEquivalences(asciiApart bool) {
 	// we already have all case equiv
 	if c.anything {
 		return
@@ -725,6 +743,9 @@ func (c *CharSet) addCaseEquivalences() {
 		for i := r.First; i <= r.Last; i++ {
 			equiv := tryFindCaseEquivalences(i)
 			for _, eq := range equiv {
+				if asciiApart && (i < 0x80) != (eq < 0x80) {
+					continue
+				}
 				c.ranges = append(c.ranges, SingleRange{First: eq, Last: eq})
 			}
 		}
@@ -927,7 +948,9 @@ func (c *CharSet) canonicalize() {
 
 // Adds to the class any lowercase versions of characters already
 // in the class. Used for case-insensitivity.
-func (c *CharSet) addLowercase() {
+// With asciiApart (see asciiApart), a character past ASCII keeps its own
+// case: İ does not bring i in, nor the Kelvin sign k.
+func (c *CharSet) addLowercase(asciiApart bool) {
 	if c.anything {
 		return
 	}
@@ -936,6 +959,9 @@ func (c *CharSet) addLowercase() {
 		r := c.ranges[i]
 		if r.First == r.Last {
 			lower := unicode.ToLower(r.First)
+			if asciiApart && (r.First < 0x80) != (lower < 0x80) {
+				continue
+			}
 			c.ranges[i] = SingleRange{First: lower, Last: lower}
 		} else {
 			toAdd = append(toAdd, r)
@@ -943,7 +969,7 @@ func (c *CharSet) addLowercase() {
 	}
 
 	for _, r := range toAdd {
-		c.addLowercaseRange(r.First, r.Last)
+		c.addLowercaseRange(r.First, r.Last, asciiApart)
 	}
 	c.canonicalize()
 }
@@ -1085,7 +1111,7 @@ var lcTable = []lcMap{
 	{'\uFF21', '\uFF3A', LowercaseAdd, 32},
 }
 
-func (c *CharSet) addLowercaseRange(chMin, chMax rune) {
+func (c *CharSet) addLowercaseRange(chMin, chMax rune, asciiApart bool) {
 	var i, iMax, iMid int
 	var chMinT, chMaxT rune
 	var lc lcMap
@@ -1114,6 +1140,7 @@ func (c *CharSet) addLowercaseRange(chMin, chMax rune) {
 			chMaxT = chMax
 		}
 
+		srcMin := chMinT
 		switch lc.op {
 		case LowercaseSet:
 			chMinT = rune(lc.data)
@@ -1129,6 +1156,9 @@ func (c *CharSet) addLowercaseRange(chMin, chMax rune) {
 			chMaxT += (chMaxT & 1)
 		}
 
+		if asciiApart && srcMin >= 0x80 && chMaxT < 0x80 {
+			continue // İ to i, the Kelvin sign to k
+		}
 		if chMinT < chMin || chMaxT > chMax {
 			c.ranges = append(c.ranges, SingleRange{First: chMinT, Last: chMaxT})
 		}

@@ -34,7 +34,7 @@ func TestCanonicalize(t *testing.T) {
 
 func TestAddLowercaseComplementRange(t *testing.T) {
 	set := NotECMADigitClass()
-	set.addLowercase()
+	set.addLowercase(false)
 
 	if set.CharIn('1') {
 		t.Fatal("digit should remain excluded")

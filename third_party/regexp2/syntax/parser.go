@@ -1293,6 +1293,9 @@ func (p *parser) scanBackslash(scanOnly bool) (*RegexNode, error) {
 
 	case 'W':
 		p.moveRight(1)
+		if p.useOptionE() && p.useOptionI() && p.options&Unicode != 0 {
+			return newRegexNodeSet(NtSet, p.options, NotECMAWordClassFolded()), nil // FlowScript
+		}
 		if p.useOptionE() || p.useRE2() {
 			return newRegexNodeSet(NtSet, p.options, NotECMAWordClass()), nil
 		}
@@ -1344,7 +1347,7 @@ func (p *parser) scanBackslash(scanOnly bool) (*RegexNode, error) {
 		cc := &CharSet{}
 		cc.addCategory(prop, (ch != 'p'), p.useOptionI())
 		if p.useOptionI() {
-			cc.addLowercase()
+			cc.addLowercase(asciiApart(p.options))
 		}
 
 		return newRegexNodeSet(NtSet, p.options, cc), nil
@@ -1905,7 +1908,7 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 	}
 
 	if !scanOnly && caseInsensitive {
-		cc.addLowercase()
+		cc.addLowercase(asciiApart(p.options))
 	}
 
 	return cc, nil

@@ -282,7 +282,7 @@ func newRegexFc(ch rune, not, nullable, caseInsensitive bool) regexFc {
 
 func (r *regexFc) getFirstChars() CharSet {
 	if r.caseInsensitive {
-		r.cc.addLowercase()
+		r.cc.addLowercase(false) // a first-character filter: more is safe
 	}
 
 	return r.cc

@@ -199,7 +199,7 @@ func nodeWithCaseConversion(n *RegexNode) *RegexNode {
 			}*/
 			set := &CharSet{}
 			set.addChar(ch)
-			set.addCaseEquivalences()
+			set.addCaseEquivalences(asciiApart(n.Options))
 			t := NtSet
 
 			switch n.T {
@@ -220,7 +220,7 @@ func nodeWithCaseConversion(n *RegexNode) *RegexNode {
 		// just to be safe we don't modify the original set pointer
 		// just in case it's used in a case-sensitive area
 		s := n.Set.Copy()
-		s.addCaseEquivalences()
+		s.addCaseEquivalences(asciiApart(n.Options))
 		n.Set = &s
 		n.Options &= ^IgnoreCase
 	}
