@@ -240,6 +240,13 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		}
 	}
 
+	if duplicateGroupName(patternStr) {
+		// FlowScript patch 63: as V8 (Node 20); regexp2 took the pattern
+		// and the engine failed on its match, past the script's try.
+		err = fmt.Errorf("Invalid regular expression: /%s/%s: Duplicate capture group name", patternStr, flags)
+		return
+	}
+
 	if unicode {
 		patternStr = convertRegexpToUnicode(patternStr)
 	} else {

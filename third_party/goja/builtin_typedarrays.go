@@ -1320,7 +1320,13 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 	if mapFn := call.Argument(1); mapFn != _undefined {
 		mapFc = r.toCallable(mapFn)
 	}
-	source := r.toObject(call.Argument(0))
+	// FlowScript patch 63: a string is a source (GetMethod boxes it);
+	// null and undefined are V8's not-iterable TypeError.
+	switch v := call.Argument(0); v.(type) {
+	case valueNull, valueUndefined:
+		panic(r.notIterable(v, ""))
+	}
+	source := call.Argument(0).ToObject(r)
 	usingIter := toMethod(source.self.getSym(SymIterator, nil))
 	if usingIter != nil {
 		values := r.iterableToList(source, usingIter)

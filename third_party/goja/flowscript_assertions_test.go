@@ -615,3 +615,38 @@ return JSON.stringify([/\W(?=a)/i.test('sa'), /\W(?=a)/i.test('ka'), /\W(?=a)/i.
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestDuplicateGroupNameIsASyntaxError: two capture groups of one name are
+// V8's SyntaxError (patch 63); regexp2 took such a pattern, and the engine
+// failed on its match past the script's try. Node 20's answers.
+func TestDuplicateGroupNameIsASyntaxError(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const r = [];
+for (const [src, fl] of [['(?<n>a)(?<n>b)', ''], ['(?<n>a)|(?<n>b)', ''], ['(?<x>a)(?<x>b)', 'i'], ['(?<n>\\w)[à-ú]?(?<n>\\w)', 'gi'], ['(?<a>x)(?<b>y)', ''], ['[(?<n>a)](?<n>b)', ''], ['\\(?<n>a)(?<n>b)', ''], ['(?<=a)(?<n>b)(?<=c)', ''], ['(?<n>a)\\k<n>', '']]) {
+  try { r.push(String(new RegExp(src, fl))) } catch (e) { r.push(e.name + ': ' + e.message) }
+}
+try { r.push('ção ab'.match(/(?<n>\w)[à-ú]?(?<m>\w)/gi).join()) } catch (e) { r.push(e.name + ': ' + e.message) }
+return JSON.stringify(r.filter(l => !l.includes('Unmatched')));
+})()`)
+	want := `["SyntaxError: Invalid regular expression: /(?<n>a)(?<n>b)/: Duplicate capture group name","SyntaxError: Invalid regular expression: /(?<n>a)|(?<n>b)/: Duplicate capture group name","SyntaxError: Invalid regular expression: /(?<x>a)(?<x>b)/i: Duplicate capture group name","SyntaxError: Invalid regular expression: /(?<n>\\w)[à-ú]?(?<n>\\w)/gi: Duplicate capture group name","/(?<a>x)(?<b>y)/","/[(?<n>a)](?<n>b)/","/(?<=a)(?<n>b)(?<=c)/","/(?<n>a)\\k<n>/","ab"]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}
+
+// TestTypedArrayFromAString: a string is an iterable source of
+// TypedArray.from, and null or undefined V8's not-iterable TypeError
+// (patch 63; upstream: Value is not an object). Node 20's answers.
+func TestTypedArrayFromAString(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const r = [];
+for (const f of [() => Uint8Array.from('123'), () => Float64Array.from('1.5'), () => Uint8Array.from(null), () => Uint8Array.from(undefined), () => Uint8Array.from(5), () => Int16Array.from('12', x => x * 2), () => Array.from('12')]) {
+  try { r.push(String(f())) } catch (e) { r.push(e.name + ': ' + e.message) }
+}
+return r.join('|');
+})()`)
+	want := `1,2,3|1,NaN,5|TypeError: object null is not iterable (cannot read property Symbol(Symbol.iterator))|TypeError: undefined is not iterable (cannot read property Symbol(Symbol.iterator))||2,4|1,2`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

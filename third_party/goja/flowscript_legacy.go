@@ -2,6 +2,7 @@ package goja
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja/unistring"
@@ -188,4 +189,40 @@ func (r *Runtime) getDateproto_toUTCString() *Object {
 		r.global.dateproto_toUTCString = ret
 	}
 	return ret
+}
+
+// duplicateGroupName reports whether pattern names two capture groups
+// alike, (?<n>…) twice (FlowScript patch 63). Escapes and character
+// classes are skipped; a lookbehind, (?<= or (?<!, names nothing.
+func duplicateGroupName(pattern string) bool {
+	if !strings.Contains(pattern, "(?<") {
+		return false
+	}
+	var seen map[string]bool
+	inClass := false
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\\':
+			i++
+		case inClass:
+			inClass = c != ']'
+		case c == '[':
+			inClass = true
+		case c == '(' && strings.HasPrefix(pattern[i:], "(?<") && i+3 < len(pattern) && pattern[i+3] != '=' && pattern[i+3] != '!':
+			end := strings.IndexByte(pattern[i+3:], '>')
+			if end < 0 {
+				return false // no name: the engines say what is wrong
+			}
+			name := pattern[i+3 : i+3+end]
+			if seen[name] {
+				return true
+			}
+			if seen == nil {
+				seen = map[string]bool{}
+			}
+			seen[name] = true
+			i += 3 + end
+		}
+	}
+	return false
 }
