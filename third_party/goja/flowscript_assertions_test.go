@@ -650,3 +650,30 @@ return r.join('|');
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestSyntaxErrorsInV8Words: the syntax errors authors make most, in
+// V8's words (patch 64), so a message matches what they would search for:
+// await outside an async function, a string left open, a call's missing
+// ), a const without its =, a token or name quoted.
+func TestSyntaxErrorsInV8Words(t *testing.T) {
+	for src, want := range map[string]string{
+		"function f() { const r = await fetch('x'); return r }": "await is only valid in async functions and the top level bodies of modules",
+		"var s = 'abc;":                           "Invalid or unexpected token",
+		"Math.max(1, 2;":                          "missing ) after argument list",
+		"f(a, b c)":                               "missing ) after argument list",
+		"const x == 1":                            "Missing initializer in const declaration",
+		"var o = {a: 1,, b: 2}":                   "Unexpected token ','",
+		"var o = {a: 1 b: 2}":                     "Unexpected identifier 'b'",
+		"var n = 3in":                             "Invalid or unexpected token",
+		"var await = 1; await + 1;":               "",
+		"async function g() { return await h() }": "",
+	} {
+		_, err := Compile("", src, false)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v, want no error", src, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want %q", src, err, want)
+		}
+	}
+}

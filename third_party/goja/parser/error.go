@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	err_UnexpectedToken      = "Unexpected token %v"
+	err_UnexpectedToken      = "Unexpected token '%v'" // quoted as V8 quotes it (FlowScript patch 64)
 	err_UnexpectedEndOfInput = "Unexpected end of input"
 	err_UnexpectedEscape     = "Unexpected escape"
 )
@@ -94,7 +94,18 @@ func (self *_parser) errorUnexpected(idx file.Idx, chr rune) error {
 	if chr == -1 {
 		return self.error(idx, err_UnexpectedEndOfInput)
 	}
-	return self.error(idx, err_UnexpectedToken, token.ILLEGAL)
+	return self.error(idx, err_InvalidToken)
+}
+
+// err_InvalidToken is V8's words for what is no token: 'abc; (a string
+// left open), 3in, a stray character (FlowScript patch 64; upstream said
+// Unexpected token ILLEGAL).
+const err_InvalidToken = "Invalid or unexpected token"
+
+// afterAwait reports whether the token before this one is await read as a
+// name, outside an async function: "await fetch(x)" stops at fetch.
+func (self *_parser) afterAwait() bool {
+	return self.prevToken == token.IDENTIFIER && self.prevLiteral == "await" && !self.scope.allowAwait
 }
 
 func (self *_parser) errorUnexpectedToken(tkn token.Token) error {
@@ -102,12 +113,20 @@ func (self *_parser) errorUnexpectedToken(tkn token.Token) error {
 	case token.EOF:
 		return self.error(file.Idx(0), err_UnexpectedEndOfInput)
 	}
+	// FlowScript patch 64: "await x" outside an async function reads await
+	// as a name and stops at x; V8 says why.
+	if self.afterAwait() {
+		return self.error(self.idx, "await is only valid in async functions and the top level bodies of modules")
+	}
+	if tkn == token.ILLEGAL {
+		return self.error(self.idx, err_InvalidToken)
+	}
 	value := tkn.String()
 	switch tkn {
 	case token.BOOLEAN, token.NULL:
 		value = self.literal
 	case token.IDENTIFIER:
-		return self.error(self.idx, "Unexpected identifier")
+		return self.error(self.idx, "Unexpected identifier '%s'", self.literal) // named as V8 names it (FlowScript patch 64)
 	case token.KEYWORD:
 		// TODO Might be a future reserved word
 		return self.error(self.idx, "Unexpected reserved word")

@@ -636,6 +636,13 @@ func (self *_parser) parseArgumentList() (argumentList []ast.Expression, idx0, i
 		}
 		self.next()
 	}
+	if self.token != token.RIGHT_PARENTHESIS && self.token != token.EOF && !self.afterAwait() {
+		// FlowScript patch 64: Math.max(1, 2; in V8's words.
+		idx1 = self.idx
+		self.error(self.idx, "missing ) after argument list")
+		self.next()
+		return
+	}
 	idx1 = self.expect(token.RIGHT_PARENTHESIS)
 	return
 }

@@ -91,6 +91,11 @@ type _parser struct {
 	literal       string      // The literal of the token, if any
 	parsedLiteral unistring.String
 
+	// The token before token, and its literal: an error at token can
+	// name what came before it (FlowScript patch 64).
+	prevToken   token.Token
+	prevLiteral string
+
 	scope             *_scope
 	insertSemicolon   bool // If we see a newline, then insert an implicit semicolon
 	implicitSemicolon bool // An implicit semicolon exists
@@ -220,6 +225,7 @@ func (self *_parser) parse() (*ast.Program, error) {
 }
 
 func (self *_parser) next() {
+	self.prevToken, self.prevLiteral = self.token, self.literal // FlowScript patch 64
 	self.token, self.literal, self.parsedLiteral, self.idx = self.scan()
 }
 

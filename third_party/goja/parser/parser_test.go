@@ -66,11 +66,11 @@ func TestParseFunction(t *testing.T) {
 
 		test("a, b,c,d", "", nil)
 
-		test("a, b;,c,d", "", "(anonymous): Line 1:15 Unexpected token ;")
+		test("a, b;,c,d", "", "(anonymous): Line 1:15 Unexpected token ';'")
 
-		test("this", "", "(anonymous): Line 1:11 Unexpected token this")
+		test("this", "", "(anonymous): Line 1:11 Unexpected token 'this'")
 
-		test("a, b, c, null", "", "(anonymous): Line 1:20 Unexpected token null")
+		test("a, b, c, null", "", "(anonymous): Line 1:20 Unexpected token 'null'")
 
 		test("a, b,c,d", "return;", nil)
 
@@ -108,53 +108,53 @@ func TestParserErr(t *testing.T) {
 
 		test("{", "(anonymous): Line 1:2 Unexpected end of input")
 
-		test("}", "(anonymous): Line 1:1 Unexpected token }")
+		test("}", "(anonymous): Line 1:1 Unexpected token '}'")
 
-		test("3ea", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3ea", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3in", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3in", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3in []", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3in []", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3e", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3e", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3e+", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3e+", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3e-", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3e-", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3x", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3x", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("3x0", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("3x0", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("0x", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("0x", "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		// 09 and 018 are decimals with a leading zero, as in V8 (FlowScript
 		// patch 52): TestLeadingZeroDecimals.
-		test("09x", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("09x", "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		test("01.0", "(anonymous): Line 1:3 Unexpected number")
 
 		test(".0.9", "(anonymous): Line 1:3 Unexpected number")
 
-		test("0o3e1", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("0o3e1", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("01a", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("01a", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("0x3in[]", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("0x3in[]", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\"Hello\nWorld\"", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\"Hello\nWorld\"", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\u203f = 10", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\u203f = 10", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("x\\", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("x\\", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("x\\\\", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("x\\\\", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("x\\u005c", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("x\\u005c", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("x\\u002a", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("x\\u002a", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("x\\\\u002a", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("x\\\\u002a", "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		test("/\n", "(anonymous): Line 1:1 Invalid regular expression: missing /")
 
@@ -184,9 +184,9 @@ func TestParserErr(t *testing.T) {
 
 		test("var abc = /\n/", "(anonymous): Line 1:11 Invalid regular expression: missing /")
 
-		test("var abc = \"\n", "(anonymous): Line 1:11 Unexpected token ILLEGAL")
+		test("var abc = \"\n", "(anonymous): Line 1:11 Invalid or unexpected token")
 
-		test("var if = 0", "(anonymous): Line 1:5 Unexpected token if")
+		test("var if = 0", "(anonymous): Line 1:5 Unexpected token 'if'")
 
 		test("abc + 0 = 1", "(anonymous): Line 1:1 Invalid left-hand side in assignment")
 
@@ -196,7 +196,7 @@ func TestParserErr(t *testing.T) {
 
 		test("\n\n\n{", "(anonymous): Line 4:2 Unexpected end of input")
 
-		test("\n/* Some multiline\ncomment */\n)", "(anonymous): Line 4:1 Unexpected token )")
+		test("\n/* Some multiline\ncomment */\n)", "(anonymous): Line 4:1 Unexpected token ')'")
 
 		test("+1 ** 2", "(anonymous): Line 1:4 Unary operator used immediately before exponentiation expression. Parenthesis must be used to disambiguate operator precedence")
 		test("typeof 1 ** 2", "(anonymous): Line 1:10 Unary operator used immediately before exponentiation expression. Parenthesis must be used to disambiguate operator precedence")
@@ -216,29 +216,29 @@ func TestParserErr(t *testing.T) {
 		//({ get i() { }, get i() { } })
 		//({ set i(x) { }, set i(x) { } })
 
-		test("function abc(if) {}", "(anonymous): Line 1:14 Unexpected token if")
+		test("function abc(if) {}", "(anonymous): Line 1:14 Unexpected token 'if'")
 
-		test("function abc(true) {}", "(anonymous): Line 1:14 Unexpected token true")
+		test("function abc(true) {}", "(anonymous): Line 1:14 Unexpected token 'true'")
 
-		test("function abc(false) {}", "(anonymous): Line 1:14 Unexpected token false")
+		test("function abc(false) {}", "(anonymous): Line 1:14 Unexpected token 'false'")
 
-		test("function abc(null) {}", "(anonymous): Line 1:14 Unexpected token null")
+		test("function abc(null) {}", "(anonymous): Line 1:14 Unexpected token 'null'")
 
-		test("function null() {}", "(anonymous): Line 1:10 Unexpected token null")
+		test("function null() {}", "(anonymous): Line 1:10 Unexpected token 'null'")
 
-		test("function true() {}", "(anonymous): Line 1:10 Unexpected token true")
+		test("function true() {}", "(anonymous): Line 1:10 Unexpected token 'true'")
 
-		test("function false() {}", "(anonymous): Line 1:10 Unexpected token false")
+		test("function false() {}", "(anonymous): Line 1:10 Unexpected token 'false'")
 
-		test("function if() {}", "(anonymous): Line 1:10 Unexpected token if")
+		test("function if() {}", "(anonymous): Line 1:10 Unexpected token 'if'")
 
-		test("a b;", "(anonymous): Line 1:3 Unexpected identifier")
+		test("a b;", "(anonymous): Line 1:3 Unexpected identifier 'b'")
 
-		test("if.a", "(anonymous): Line 1:3 Unexpected token .")
+		test("if.a", "(anonymous): Line 1:3 Unexpected token '.'")
 
-		test("a if", "(anonymous): Line 1:3 Unexpected token if")
+		test("a if", "(anonymous): Line 1:3 Unexpected token 'if'")
 
-		test("a class", "(anonymous): Line 1:3 Unexpected token class")
+		test("a class", "(anonymous): Line 1:3 Unexpected token 'class'")
 
 		test("break\n", "(anonymous): Line 1:1 Illegal break statement")
 
@@ -254,15 +254,15 @@ func TestParserErr(t *testing.T) {
 
 		test("throw", "(anonymous): Line 1:1 Unexpected end of input")
 
-		test("throw;", "(anonymous): Line 1:6 Unexpected token ;")
+		test("throw;", "(anonymous): Line 1:6 Unexpected token ';'")
 
 		test("throw \n", "(anonymous): Line 1:1 Unexpected end of input")
 
-		test("for (var abc, def in {});", "(anonymous): Line 1:19 Unexpected token in")
+		test("for (var abc, def in {});", "(anonymous): Line 1:19 Unexpected token 'in'")
 
 		test("for ((abc in {});;);", nil)
 
-		test("for ((abc in {}));", "(anonymous): Line 1:17 Unexpected token )")
+		test("for ((abc in {}));", "(anonymous): Line 1:17 Unexpected token ')'")
 
 		test("for (+abc in {});", "(anonymous): Line 1:1 Invalid left-hand side in for-in or for-of")
 
@@ -280,9 +280,9 @@ func TestParserErr(t *testing.T) {
 
 		test("try {}", "(anonymous): Line 1:1 Missing catch or finally after try")
 
-		test("try {} catch () {}", "(anonymous): Line 1:15 Unexpected token )")
+		test("try {} catch () {}", "(anonymous): Line 1:15 Unexpected token ')'")
 
-		test("\u203f = 1", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\u203f = 1", "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		// TODO
 		// const x = 12, y;
@@ -305,15 +305,15 @@ func TestParserErr(t *testing.T) {
 
 		test("/*abc  *", "(anonymous): Line 1:9 Unexpected end of input")
 
-		test("\n]", "(anonymous): Line 2:1 Unexpected token ]")
+		test("\n]", "(anonymous): Line 2:1 Unexpected token ']'")
 
-		test("\r\n]", "(anonymous): Line 2:1 Unexpected token ]")
+		test("\r\n]", "(anonymous): Line 2:1 Unexpected token ']'")
 
-		test("\n\r]", "(anonymous): Line 3:1 Unexpected token ]")
+		test("\n\r]", "(anonymous): Line 3:1 Unexpected token ']'")
 
-		test("//\r\n]", "(anonymous): Line 2:1 Unexpected token ]")
+		test("//\r\n]", "(anonymous): Line 2:1 Unexpected token ']'")
 
-		test("//\n\r]", "(anonymous): Line 3:1 Unexpected token ]")
+		test("//\n\r]", "(anonymous): Line 3:1 Unexpected token ']'")
 
 		test("/abc\\\n/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
 		// A line ends the literal inside a character class too.
@@ -322,27 +322,27 @@ func TestParserErr(t *testing.T) {
 		test("/[\\\n]/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
 		test("/[\u2028]/", "(anonymous): Line 1:1 Invalid regular expression: missing /")
 
-		test("//\r \n]", "(anonymous): Line 3:1 Unexpected token ]")
+		test("//\r \n]", "(anonymous): Line 3:1 Unexpected token ']'")
 
-		test("/*\r\n*/]", "(anonymous): Line 2:3 Unexpected token ]")
+		test("/*\r\n*/]", "(anonymous): Line 2:3 Unexpected token ']'")
 
-		test("/*\r \n*/]", "(anonymous): Line 3:3 Unexpected token ]")
+		test("/*\r \n*/]", "(anonymous): Line 3:3 Unexpected token ']'")
 
-		test("\\\\", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\\\", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\\u005c", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\u005c", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\\abc", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\abc", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\\u0000", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\u0000", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\\u200c = []", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\u200c = []", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("\\u200D = []", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\u200D = []", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test(`"\`, "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test(`"\`, "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test(`"\u`, "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test(`"\u`, "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		test("return", "(anonymous): Line 1:1 Illegal return statement")
 
@@ -352,7 +352,7 @@ func TestParserErr(t *testing.T) {
 
 		test("switch (abc) { default: continue; }", "(anonymous): Line 1:25 Illegal continue statement")
 
-		test("do { abc } *", "(anonymous): Line 1:12 Unexpected token *")
+		test("do { abc } *", "(anonymous): Line 1:12 Unexpected token '*'")
 
 		test("while (true) { break abc; }", "(anonymous): Line 1:16 Undefined label 'abc'")
 
@@ -382,23 +382,23 @@ func TestParserErr(t *testing.T) {
 
 		test("_:\n   _:\nwhile (true) {]", "(anonymous): Line 2:4 Label '_' already exists")
 
-		test("function(){}", "(anonymous): Line 1:9 Unexpected token (")
+		test("function(){}", "(anonymous): Line 1:9 Unexpected token '('")
 
 		test("\n/*/", "(anonymous): Line 2:4 Unexpected end of input")
 
 		test("/*/.source", "(anonymous): Line 1:11 Unexpected end of input")
 
-		test("var class", "(anonymous): Line 1:5 Unexpected token class")
+		test("var class", "(anonymous): Line 1:5 Unexpected token 'class'")
 
-		test("var if", "(anonymous): Line 1:5 Unexpected token if")
+		test("var if", "(anonymous): Line 1:5 Unexpected token 'if'")
 
-		test("object Object", "(anonymous): Line 1:8 Unexpected identifier")
+		test("object Object", "(anonymous): Line 1:8 Unexpected identifier 'Object'")
 
-		test("[object Object]", "(anonymous): Line 1:9 Unexpected identifier")
+		test("[object Object]", "(anonymous): Line 1:9 Unexpected identifier 'Object'")
 
-		test("\\u0xyz", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("\\u0xyz", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test(`for (var abc, def in {}) {}`, "(anonymous): Line 1:19 Unexpected token in")
+		test(`for (var abc, def in {}) {}`, "(anonymous): Line 1:19 Unexpected token 'in'")
 
 		test(`for (abc, def in {}) {}`, "(anonymous): Line 1:1 Invalid left-hand side in for-in or for-of")
 
@@ -424,11 +424,11 @@ func TestParserErr(t *testing.T) {
 
 			test("class", "(anonymous): Line 1:6 Unexpected end of input")
 			test("abc.class = 1", nil)
-			test("var class;", "(anonymous): Line 1:5 Unexpected token class")
+			test("var class;", "(anonymous): Line 1:5 Unexpected token 'class'")
 
 			test("const", "(anonymous): Line 1:6 Unexpected end of input")
 			test("abc.const = 1", nil)
-			test("var const;", "(anonymous): Line 1:5 Unexpected token const")
+			test("var const;", "(anonymous): Line 1:5 Unexpected token 'const'")
 
 			test("enum", "(anonymous): Line 1:1 Unexpected reserved word")
 			test("abc.enum = 1", nil)
@@ -438,9 +438,9 @@ func TestParserErr(t *testing.T) {
 			test("abc.export = 1", nil)
 			test("var export;", "(anonymous): Line 1:5 Unexpected reserved word")
 
-			test("extends", "(anonymous): Line 1:1 Unexpected token extends")
+			test("extends", "(anonymous): Line 1:1 Unexpected token 'extends'")
 			test("abc.extends = 1", nil)
-			test("var extends;", "(anonymous): Line 1:5 Unexpected token extends")
+			test("var extends;", "(anonymous): Line 1:5 Unexpected token 'extends'")
 
 			test("import", "(anonymous): Line 1:1 Unexpected reserved word")
 			test("abc.import = 1", nil)
@@ -448,17 +448,17 @@ func TestParserErr(t *testing.T) {
 
 			test("super", "(anonymous): Line 1:1 'super' keyword unexpected here")
 			test("abc.super = 1", nil)
-			test("var super;", "(anonymous): Line 1:5 Unexpected token super")
+			test("var super;", "(anonymous): Line 1:5 Unexpected token 'super'")
 			test(`
 			obj = {
 			  aaa: 1
 			  bbb: "string"
-			};`, "(anonymous): Line 4:6 Unexpected identifier")
+			};`, "(anonymous): Line 4:6 Unexpected identifier 'bbb'")
 			test("{}", nil)
 			test("{a: 1}", nil)
-			test("{a: 1,}", "(anonymous): Line 1:7 Unexpected token }")
-			test("{a: 1, b: 2}", "(anonymous): Line 1:9 Unexpected token :")
-			test("{a: 1, b: 2,}", "(anonymous): Line 1:9 Unexpected token :")
+			test("{a: 1,}", "(anonymous): Line 1:7 Unexpected token '}'")
+			test("{a: 1, b: 2}", "(anonymous): Line 1:9 Unexpected token ':'")
+			test("{a: 1, b: 2,}", "(anonymous): Line 1:9 Unexpected token ':'")
 			test(`let f = () => new import('');`, "(anonymous): Line 1:19 Unexpected reserved word")
 
 		}
@@ -506,9 +506,9 @@ func TestParserErr(t *testing.T) {
 		test("`", "(anonymous): Line 1:2 Unexpected end of input")
 		test(" `", "(anonymous): Line 1:3 Unexpected end of input")
 		test("` ", "(anonymous): Line 1:3 Unexpected end of input")
-		test(`var{..(`, "(anonymous): Line 1:7 Unexpected token ILLEGAL")
-		test(`var{get..(`, "(anonymous): Line 1:10 Unexpected token ILLEGAL")
-		test(`var{set..(`, "(anonymous): Line 1:10 Unexpected token ILLEGAL")
+		test(`var{..(`, "(anonymous): Line 1:7 Invalid or unexpected token")
+		test(`var{get..(`, "(anonymous): Line 1:10 Invalid or unexpected token")
+		test(`var{set..(`, "(anonymous): Line 1:10 Invalid or unexpected token")
 		test(`(0 ?? 0 || true)`, "(anonymous): Line 1:9 Logical expressions and coalesce expressions cannot be mixed. Wrap either by parentheses")
 		test(`(a || b ?? c)`, "(anonymous): Line 1:9 Logical expressions and coalesce expressions cannot be mixed. Wrap either by parentheses")
 		test(`2 ?? 2 && 3 + 3`, "(anonymous): Line 1:3 Logical expressions and coalesce expressions cannot be mixed. Wrap either by parentheses")
@@ -516,7 +516,7 @@ func TestParserErr(t *testing.T) {
 		class C {
             st\u0061tic m() {}
 		}
-		`, "(anonymous): Line 3:25 Unexpected identifier")
+		`, "(anonymous): Line 3:25 Unexpected identifier 'm'")
 	})
 }
 
@@ -540,7 +540,7 @@ func TestParser(t *testing.T) {
             []
         `, nil)
 
-		test("1\n[]\n", "(anonymous): Line 2:2 Unexpected token ]")
+		test("1\n[]\n", "(anonymous): Line 2:2 Unexpected token ']'")
 
 		test(`
             function abc() {
@@ -560,11 +560,11 @@ func TestParser(t *testing.T) {
 
 		test("/*", "(anonymous): Line 1:3 Unexpected end of input")
 
-		test("#", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("#", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("/**/#", "(anonymous): Line 1:5 Unexpected token ILLEGAL")
+		test("/**/#", "(anonymous): Line 1:5 Invalid or unexpected token")
 
-		test("new +", "(anonymous): Line 1:5 Unexpected token +")
+		test("new +", "(anonymous): Line 1:5 Unexpected token '+'")
 
 		program := test(";", nil)
 		is(len(program.Body), 1)
@@ -593,7 +593,7 @@ func TestParser(t *testing.T) {
             else abc = 0
         `, nil)
 
-		test("if (0) abc = 0 else abc = 0", "(anonymous): Line 1:16 Unexpected token else")
+		test("if (0) abc = 0 else abc = 0", "(anonymous): Line 1:16 Unexpected token 'else'")
 
 		test(`
             if (0) {
@@ -724,22 +724,22 @@ func TestParser(t *testing.T) {
 		test("var test7_3_1\u2028abc = 66;", nil)
 
 		// 7_3_3
-		test("//\u2028 =;", "(anonymous): Line 2:2 Unexpected token =")
+		test("//\u2028 =;", "(anonymous): Line 2:2 Unexpected token '='")
 
 		// 7_3_10
-		test("var abc = \u2029;", "(anonymous): Line 2:1 Unexpected token ;")
-		test("var abc = \\u2029;", "(anonymous): Line 1:11 Unexpected token ILLEGAL")
+		test("var abc = \u2029;", "(anonymous): Line 2:1 Unexpected token ';'")
+		test("var abc = \\u2029;", "(anonymous): Line 1:11 Invalid or unexpected token")
 		test("var \\u0061\\u0062\\u0063 = 0;", nil)
 
-		test("'", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("'", "(anonymous): Line 1:1 Invalid or unexpected token")
 
-		test("'\nstr\ning\n'", "(anonymous): Line 1:1 Unexpected token ILLEGAL")
+		test("'\nstr\ning\n'", "(anonymous): Line 1:1 Invalid or unexpected token")
 
 		// S7.6_A4.3_T1
 		test(`var $\u0030 = 0;`, nil)
 
 		// S7.6.1.1_A1.1
-		test(`switch = 1`, "(anonymous): Line 1:8 Unexpected token =")
+		test(`switch = 1`, "(anonymous): Line 1:8 Unexpected token '='")
 
 		// S7.8.3_A2.1_T1
 		test(`.0 === 0.0`, nil)
@@ -777,13 +777,13 @@ func TestParser(t *testing.T) {
             ) {
             break;
             }
-        `, "(anonymous): Line 3:13 Unexpected token )")
+        `, "(anonymous): Line 3:13 Unexpected token ')'")
 
 		// S7.9_A9_T8
 		test(`
             do {};
             while (false)
-        `, "(anonymous): Line 2:18 Unexpected token ;")
+        `, "(anonymous): Line 2:18 Unexpected token ';'")
 
 		// S8.4_A5
 		test(`
@@ -807,7 +807,7 @@ func TestParser(t *testing.T) {
 
 		//// 11.13.1-1-1
 		test("42 = 42;", "(anonymous): Line 1:1 Invalid left-hand side in assignment")
-		test("s &^= 42;", "(anonymous): Line 1:4 Unexpected token ^=")
+		test("s &^= 42;", "(anonymous): Line 1:4 Unexpected token '^='")
 
 		// S11.13.2_A4.2_T1.3
 		test(`
@@ -832,7 +832,7 @@ func TestParser(t *testing.T) {
         `, "(anonymous): Line 3:17 Undefined label 'abc'")
 
 		// S15.3_A2_T1
-		test(`var x / = 1;`, "(anonymous): Line 1:7 Unexpected token /")
+		test(`var x / = 1;`, "(anonymous): Line 1:7 Unexpected token '/'")
 
 		test(`
             function abc() {
@@ -843,7 +843,7 @@ func TestParser(t *testing.T) {
             }
         `, nil)
 
-		test("//\u2028 var =;", "(anonymous): Line 2:6 Unexpected token =")
+		test("//\u2028 var =;", "(anonymous): Line 2:6 Unexpected token '='")
 
 		test(`
             throw
@@ -853,7 +853,7 @@ func TestParser(t *testing.T) {
 		// S7.6.1.1_A1.11
 		test(`
             function = 1
-        `, "(anonymous): Line 2:22 Unexpected token =")
+        `, "(anonymous): Line 2:22 Unexpected token '='")
 
 		// S7.8.3_A1.2_T1
 		test(`0e1`, nil)

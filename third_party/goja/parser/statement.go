@@ -801,6 +801,15 @@ func (self *_parser) parseLexicalDeclaration(tok token.Token) *ast.LexicalDeclar
 
 	list := self.parseVariableDeclarationList()
 	self.ensurePatternInit(list)
+	if tok == token.CONST && self.token != token.SEMICOLON && self.token != token.EOF && self.token != token.RIGHT_BRACE && !self.implicitSemicolon {
+		// FlowScript patch 64: const x == 1 and the like, in V8's words.
+		for _, item := range list {
+			if item.Initializer == nil {
+				self.error(item.Idx1(), "Missing initializer in const declaration")
+				break
+			}
+		}
+	}
 	self.semicolon()
 
 	return &ast.LexicalDeclaration{
