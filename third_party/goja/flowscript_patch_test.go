@@ -1094,3 +1094,56 @@ return out.join("\n")` + "\n})()")
 		}
 	}
 }
+
+// TestExecLoopKeepsItsText: an exec loop over a long non-ASCII text
+// searches it without copying or comparing the whole text at each exec
+// (patch 65): the pattern keeps the text it last made for Go's regexp, or
+// that it could make none (a surrogate pair), and the regexp2 cache knows
+// the same text by its memory, not character by character.
+func TestExecLoopKeepsItsText(t *testing.T) {
+	v, err := New().RunString(`
+		const line = 'Pedido 100123 - cliente João - situação: entregue\n';
+		const text = line.repeat(200), withEmoji = text + '😀';
+		const seen = [];
+		for (const s of [text, withEmoji]) {
+			const re = /\d+/g; let n = 0;
+			while (re.exec(s) !== null) n++;
+			seen.push(n);
+		}
+		seen.join()`)
+	if err != nil || v.String() != "200,200" {
+		t.Fatalf("%v (%v), want 200,200", v, err)
+	}
+	rx, err := compileRegexp(`situa..o: (\w+)`, "g")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := newStringValue("situação: entregue 😀 situação: pago").(unicodeString)
+	for start := 0; start < 2; start++ {
+		rx.findSubmatchIndex(text, start)
+		if lt := rx.lastText; lt == nil || !lt.none || !lt.isOf(text) {
+			t.Fatalf("search %d: lastText %+v, want the text, marked as none for Go's regexp", start+1, lt)
+		}
+	}
+	copyOf := unicodeString(append([]uint16(nil), text...))
+	if !text.equals(text[:]) || !text.equals(copyOf) || text.equals(copyOf[:len(copyOf)-1]) {
+		t.Error("unicodeString.equals: wrong answer")
+	}
+}
+
+// BenchmarkExecLoopNonASCII: an exec loop over 220 KB of accented text,
+// 8,000 matches (patch 65: 1.4 s before, about 30 ms after).
+//
+//	go test -run '^$' -bench ExecLoopNonASCII
+func BenchmarkExecLoopNonASCII(b *testing.B) {
+	prg := MustCompile("", `
+		const text = 'Pedido 100123 - cliente João 7 - situação: entregue\n'.repeat(4000);
+		const re = /\d+/g; let n = 0;
+		while (re.exec(text) !== null) n++;
+		n`, false)
+	for b.Loop() {
+		if v, err := New().RunProgram(prg); err != nil || v.ToInteger() != 8000 {
+			b.Fatal(v, err)
+		}
+	}
+}

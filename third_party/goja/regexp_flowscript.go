@@ -161,6 +161,11 @@ type goText struct {
 	folds bool
 	// from is the string this was made from (a unicodeString), to reuse it.
 	from unicodeString
+	// none: from holds a surrogate, so Go's regexp cannot take it; kept so
+	// the next search of it does not try again (FlowScript patch 65: an
+	// exec loop over a text with an emoji rebuilt most of its UTF-8 at
+	// every exec).
+	none bool
 }
 
 type goTextMark struct{ b, u int }
@@ -286,11 +291,11 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 			t, ok = makeGoText(u)
 		}
 		if !ok {
-			return nil
+			t = &goText{from: u, none: true}
 		}
 		p.lastText = t
 	}
-	if p.ignoreCase && t.folds {
+	if t.none || p.ignoreCase && t.folds {
 		return nil
 	}
 	return t

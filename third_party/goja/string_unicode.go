@@ -410,6 +410,12 @@ func (s unicodeString) equals(other unicodeString) bool {
 	if len(s) != len(other) {
 		return false
 	}
+	if len(s) > 0 && &s[0] == &other[0] {
+		// The same characters in memory (FlowScript patch 65): an exec loop
+		// over a long text compared the text with its cached copy, character
+		// by character, at every exec.
+		return true
+	}
 	for i, r := range s {
 		if r != other[i] {
 			return false
