@@ -105,17 +105,17 @@ func TestBodyReadFailuresAreNotBadJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }()
 	client, err := net.Dial("tcp", ln.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	defer func() { _ = client.Close() }()
 	server, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer server.Close()
+	defer func() { _ = server.Close() }()
 	if _, err := client.Write([]byte(`{"name":"slow",`)); err != nil {
 		t.Fatal(err)
 	}

@@ -1039,18 +1039,29 @@ func (r *Runtime) arrayproto_reverse(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_shift(call FunctionCall) Value {
 	o := call.This.ToObject(r)
-	if a := r.checkStdArrayObjWithProto(o); a != nil {
+	// FlowScript patch 66: an array with a value in every slot, all plain
+	// data, and a writable length takes the fast path whatever its
+	// prototype: shift reads and writes its own slots only, so the
+	// prototype matters only for holes, and there are none.
+	// checkStdArrayObjWithProto wanted an arrayObject prototype, which
+	// Array.prototype stopped being when upstream made it a template, so
+	// every shift took the generic path, a get and a set per element.
+	if a := r.checkStdArrayObj(o); a != nil && a.lengthProp.writable {
 		if len(a.values) == 0 {
-			if !a.lengthProp.writable {
-				a.setLength(0, true) // will throw
-			}
 			return _undefined
 		}
+		// The values move past their first slot instead of down by one,
+		// and the count of values goes down with the length (upstream left
+		// it one over, so the next shift took the generic path): draining
+		// a queue of 20,000 items with shift took 2.4 s. The slot is let
+		// go; the next growth copies only what is left.
 		first := a.values[0]
-		copy(a.values, a.values[1:])
-		a.values[len(a.values)-1] = nil
-		a.values = a.values[:len(a.values)-1]
+		a.values[0] = nil
+		a.values = a.values[1:]
 		a.length--
+		if first != nil {
+			a.objCount--
+		}
 		return first
 	}
 	length := toLength(o.self.getStr("length", nil))
