@@ -222,7 +222,8 @@ func (p *Program) call(v *vm, values []string) (*output, error) {
 
 // output is a result's serialization: the VM's string and, once made, its
 // Go copy, made at most once (a result with accents costs a conversion
-// from UTF-16 of up to the output cap).
+// from UTF-16). An object's is made before the output cap is checked, for
+// structuredFailure, so it is bounded by the memory limit, not the cap.
 type output struct {
 	js     goja.Value
 	copied bool

@@ -169,6 +169,6 @@
 // and inputs are the authors') or a credential, never hold a lock across the
 // network on the authentication path, and never answer with anything but
 // JSON. (net/http itself answers a few malformed requests before any
-// handler runs, in plain text: headers past 128 KiB, a bad request line or
+// handler runs, in plain text: headers past 48 KiB, a bad request line or
 // Host, an unknown Transfer-Encoding.)
 package templatesapi

@@ -122,9 +122,12 @@ const (
 	// maxHeaderBytes bounds a request's line and headers, answered by
 	// withHeaderLimit with a JSON 431; net/http refuses past
 	// maxHeaderReadBytes (plus its 4 KiB of slack) with one in plain text,
-	// before any handler runs.
+	// before any handler runs. The margin between them is what every
+	// connection may buffer before it is authenticated, on top of the
+	// limit: 16 KiB, so TEMPLATES_MAX_CONNS connections hold at most about
+	// 52 KiB of headers each.
 	maxHeaderBytes     = 32 << 10
-	maxHeaderReadBytes = 4 * maxHeaderBytes
+	maxHeaderReadBytes = maxHeaderBytes + 16<<10
 )
 
 // httpServer returns the http.Server that serves s on ln, and ln wrapped

@@ -478,8 +478,7 @@ func parseDateOtherString(s string) (date, bool) {
 	return d, d.month > 0 && d.day > 0
 }
 
-// composeDate reads the numbers of a date without a year of three digits
-// or more, or a signed one, as V8's
+// composeDate reads the numbers of a date without a signed year as V8's
 // DayComposer does (FlowScript patch 62): the missing ones are 1; without
 // a month name, Y/M/D when the first is no day (1-31), else M/D/Y; with
 // one, the day and the year in either order, the first being the year

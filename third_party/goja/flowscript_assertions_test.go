@@ -677,3 +677,35 @@ func TestSyntaxErrorsInV8Words(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyBuiltinsBoxPrimitives: the __defineGetter__ family boxes a
+// primitive receiver, and setYear names one it refuses (patch 60, after a
+// review); Node 20's answers.
+func TestLegacyBuiltinsBoxPrimitives(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const r = [];
+const t = f => { try { r.push(String(f())) } catch (e) { r.push(e.name + ': ' + e.message) } };
+t(() => 'abc'.__lookupGetter__('length')); t(() => (5).__lookupGetter__('x')); t(() => Object.prototype.__defineGetter__.call(1, 'x', () => 1)); t(() => Date.prototype.setYear.call('x', 1)); t(() => Date.prototype.setYear.call({}, 1)); t(() => Date.prototype.setYear.call(null, 1));
+return r.join('|');
+})()`)
+	want := `undefined|undefined|undefined|TypeError: Method Date.prototype.setYear called on incompatible receiver x|TypeError: Method Date.prototype.setYear called on incompatible receiver #<Object>|TypeError: Method Date.prototype.setYear called on incompatible receiver null`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}
+
+// TestEscapedCaseWithIOnRegexp2: an escaped Kelvin sign or dotted capital
+// I with i keeps to its own case class on regexp2, and [\W] with i and u
+// leaves out ſ and the Kelvin sign as \W does (regexp2 patch 2, after a
+// review); Node 20's answers.
+func TestEscapedCaseWithIOnRegexp2(t *testing.T) {
+	v, err := New().RunString(`(function () {
+const r = [];
+for (const [re, s] of [[/\u212a(?=x)/i, '\u212ax'], [/\u212a+(?=x)/i, '\u212a\u212ax'], [/\u212a(?=x)/i, 'kx'], [/\u0130(?=x)/i, 'ix'], [/\u0130(?=x)/i, '\u0130x'], [/[\W](?=x)/iu, 'sx'], [/[\W](?=x)/iu, 'ſx'], [/[\W\d](?=x)/iu, 'kx'], [/[\W](?=x)/iu, ' x'], [/K(?=x)/i, 'kx'], [/\u212a(?=x)/iu, 'kx'], [/\u00e9(?=x)/i, 'Éx']]) r.push(JSON.stringify(re.exec(s)));
+return r.join(' ');
+})()`)
+	want := `["K"] ["KK"] null null ["İ"] null null null [" "] ["k"] ["k"] ["É"]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -91,8 +91,11 @@ func putHTMLMethods(t *objectTemplate) {
 // 99 is 1900 plus it; the month, day and time of day stay, in the
 // runtime's zone.
 func (r *Runtime) dateproto_setYear(call FunctionCall) Value {
-	d, ok := r.toObject(call.This).self.(*dateObject)
-	if !ok {
+	var d *dateObject
+	if o, isObject := call.This.(*Object); isObject {
+		d, _ = o.self.(*dateObject)
+	}
+	if d == nil {
 		panic(r.NewTypeError("Method Date.prototype.setYear called on incompatible receiver %s", valueText(call.This)))
 	}
 	y := call.Argument(0).ToFloat()
@@ -107,7 +110,7 @@ func (r *Runtime) dateproto_setYear(call FunctionCall) Value {
 	if d.isSet() {
 		t = d.time()
 	}
-	t, ok = _dateSetFullYear(t, FunctionCall{Arguments: []Value{floatToValue(y)}}, 0, false)
+	t, ok := _dateSetFullYear(t, FunctionCall{Arguments: []Value{floatToValue(y)}}, 0, false)
 	if !ok {
 		d.unset()
 		return _NaN
@@ -149,7 +152,7 @@ func (r *Runtime) legacyThis(this Value) *Object {
 	case valueUndefined, valueNull:
 		panic(r.NewTypeError("Cannot convert undefined or null to object"))
 	}
-	return r.toObject(this)
+	return this.ToObject(r) // a primitive is boxed: 'abc'.__lookupGetter__('length')
 }
 
 // objectproto_lookupAccessor is Annex B's __lookupGetter__ (setter false)

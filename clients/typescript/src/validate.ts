@@ -296,6 +296,10 @@ function patternMessage(at: string, data: unknown): string {
       return `${quoted(data)} is not a JavaScript identifier: start with a letter, '_' or '$', then letters, digits, '_' or '$'`;
     case "deadline":
     case "completedAt":
+      // flowjob's words for an offset's minutes past 59 (+00:60).
+      if (typeof data === "string" && /[+-]\d\d:([6-9]\d)$/.test(data)) {
+        return `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${quoted(data)}: an offset's minutes run from 00 to 59`;
+      }
       return `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${quoted(data)}`;
     default:
       return `does not have the required form, got ${quoted(data)}`;
@@ -390,9 +394,11 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
     }
   }
   const vars = job["variables"];
-  if (vars instanceof Map) {
-    // JSON writes a Map as {}: its variables would be dropped without a word.
-    add("variables", "must be an object of strings, got a Map (JSON writes it as {}): convert it with Object.fromEntries(map)");
+  if (vars instanceof Map || vars instanceof Set) {
+    // JSON writes a Map or a Set as {}: its variables would be dropped without a word.
+    add("variables", vars instanceof Map
+      ? "must be an object of strings, got a Map (JSON writes it as {}): convert it with Object.fromEntries(map)"
+      : "must be an object of strings, got a Set (JSON writes it as {}): send an object of names and values");
   } else if (isObject(vars)) {
     let total = 0;
     // JSON carries a lone surrogate, but flowjob reads it as U+FFFD: two
@@ -479,7 +485,8 @@ function goQuote(s: string): string {
     more = true;
   }
   let out = '"';
-  for (const ch of cut) {
+  // flowjob reads a lone surrogate as U+FFFD, and quotes that.
+  for (const ch of cut.replace(LONE_SURROGATE, "\uFFFD")) {
     const c = ch.codePointAt(0)!;
     const esc = GO_ESCAPES[ch];
     if (esc) out += esc;

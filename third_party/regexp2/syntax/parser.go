@@ -1476,7 +1476,11 @@ func (p *parser) scanBasicBackslash(scanOnly bool) (*RegexNode, error) {
 	}
 
 	if p.useOptionI() {
-		ch = unicode.ToLower(ch)
+		// FlowScript: not across ASCII's edge under asciiApart (\u212a, the
+		// Kelvin sign, is not k there, nor \u0130 i).
+		if lower := unicode.ToLower(ch); !asciiApart(p.options) || (ch < 0x80) == (lower < 0x80) {
+			ch = lower
+		}
 	}
 
 	return newRegexNodeCh(NtOne, p.options, ch), nil
@@ -1756,7 +1760,11 @@ func (p *parser) scanCharSet(caseInsensitive, scanOnly bool) (*CharSet, error) {
 						inRange = false
 					}
 
-					cc.addWord(p.useOptionE() || p.useRE2(), ch == 'W')
+					if ch == 'W' && p.useOptionE() && p.useOptionI() && p.options&Unicode != 0 {
+						cc.addRanges(NotECMAWordClassFolded().ranges) // FlowScript: as \W outside a class
+					} else {
+						cc.addWord(p.useOptionE() || p.useRE2(), ch == 'W')
+					}
 				}
 				continue
 
