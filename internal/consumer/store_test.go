@@ -122,13 +122,7 @@ func TestProvisionRacesAreHarmless(t *testing.T) {
 // job id, on NATS 2.9 and on the current server, also under a race.
 func TestResultStoreFirstWins(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
-		cfg := testConfig(t, url)
-		js := jetStream(t, connect(t, url))
-		ctx := testenv.Context(t, 20*time.Second)
-		if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
-			t.Fatal(err)
-		}
-		store := NewResultStore(js, cfg)
+		ctx, cfg, js, store := provisionedStore(t, url)
 
 		first := flowjob.Result{Version: 1, JobID: "job-1", Status: flowjob.StatusSucceeded, Attempt: 1}
 		second := first
@@ -196,14 +190,7 @@ func encode(t testing.TB, r flowjob.Result) EncodedResult {
 // reads them; a malformed traceparent is dropped, as on the Reply-To copy.
 func TestResultStoreCarriesOnlyAWellFormedTraceContext(t *testing.T) {
 	const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-	url := testenv.EmbeddedNATS(t).ClientURL()
-	cfg := testConfig(t, url)
-	js := jetStream(t, connect(t, url))
-	ctx := testenv.Context(t, 20*time.Second)
-	if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
-		t.Fatal(err)
-	}
-	store := NewResultStore(js, cfg)
+	ctx, cfg, js, store := provisionedStore(t, testenv.EmbeddedNATS(t).ClientURL())
 	s, err := js.Stream(ctx, cfg.ResultsStream)
 	if err != nil {
 		t.Fatal(err)
@@ -231,4 +218,17 @@ func TestResultStoreCarriesOnlyAWellFormedTraceContext(t *testing.T) {
 			t.Errorf("%s: tracestate %q, want %q", c.job, got, c.wantState)
 		}
 	}
+}
+
+// provisionedStore is a ResultStore on url's broker, its streams
+// provisioned under a config of their own, with a context for the test.
+func provisionedStore(t *testing.T, url string) (context.Context, Config, jetstream.JetStream, *ResultStore) {
+	t.Helper()
+	cfg := testConfig(t, url)
+	js := jetStream(t, connect(t, url))
+	ctx := testenv.Context(t, 20*time.Second)
+	if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, cfg, js, NewResultStore(js, cfg)
 }
