@@ -423,57 +423,22 @@ func parseDateOtherString(s string) (date, bool) {
 	if !hasYear {
 		return composeDate(d, nums, numIndex, hasMon)
 	}
-	n := numIndex
-	if hasYear {
-		n++
-	}
+	// A signed year ("-271821/4/20"): the other numbers are the month and
+	// the day, or the day alone after a month name.
+	n := numIndex + 1
 	if hasMon {
 		n++
 	}
 	if n > 3 {
 		return date{}, false
 	}
-
-	switch numIndex {
-	case 0:
-		if !hasYear {
-			return date{}, false
-		}
-	case 1:
-		if hasMon {
-			d.day = nums[0]
-		} else {
-			d.month = nums[0]
-		}
-	case 2:
-		if hasYear {
-			d.month = nums[0]
-			d.day = nums[1]
-		} else if hasMon {
-			d.year = nums[1]
-			if nums[1] < 100 {
-				d.year += 1900
-			}
-			if nums[1] < 50 {
-				d.year += 100
-			}
-			d.day = nums[0]
-		} else {
-			d.month = nums[0]
-			d.day = nums[1]
-		}
-	case 3:
-		d.year = nums[2]
-		if nums[2] < 100 {
-			d.year += 1900
-		}
-		if nums[2] < 50 {
-			d.year += 100
-		}
+	switch {
+	case numIndex == 1 && hasMon:
+		d.day = nums[0]
+	case numIndex == 1:
 		d.month = nums[0]
-		d.day = nums[1]
-	default:
-		return date{}, false
+	case numIndex == 2:
+		d.month, d.day = nums[0], nums[1]
 	}
 	return d, d.month > 0 && d.day > 0
 }
