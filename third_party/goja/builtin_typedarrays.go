@@ -1322,11 +1322,12 @@ func (r *Runtime) typedArray_from(call FunctionCall) Value {
 	}
 	// FlowScript patch 63: a string is a source (GetMethod boxes it);
 	// null and undefined are V8's not-iterable TypeError.
-	switch v := call.Argument(0); v.(type) {
+	v := call.Argument(0)
+	switch v.(type) {
 	case valueNull, valueUndefined:
 		panic(r.notIterable(v, ""))
 	}
-	source := call.Argument(0).ToObject(r)
+	source := v.ToObject(r)
 	usingIter := toMethod(source.self.getSym(SymIterator, nil))
 	if usingIter != nil {
 		values := r.iterableToList(source, usingIter)

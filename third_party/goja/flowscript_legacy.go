@@ -3,7 +3,6 @@ package goja
 import (
 	"math"
 	"strings"
-	"time"
 
 	"github.com/dop251/goja/unistring"
 )
@@ -91,31 +90,21 @@ func putHTMLMethods(t *objectTemplate) {
 // 99 is 1900 plus it; the month, day and time of day stay, in the
 // runtime's zone.
 func (r *Runtime) dateproto_setYear(call FunctionCall) Value {
-	var d *dateObject
-	if o, isObject := call.This.(*Object); isObject {
-		d, _ = o.self.(*dateObject)
-	}
-	if d == nil {
+	if o, isObject := call.This.(*Object); !isObject || !isDate(o) {
 		panic(r.NewTypeError("Method Date.prototype.setYear called on incompatible receiver %s", valueText(call.This)))
 	}
 	y := call.Argument(0).ToFloat()
-	if math.IsNaN(y) {
-		d.unset()
-		return _NaN
-	}
 	if yi := math.Trunc(y); yi >= 0 && yi <= 99 {
 		y = 1900 + yi
 	}
-	t := time.Date(1970, time.January, 1, 0, 0, 0, 0, time.Local)
-	if d.isSet() {
-		t = d.time()
-	}
-	t, ok := _dateSetFullYear(t, FunctionCall{Arguments: []Value{floatToValue(y)}}, 0, false)
-	if !ok {
-		d.unset()
-		return _NaN
-	}
-	return d.setTimeMs(timeToMsec(t))
+	// setFullYear does the rest: the month, day and time kept, a NaN year
+	// or a date past the range making the date invalid.
+	return r.dateproto_setFullYear(FunctionCall{This: call.This, Arguments: []Value{floatToValue(y)}})
+}
+
+func isDate(o *Object) bool {
+	_, ok := o.self.(*dateObject)
+	return ok
 }
 
 // objectproto_defineAccessor is Annex B's __defineGetter__ (setter false)
@@ -126,7 +115,7 @@ func (r *Runtime) objectproto_defineAccessor(setter bool) func(FunctionCall) Val
 		name = "__defineSetter__"
 	}
 	return func(call FunctionCall) Value {
-		o := r.legacyThis(call.This)
+		o := call.This.ToObject(r) // boxes a primitive; null and undefined are V8's TypeError
 		fn, ok := call.Argument(1).(*Object)
 		if ok {
 			_, ok = fn.self.assertCallable()
@@ -145,23 +134,13 @@ func (r *Runtime) objectproto_defineAccessor(setter bool) func(FunctionCall) Val
 	}
 }
 
-// legacyThis is this as an object, or V8's TypeError for null and
-// undefined.
-func (r *Runtime) legacyThis(this Value) *Object {
-	switch this.(type) {
-	case valueUndefined, valueNull:
-		panic(r.NewTypeError("Cannot convert undefined or null to object"))
-	}
-	return this.ToObject(r) // a primitive is boxed: 'abc'.__lookupGetter__('length')
-}
-
 // objectproto_lookupAccessor is Annex B's __lookupGetter__ (setter false)
 // or __lookupSetter__: the getter or setter of the nearest own property of
 // the key along this's prototype chain, undefined when that property holds
 // a value or there is none.
 func (r *Runtime) objectproto_lookupAccessor(setter bool) func(FunctionCall) Value {
 	return func(call FunctionCall) Value {
-		o := r.legacyThis(call.This)
+		o := call.This.ToObject(r) // boxes a primitive; null and undefined are V8's TypeError
 		key := toPropertyKey(call.Argument(0))
 		for ; o != nil; o = o.self.proto() {
 			p := o.getOwnProp(key)
