@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
@@ -1171,6 +1174,100 @@ func TestShiftDrainsAQueue(t *testing.T) {
 // 66: 2 s before, about 15 ms after).
 func BenchmarkShiftQueue(b *testing.B) {
 	prg := MustCompile("", `const q = []; for (let i = 0; i < 20000; i++) q.push(i); let s = 0; while (q.length) s += q.shift(); s`, false)
+	for b.Loop() {
+		if _, err := New().RunProgram(prg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestConcatenationsKeepTheirStrings builds strings with +, += and template
+// literals through the appender (patch 67) in random orders, with strings
+// that share an array (an alias extended after its twin, a prefix extended
+// later), ASCII, accented and astral pieces, and checks every variable
+// after every step against the same operations on Go strings: a string
+// written over by a later append would show in a later step.
+func TestConcatenationsKeepTheirStrings(t *testing.T) {
+	pieces := []string{"", "a", "xyz", strings.Repeat("k", 300), "ção", "😀", strings.Repeat("é", 280), "line\n"}
+	rng := rand.New(rand.NewPCG(67, 1))
+	for round := range 20 {
+		want := make([]string, 4)
+		var src strings.Builder
+		src.WriteString("const v = ['', '', '', ''], out = [];\n")
+		var states []string
+		for range 300 {
+			i, j, k := rng.IntN(len(want)), rng.IntN(len(want)), rng.IntN(len(want))
+			p := pieces[rng.IntN(len(pieces))]
+			q := strconv.Quote(p)
+			op := rng.IntN(6)
+			if len(want[j])+len(want[k]) > 8000 { // sums double: keep the strings short
+				op = 4
+			}
+			switch op {
+			case 0: // an extension
+				fmt.Fprintf(&src, "v[%d] += %s;\n", i, q)
+				want[i] += p
+			case 1: // a sum of two variables
+				fmt.Fprintf(&src, "v[%d] = v[%d] + v[%d];\n", i, j, k)
+				want[i] = want[j] + want[k]
+			case 2: // a template that starts with a variable
+				fmt.Fprintf(&src, "v[%d] = `${v[%d]}${%s}-${v[%d].length}`;\n", i, j, q, k)
+				want[i] = want[j] + p + "-" + strconv.Itoa(len(utf16.Encode([]rune(want[k]))))
+			case 3: // an alias
+				fmt.Fprintf(&src, "v[%d] = v[%d];\n", i, j)
+				want[i] = want[j]
+			case 4: // a prefix of whole characters
+				r := []rune(want[j])
+				r = r[:len(r)/2]
+				fmt.Fprintf(&src, "v[%d] = v[%d].slice(0, %d);\n", i, j, len(utf16.Encode(r)))
+				want[i] = string(r)
+			case 5: // a piece, then a variable
+				fmt.Fprintf(&src, "v[%d] = %s + v[%d];\n", i, q, j)
+				want[i] = p + want[j]
+			}
+			src.WriteString("out.push(v.join('|'));\n")
+			states = append(states, strings.Join(want, "|"))
+		}
+		src.WriteString("out")
+		v, err := New().RunString(src.String())
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		for step, got := range v.Export().([]any) {
+			if got != states[step] {
+				t.Fatalf("round %d, step %d:\n got %.120q\nwant %.120q", round, step, got, states[step])
+			}
+		}
+	}
+}
+
+// TestConcatenationLoopIsLinear builds a 200 KB string 50 bytes at a time
+// with += and with a template literal, ASCII and accented: upstream copies
+// the whole string at each step, 400 MB of garbage for each loop, where
+// the appender (patch 67) allocates a few times the final size.
+func TestConcatenationLoopIsLinear(t *testing.T) {
+	for src, want := range map[string]int64{
+		`let s = ''; for (let i = 0; i < 4000; i++) s += 'line ' + (1000000 + i) + ': some words here for you\n'; s.length`:      4000 * 38,
+		`let s = ''; for (let i = 0; i < 4000; i++) s = ` + "`${s}linha ${1000000 + i}: ação com acentos aqui\n`" + `; s.length`: 4000 * 37,
+	} {
+		prg := MustCompile("", src, false)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		v, err := New().RunProgram(prg)
+		runtime.ReadMemStats(&after)
+		if err != nil || v.ToInteger() != want {
+			t.Fatalf("%s: %v (%v)", src, v, err)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 20<<20 {
+			t.Errorf("%s: allocated %d MB", src, grew>>20)
+		}
+	}
+}
+
+// BenchmarkConcatenationLoop builds a 500 KB report with += (patch 67:
+// about 0.9 s before, 20 ms after).
+func BenchmarkConcatenationLoop(b *testing.B) {
+	prg := MustCompile("", `let s = ''; for (let i = 0; i < 20000; i++) s += 'item ' + i + ': some text here\n'; s.length`, false)
 	for b.Loop() {
 		if _, err := New().RunProgram(prg); err != nil {
 			b.Fatal(err)

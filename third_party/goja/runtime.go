@@ -194,6 +194,7 @@ type Runtime struct {
 	now             Now
 	_collator       *collate.Collator
 	collators       map[string]*collate.Collator // localeCompare's, by locale and options (FlowScript patch 35)
+	appender        stringAppender               // the array of the last long concatenation (FlowScript patch 67)
 	parserOptions   []parser.Option
 
 	symbolRegistry map[unistring.String]*Symbol

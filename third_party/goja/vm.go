@@ -1283,7 +1283,7 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
-		ret = leftString.Concat(rightString)
+		ret = vm.r.appender.concat(leftString, rightString) // FlowScript patch 67
 	} else {
 		switch left := left.(type) {
 		case valueInt:
@@ -5307,6 +5307,11 @@ func (n concatStrings) exec(vm *vm) {
 	}
 
 	vm.sp -= int(n) - 1
+	if length >= appendMinLength { // FlowScript patch 67
+		vm.stack[vm.sp-1] = vm.r.appender.concatAll(strs, length, allAscii)
+		vm.pc++
+		return
+	}
 	if allAscii {
 		var buf strings.Builder
 		buf.Grow(length)
