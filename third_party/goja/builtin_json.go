@@ -413,15 +413,18 @@ func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) ja(array *Object) {
-	var stepback string
-	if ctx.gap != "" {
-		stepback = ctx.indent
-		ctx.indent += ctx.gap
-	}
 	length := toLength(array.self.getStr("length", nil))
 	if length == 0 {
 		ctx.buf.WriteString("[]")
 		return
+	}
+	// The indent steps in only past an empty array: one that stepped in
+	// and returned pushed its next siblings one gap deeper (FlowScript
+	// patch 68).
+	var stepback string
+	if ctx.gap != "" {
+		stepback = ctx.indent
+		ctx.indent += ctx.gap
 	}
 
 	ctx.buf.WriteByte('[')
@@ -498,13 +501,11 @@ func (ctx *_builtinJSON_stringifyContext) jo(object *Object) {
 
 	if empty {
 		ctx.buf.Truncate(mark)
-	} else {
-		if ctx.gap != "" {
-			ctx.buf.WriteByte('\n')
-			ctx.buf.WriteString(stepback)
-			ctx.indent = stepback
-		}
+	} else if ctx.gap != "" {
+		ctx.buf.WriteByte('\n')
+		ctx.buf.WriteString(stepback)
 	}
+	ctx.indent = stepback // an empty object steps back too (FlowScript patch 68)
 	ctx.buf.WriteByte('}')
 }
 

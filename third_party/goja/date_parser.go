@@ -18,6 +18,14 @@ func skip(s string, c byte) (string, bool) {
 	return s, false
 }
 
+// skipFold is skip of an upper-case letter c or its lower case.
+func skipFold(s string, c byte) (string, bool) {
+	if len(s) > 0 && (s[0] == c || s[0] == c+'a'-'A') {
+		return s[1:], true
+	}
+	return s, false
+}
+
 func skipSpaces(s string) string {
 	for len(s) > 0 && s[0] == ' ' {
 		s = s[1:]
@@ -219,7 +227,7 @@ func parseDateISOString(s string) (date, bool) {
 			}
 		}
 	}
-	if s, ok = skip(s, 'T'); ok {
+	if s, ok = skipFold(s, 'T'); ok { // a lowercase t too, as V8 (FlowScript patch 68)
 		if d.hour, s, ok = getDigits(s, 2, 2); !ok {
 			return date{}, false
 		}

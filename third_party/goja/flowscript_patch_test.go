@@ -974,7 +974,7 @@ func TestErrorPositionsOfLiteralCalleesAndPatterns(t *testing.T) {
 // Date strings parse as in Node 20 (patch 34; the expected values are its
 // output in UTC): ten digits or more (a Unix time in a string) are no
 // date, where upstream read the first nine as a year; ISO fractions take
-// '.' only; 'z' is UTC; toISOString writes years outside 0–9999 with a
+// '.' only; 'z' is UTC, and 't' separates the time as 'T' does; toISOString writes years outside 0–9999 with a
 // sign and six digits.
 func TestDateStringsMatchNode(t *testing.T) {
 	local := time.Local
@@ -991,6 +991,10 @@ func TestDateStringsMatchNode(t *testing.T) {
 		{"0", "2000-01-01T00:00:00.000Z"},
 		{"2024-03-15T10:00:00,123Z", "NaN"},
 		{"2024-03-15T10:00:00z", "2024-03-15T10:00:00.000Z"},
+		{"2024-03-15t10:00:00Z", "2024-03-15T10:00:00.000Z"}, // patch 68
+		{"2024-03-15t10:00:00.123+01:00", "2024-03-15T09:00:00.123Z"},
+		{"2024-03-15t10:00", "2024-03-15T10:00:00.000Z"},
+		{"2024-03-15x10:00", "NaN"},
 		{"2024-03-15 10:00", "2024-03-15T10:00:00.000Z"},
 		{"15/03/2024", "NaN"},
 		{"03/15/2024", "2024-03-15T00:00:00.000Z"},
@@ -1271,6 +1275,46 @@ func BenchmarkConcatenationLoop(b *testing.B) {
 	for b.Loop() {
 		if _, err := New().RunProgram(prg); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestStringifyIndentsAfterEmptyContainers stringifies random nests of
+// arrays and objects, empty ones among them, with an indent, and compares
+// them with encoding/json's MarshalIndent (keys come in sorted order, as Go
+// writes them): an empty array or object pushed the siblings after it one
+// gap deeper (patch 68).
+func TestStringifyIndentsAfterEmptyContainers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(68, 1))
+	var value func(depth int) any
+	value = func(depth int) any {
+		switch n := rng.IntN(3); {
+		case depth > 3 || rng.IntN(4) == 0:
+			return rng.IntN(100)
+		case rng.IntN(2) == 0:
+			a := make([]any, n)
+			for i := range a {
+				a[i] = value(depth + 1)
+			}
+			return a
+		default:
+			o := map[string]any{}
+			for i := range n {
+				o[string(rune('a'+i))] = value(depth + 1)
+			}
+			return o
+		}
+	}
+	r := New()
+	for range 300 {
+		v := value(0)
+		src, _ := json.Marshal(v)
+		for _, gap := range []string{"  ", "\t"} {
+			want, _ := json.MarshalIndent(v, "", gap)
+			got, err := r.RunString(fmt.Sprintf("JSON.stringify(%s, null, %q)", src, gap))
+			if err != nil || got.String() != string(want) {
+				t.Fatalf("JSON.stringify(%s, null, %q):\n%v (%v)\nwant\n%s", src, gap, got, err, want)
+			}
 		}
 	}
 }
