@@ -988,6 +988,12 @@ func (d *decoder) deadline(i int, p path, dst **time.Time) int {
 		d.p.add(p.String(), "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s", quote(string(s)))
 		return end
 	}
+	// time.Parse takes a comma before the fraction of a second; RFC 3339,
+	// the job schema and the TypeScript client take only a period.
+	if bytes.IndexByte(s, ',') >= 0 {
+		d.p.add(p.String(), "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s: a fraction of a second follows a period, not a comma", quote(string(s)))
+		return end
+	}
 	// time.Parse takes an offset's minutes up to 60 (+00:60 is an hour);
 	// RFC 3339, JavaScript's Date and the TypeScript client stop at 59.
 	if n := len(s); n >= 6 && (s[n-6] == '+' || s[n-6] == '-') && s[n-3] == ':' && string(s[n-2:]) >= "60" {

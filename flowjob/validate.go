@@ -43,6 +43,9 @@ const (
 	MaxFieldErrors = 50
 	// MaxTokenBytes caps a continuation token.
 	MaxTokenBytes = 4 << 10
+	// MaxResolutionNesting caps how deeply a resume's resolution nests
+	// arrays and objects: the sandbox's JSON.parse reads no deeper.
+	MaxResolutionNesting = 500
 )
 
 // FieldError is one broken rule. Field is the JSON path of the field
@@ -275,8 +278,11 @@ func (j *Job) validate(p *problems) {
 		case len(r.Token) > MaxTokenBytes:
 			p.add("resume.token", "is %d bytes, over the %d-byte limit: pass the continuation as the executor gave it", len(r.Token), MaxTokenBytes)
 		}
-		if r.Resolution != nil && !json.Valid(r.Resolution) {
+		switch {
+		case r.Resolution != nil && !json.Valid(r.Resolution):
 			p.add("resume.resolution", "must be JSON")
+		case JSONNesting(r.Resolution) > MaxResolutionNesting:
+			p.add("resume.resolution", "nests arrays and objects more than %d levels deep: resume with a flatter resolution", MaxResolutionNesting)
 		}
 	}
 }
@@ -467,4 +473,25 @@ func quote(s string) string {
 		cut--
 	}
 	return strconv.Quote(s[:cut]) + "…"
+}
+
+// JSONNesting is how deeply valid JSON text nests arrays and objects: 0
+// for a scalar.
+func JSONNesting(data []byte) int {
+	deep, most, inString := 0, 0, false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			deep++
+			most = max(most, deep)
+		case c == ']' || c == '}':
+			deep--
+		}
+	}
+	return most
 }

@@ -90,6 +90,10 @@ func TestValidateRules(t *testing.T) {
 			j.Deadline = &d
 		}, "deadline", "offsets run from -23:59 to +23:59"},
 		{"future version", func(j *Job) { j.Version = ContractVersion + 1 }, "version", "newer than this one"},
+		{"resolution too deep", func(j *Job) {
+			deep := strings.Repeat("[", MaxResolutionNesting+1) + strings.Repeat("]", MaxResolutionNesting+1)
+			j.Resume = &Resume{Token: "t", Resolution: json.RawMessage(deep)}
+		}, "resume.resolution", "more than 500 levels deep"},
 		{"missing id", func(j *Job) { j.ID = "" }, "id", "required"},
 		{"id with a dot", func(j *Job) { j.ID = "a.b" }, "id", `got "a.b"`},
 		{"id with a wildcard", func(j *Job) { j.ID = "a>" }, "id", "must contain only"},
@@ -354,5 +358,31 @@ func TestInterpolatedLenStopsPastLimit(t *testing.T) {
 	}
 	if got := interpolatedLen(strings.Repeat("{{v}}", 1e6), vars, 5000); got <= 5000 || got > 6000 {
 		t.Fatalf("interpolatedLen = %d, want it to stop just past the limit 5000", got)
+	}
+}
+
+// TestResolutionAtTheNestingCap: a resolution as deep as the sandbox's
+// JSON.parse reads is valid.
+func TestResolutionAtTheNestingCap(t *testing.T) {
+	j := validJob()
+	deep := `{"a":` + strings.Repeat("[", MaxResolutionNesting-1) + `"[[{"` + strings.Repeat("]", MaxResolutionNesting-1) + "}"
+	j.Resume = &Resume{Token: "t", Resolution: json.RawMessage(deep)}
+	if err := j.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJSONNesting(t *testing.T) {
+	for text, want := range map[string]int{
+		`true`:                     0,
+		`"[[["`:                    0,
+		`[1, {"a": [2]}]`:          3,
+		`{"a": "\"[[", "b": [[]]}`: 3,
+		`["\\", [[]]]`:             3,
+		`[[], [], []]`:             2,
+	} {
+		if got := JSONNesting([]byte(text)); got != want {
+			t.Errorf("JSONNesting(%s) = %d, want %d", text, got, want)
+		}
 	}
 }

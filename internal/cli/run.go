@@ -150,7 +150,7 @@ func parseRun(env Env, args []string) (opts runOptions, code int, ok bool) {
 		if !json.Valid([]byte(s)) {
 			return fmt.Errorf("--resolution must be JSON, such as true or '{\"approved\": true}', got %q", s)
 		}
-		if sandbox.JSONNesting([]byte(s)) > sandbox.MaxJSONNesting { // as the executor refuses it
+		if flowjob.JSONNesting([]byte(s)) > sandbox.MaxJSONNesting { // as the executor refuses it
 			return fmt.Errorf("--resolution nests arrays and objects more than %d levels deep: send a flatter one", sandbox.MaxJSONNesting)
 		}
 		opts.resolutions = append(opts.resolutions, json.RawMessage(s))

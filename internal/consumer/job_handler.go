@@ -438,7 +438,7 @@ func (h *jobHandler) resumable(ctx context.Context, job *flowjob.Job, inputs str
 	case !slices.Contains(granted, flowjob.CapabilityApproval):
 		return nil, &continuation.Error{Code: flowjob.CodeCapabilityDenied,
 			Message: "a resume job must be granted approval (its capabilities, and the policy for its tenant): the continuation was not used; resume again once it is granted"}
-	case sandbox.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
+	case flowjob.JSONNesting(job.Resume.Resolution) > sandbox.MaxJSONNesting:
 		return nil, &continuation.Error{Code: flowjob.CodeInvalidJob, Message: fmt.Sprintf(
 			"resume.resolution nests arrays and objects more than %d levels deep: the continuation was not used; resume again with a flatter resolution", sandbox.MaxJSONNesting)}
 	}

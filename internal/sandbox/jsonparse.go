@@ -19,28 +19,6 @@ import (
 // JSON.parse had none either and recursed until the worker died.)
 const MaxJSONNesting = MaxNesting
 
-// JSONNesting is how deeply valid JSON text nests arrays and objects: 0
-// for a scalar. What JSON.parse would refuse past MaxJSONNesting can be
-// told before a run (a resume's resolution).
-func JSONNesting(data []byte) int {
-	deep, most, inString := 0, 0, false
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			deep++
-			most = max(most, deep)
-		case c == ']' || c == '}':
-			deep--
-		}
-	}
-	return most
-}
-
 // jsonParse is the sandbox's JSON.parse (ECMA-262 §25.5.1). goja's own
 // decodes through encoding/json's token decoder, which allocates an
 // interface value per token and spends most of a JSON-heavy script's time

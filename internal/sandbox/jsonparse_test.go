@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/dop251/goja"
+
+	"github.com/flowscript/flowscript/flowjob"
 )
 
 // v8ParseErrors are JSON.parse's errors as Node 20 (V8 11.3) reports them,
@@ -321,17 +323,10 @@ func BenchmarkJSONParse(b *testing.B) {
 	}
 }
 
-func TestJSONNesting(t *testing.T) {
-	for text, want := range map[string]int{
-		`true`:                     0,
-		`"[[["`:                    0,
-		`[1, {"a": [2]}]`:          3,
-		`{"a": "\"[[", "b": [[]]}`: 3,
-		`["\\", [[]]]`:             3,
-		`[[], [], []]`:             2,
-	} {
-		if got := JSONNesting([]byte(text)); got != want {
-			t.Errorf("JSONNesting(%s) = %d, want %d", text, got, want)
-		}
+// TestResolutionCapIsJSONParse: flowjob refuses a resume whose resolution
+// JSON.parse would refuse, and no other.
+func TestResolutionCapIsJSONParse(t *testing.T) {
+	if flowjob.MaxResolutionNesting != MaxJSONNesting {
+		t.Fatalf("flowjob.MaxResolutionNesting is %d, JSON.parse reads %d levels", flowjob.MaxResolutionNesting, MaxJSONNesting)
 	}
 }

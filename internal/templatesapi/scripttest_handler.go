@@ -241,7 +241,7 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	for i, res := range body.Resolutions {
 		// As the executor refuses a resume job's resolution (INVALID_JOB),
 		// before the script gets it from approval.request().
-		if sandbox.JSONNesting(res) > sandbox.MaxJSONNesting {
+		if flowjob.JSONNesting(res) > sandbox.MaxJSONNesting {
 			add(fmt.Sprintf("resolutions[%d]", i), "TOO_DEEP",
 				"resolutions[%d] nests arrays and objects more than %d levels deep: send a flatter resolution", i, sandbox.MaxJSONNesting)
 		}
