@@ -181,6 +181,10 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 			"(an executor creates the JOBS stream when it starts: start one, or check that this client's "+
 			"subject prefix is the executors' SUBJECT_PREFIX): %w", job.ID, subject, err)
 	}
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return Published{}, fmt.Errorf("publishing job %s on %s: the job is %d bytes and, with its headers, over the %d bytes a broker message can carry (max_payload): "+
+			"move large data out of its variables; publishing it again cannot succeed: %w", job.ID, subject, len(data), c.nc.MaxPayload(), err)
+	}
 	if err != nil && streamFull(err) {
 		return Published{}, fmt.Errorf("publishing job %s on %s: the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES on the executors): "+
 			"the executors are behind or stopped; retry later, add executors, or raise the limit: %w", job.ID, subject, err)

@@ -434,3 +434,26 @@ func TestClientPublishHookWrapsThePublish(t *testing.T) {
 		}
 	})
 }
+
+// TestClientPublishNamesAJobOverMaxPayload: a job within flowjob's size cap
+// whose headers take it over the broker's max_payload is refused with the
+// sizes and the advice not to retry, not a bare client error.
+func TestClientPublishNamesAJobOverMaxPayload(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, false)
+		c := e.client(t)
+		job := cpfJob("client-max-payload", "1")
+		data, err := flowjob.Marshal(job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.Variables["pad"] = strings.Repeat("x", int(e.nc.MaxPayload())-len(data)-len(`,"pad":""`))
+		if data, _ = flowjob.Marshal(job); int64(len(data)) != e.nc.MaxPayload() {
+			t.Fatalf("the job is %d bytes, want max_payload %d", len(data), e.nc.MaxPayload())
+		}
+		_, err = c.Publish(testenv.Context(t, 10*time.Second), job, "")
+		if !errors.Is(err, nats.ErrMaxPayload) || !strings.Contains(err.Error(), "publishing it again cannot succeed") {
+			t.Errorf("Publish of a job at max_payload: %v, want ErrMaxPayload saying not to retry", err)
+		}
+	})
+}
