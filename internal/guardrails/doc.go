@@ -23,9 +23,11 @@
 //     queueMicrotask, Buffer, global, window, document or eval. None exists
 //     in the sandbox: reaching the line throws a ReferenceError (or, for
 //     eval, is refused), so a script that names one is broken.
-//   - error (GUARDRAIL_CONSOLE): console.table, console.time and the other
-//     methods of Node's console the sandbox's console lacks (it has log,
-//     info, warn, error and debug): calling one throws a TypeError.
+//   - error (GUARDRAIL_CONSOLE): console.clear, console.profile and the
+//     other methods of Node's console the sandbox's console lacks (it has
+//     log, info, warn, error, debug and, written as those, Node's dir,
+//     table, trace, assert, count, time and group): calling one throws a
+//     TypeError.
 //   - error: import, as a statement, a call or import.meta. goja cannot parse
 //     it, so the source is also a syntax error; the finding says why.
 //   - error: the Function constructor, called or constructed directly

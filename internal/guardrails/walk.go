@@ -1,6 +1,8 @@
 package guardrails
 
 import (
+	"slices"
+
 	"github.com/dop251/goja/ast"
 	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/token"
@@ -538,21 +540,29 @@ func reachesFunction(s *scope, e ast.Expression) bool {
 	return false
 }
 
-// consoleMethods are the methods of Node's and the browsers' console that
-// the sandbox's console does not have (it has log, info, warn, error and
-// debug): calling one throws a TypeError.
-var consoleMethods = map[string]bool{
-	"table": true, "dir": true, "dirxml": true, "trace": true, "assert": true, "count": true,
-	"countReset": true, "group": true, "groupCollapsed": true, "groupEnd": true, "time": true,
-	"timeEnd": true, "timeLog": true, "timeStamp": true, "profile": true, "profileEnd": true, "clear": true,
-}
+// nodeConsole are the methods of Node's and the browsers' console.
+var nodeConsole = []string{"log", "info", "warn", "error", "debug", "dir", "dirxml", "table", "trace",
+	"assert", "count", "countReset", "group", "groupCollapsed", "groupEnd", "time", "timeEnd", "timeLog",
+	"timeStamp", "profile", "profileEnd", "clear"}
 
-// consoleMember reports console.table and the other console methods the
+// consoleMethods are the methods of nodeConsole the sandbox's console does
+// not have: calling one throws a TypeError.
+var consoleMethods = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range nodeConsole {
+		if !slices.Contains(sandbox.ConsoleMethods(), name) {
+			m[name] = true
+		}
+	}
+	return m
+}()
+
+// consoleMember reports console.clear and the other console methods the
 // sandbox does not offer.
 func (c *checker) consoleMember(s *scope, obj ast.Expression, member string, at file.Idx) {
 	if id, ok := obj.(*ast.Identifier); ok && id.Name == "console" && !s.resolves("console") && consoleMethods[member] {
 		c.report(at, CodeConsole, SeverityError, "console."+member, "console."+member+
-			" is not available in the sandbox: its console has log, info, warn, error and debug; use console.log")
+			" is not available in the sandbox's console (it has log, info, warn, error, debug and Node's dir, table, trace, assert, count, time and group); use console.log")
 	}
 }
 

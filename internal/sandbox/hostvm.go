@@ -364,6 +364,9 @@ var consoleOrder = []string{"log", "info", "warn", "error", "debug",
 	"dir", "table", "trace", "assert", "count", "countReset", "time", "timeLog", "timeEnd",
 	"group", "groupCollapsed", "groupEnd"}
 
+// ConsoleMethods are the names of the methods of the sandbox's console.
+func ConsoleMethods() []string { return slices.Clone(consoleOrder) }
+
 // consoleMethods are console's native functions (consoleOrder).
 func (v *vm) consoleMethods() map[string]nativeFunc {
 	m := map[string]nativeFunc{}
