@@ -315,6 +315,9 @@ func tokenError(err error, claims jwt.MapClaims) *authError {
 		return refuse("the token is not valid yet (nbf or iat is in the future): check the issuer's clock")
 	case errors.Is(err, jwt.ErrInvalidType):
 		return refuse("a claim of the token has the wrong type: exp, nbf and iat must be numbers, iss and sub strings, aud a string or an array of strings")
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && claims["exp"] == 0.0:
+		// The JWT library reads exp 0 as no exp; it is 1970, long past.
+		return refuse("the token has expired: get a new one")
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		for _, name := range []string{"exp", "aud", "iss"} {
 			if _, ok := claims[name]; !ok {

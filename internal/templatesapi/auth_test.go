@@ -40,6 +40,7 @@ func TestAuthentication(t *testing.T) {
 		{"API key with its role suffix", []string{"X-API-Key", testReadAPIKey + ":read"}, 401, msgBadKey},
 		{"empty API key", []string{"X-API-Key", ""}, 401, msgBadKey},
 		{"expired HS256", hs(with(write, "exp", time.Now().Add(-time.Hour).Unix())), 401, "expired"},
+		{"exp of 0, 1970", hs(with(write, "exp", 0)), 401, "has expired"},
 		{"bad HS256 signature", bearer(hsToken(t, "another-secret-0123456789abcdef-0123", write)), 401, msgUnverifiable},
 		{"no exp", hs(with(write, "exp", nil)), 401, "no exp claim"},
 		{"string exp", hs(with(write, "exp", "9999999999")), 401, "must be numbers"},

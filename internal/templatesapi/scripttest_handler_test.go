@@ -367,8 +367,13 @@ func TestTenantBoundTokens(t *testing.T) {
 			continue
 		}
 		if c.status == http.StatusForbidden {
-			if e := r.apiErr(t); e.Code != CodeForbidden || !strings.Contains(e.Message, "tenants claim") || !strings.Contains(e.Message, strconv.Quote(c.tenant)) {
-				t.Errorf("%s: %+v, want FORBIDDEN naming the claim and the tenant", c.name, e)
+			// A request for no tenant is told to name one.
+			want := strconv.Quote(c.tenant)
+			if c.tenant == "" {
+				want = "set tenantId"
+			}
+			if e := r.apiErr(t); e.Code != CodeForbidden || !strings.Contains(e.Message, "tenants claim") || !strings.Contains(e.Message, want) {
+				t.Errorf("%s: %+v, want FORBIDDEN naming the claim and %s", c.name, e, want)
 			}
 		}
 	}

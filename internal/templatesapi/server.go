@@ -331,6 +331,16 @@ func (s *Server) tenantRefused(r *http.Request, tenant, what string) *httpError 
 		}
 		named = "names only " + strings.Join(quoted, ", ")
 	}
+	switch {
+	case tenant == "" && len(res.principal.Tenants) > 0:
+		return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
+			"this token %s in its %s claim, so it may %s only of a tenant it names, and the request names none: set tenantId",
+			named, s.cfg.JWTTenantClaim, what))
+	case tenant == "":
+		return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
+			"this token %s in its %s claim, so it may not %s: use a token that names the tenant, and set tenantId",
+			named, s.cfg.JWTTenantClaim, what))
+	}
 	return newError(http.StatusForbidden, CodeForbidden, fmt.Sprintf(
 		"this token %s in its %s claim, so it may not %s of tenant %q: use a token that names that tenant",
 		named, s.cfg.JWTTenantClaim, what, tenant))
