@@ -259,6 +259,11 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		// terminator; regexp2's are spelt out (regexp_anchors_flowscript.go).
 		re2Str, err = "", parser.RegexpErrorIncompatible{}
 	}
+	if err == nil && ignoreCase && !unicode && namesASCIIFolds(re2Str) {
+		// FlowScript patch 69: Go's i would match s and k (see
+		// namesASCIIFolds); regexp2's follows Canonicalize.
+		re2Str, err = "", parser.RegexpErrorIncompatible{}
+	}
 	if err == nil {
 		re2flags := ""
 		if multiline {

@@ -1318,3 +1318,18 @@ func TestStringifyIndentsAfterEmptyContainers(t *testing.T) {
 		}
 	}
 }
+
+// TestClassesNamingFoldsToASCII: with i and without u, a pattern that
+// names ſ or the Kelvin sign (the common [\u00C0-\u017F] of accented
+// letters) never matches plain s or k, as in Node (patch 69: Go's folding
+// joins them); with u it does, as in Node.
+func TestClassesNamingFoldsToASCII(t *testing.T) {
+	v, err := New().RunString(`const t = (re, s) => re.test(s);
+		JSON.stringify([t(/[\u00C0-\u017F]/i, "s"), t(/[\u00C0-\u017F]/i, "k"), t(/[\u00C0-\u017F]/i, "É"), t(/[\u00C0-\u017F]/i, "ſ"),
+			t(/\u212A/i, "k"), t(/[\u00C0-\u017F]/iu, "s"), t(/^[a-zà-ſ ]+$/i, "casa ÇÃO"),
+			"casa sapo".replace(/[\u00C0-\u017F]/gi, "_"), "Ação".match(/[\u00C0-\u017F]/gi), /[^\u00C0-\u017F]/i.test("s"), /ſ/i.test("S")])`)
+	want := `[false,false,true,true,false,true,true,"casa sapo",["ç","ã"],true,false]` // node 20
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -1093,3 +1093,37 @@ func maxChars(re *syntax.Regexp) int {
 	}
 	return 0 // empty matches and assertions take no character
 }
+
+// namesASCIIFolds reports whether a pattern in Go's syntax names U+017F (ſ)
+// or U+212A (Kelvin sign), alone or in a class or a range ([\u00C0-\u017F],
+// a common "accented letters" class). Go's case folding joins them to s and
+// k, so with the i flag such a pattern matched plain s and k; without the u
+// flag ECMAScript's Canonicalize keeps them apart (FlowScript patch 69). A
+// pattern that does not parse answers false: the compile that follows
+// reports it.
+func namesASCIIFolds(re2Str string) bool {
+	re, err := syntax.Parse(re2Str, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(re *syntax.Regexp) bool
+	walk = func(re *syntax.Regexp) bool {
+		switch re.Op {
+		case syntax.OpLiteral:
+			for _, r := range re.Rune {
+				if r == 0x17F || r == 0x212A {
+					return true
+				}
+			}
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(re.Rune); i += 2 {
+				lo, hi := re.Rune[i], re.Rune[i+1]
+				if lo <= 0x17F && 0x17F <= hi || lo <= 0x212A && 0x212A <= hi {
+					return true
+				}
+			}
+		}
+		return slices.ContainsFunc(re.Sub, walk)
+	}
+	return walk(re)
+}
