@@ -1496,8 +1496,24 @@ func (r *Runtime) checkStdArrayObj(obj *Object) *arrayObject {
 
 func (r *Runtime) checkStdArrayObjWithProto(obj *Object) *arrayObject {
 	if arr := r.checkStdArrayObj(obj); arr != nil {
-		if p1, ok := arr.prototype.self.(*arrayObject); ok && p1.propValueCount == 0 {
-			if p2, ok := p1.prototype.self.(*baseObject); ok && p2.prototype == nil {
+		var p2Obj *Object
+		switch p1 := arr.prototype.self.(type) {
+		case *arrayObject:
+			if p1.propValueCount == 0 {
+				p2Obj = p1.prototype
+			}
+		case *templatedArrayObject:
+			// FlowScript patch 70: Array.prototype became a template
+			// upstream, and no fast path of an array took this branch
+			// since (unshift got and set each element, slice, splice and
+			// Array.from defined each). An array's length is past its
+			// last index, so one of 0 has no index properties.
+			if p1.getLenProp().value.ToInteger() == 0 {
+				p2Obj = p1.prototype
+			}
+		}
+		if p2Obj != nil {
+			if p2, ok := p2Obj.self.(*baseObject); ok && p2.prototype == nil {
 				p2.ensurePropOrder()
 				if p2.idxPropCount == 0 {
 					return arr

@@ -1333,3 +1333,25 @@ func TestClassesNamingFoldsToASCII(t *testing.T) {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestUnshiftTakesTheFastPath: unshift of a dense array moves its values
+// at once (patch 70), and still honours an index setter or value inherited
+// from Array.prototype, holes and the order of its arguments (Node's
+// answers).
+func TestUnshiftTakesTheFastPath(t *testing.T) {
+	v, err := New().RunString(`
+		const a = []; for (let i = 0; i < 3000; i++) a.unshift(i);
+		const b = [1, 2, 3]; b.unshift(0, -1);
+		var log = [];
+		Object.defineProperty(Array.prototype, '3', {set(v) { log.push('proto set ' + v) }, configurable: true});
+		const s = [1, 2, 3]; s.unshift(0);
+		const r1 = [JSON.stringify(s), s.length, Object.keys(s).join(','), log.join(';')];
+		delete Array.prototype[3];
+		Array.prototype[5] = 'inherited';
+		const c = [1, 2]; c.unshift(0); const d = [1, , 3]; d.unshift(0);
+		JSON.stringify([a[0], a[2999], a.length, b, r1, c, c[5], d, 1 in d, 2 in d])`)
+	want := `[2999,0,3000,[0,-1,1,2,3],["[0,1,2,null]",4,"0,1,2","proto set 3"],[0,1,2],"inherited",[0,1,null,3],true,false]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}
