@@ -487,6 +487,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	if maxLength <= stringLength {
 		return s
 	}
+	r.checkStringLength(maxLength) // FlowScript patch 71
 	strAscii, strUnicode := devirtualizeString(s)
 	var filler String
 	var fillerAscii asciiString
@@ -562,6 +563,9 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	}
 	if numInt == 0 || s.Length() == 0 {
 		return stringEmpty
+	}
+	if numInt > maxStringLength/int64(s.Length()) {
+		r.checkStringLength(maxStringLength + 1) // FlowScript patch 71
 	}
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)

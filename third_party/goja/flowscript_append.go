@@ -28,6 +28,26 @@ import (
 // A UTF-16 string is handed out with its capacity cut to its length, so no
 // other code can append into the array either.
 
+// maxStringLength is V8's String::kMaxLength on 64-bit machines: a longer
+// string is a RangeError (FlowScript patch 71), thrown before anything is
+// allocated, where the engine ran out of memory or Go panicked making it.
+const maxStringLength = 1<<29 - 24
+
+// checkStringLength throws V8's RangeError for a string of n characters
+// past maxStringLength.
+func (r *Runtime) checkStringLength(n int64) {
+	if n > maxStringLength {
+		panic(r.newError(r.getRangeError(), "Invalid string length"))
+	}
+}
+
+// concat is left + right (patch 67), or the RangeError of a string past
+// maxStringLength (patch 71).
+func (r *Runtime) concat(left, right String) String {
+	r.checkStringLength(int64(left.Length()) + int64(right.Length()))
+	return r.appender.concat(left, right)
+}
+
 // appendMinLength is the length from which a concatenation goes through the
 // appender: below it a plain copy costs no more.
 const appendMinLength = 256

@@ -1355,3 +1355,20 @@ func TestUnshiftTakesTheFastPath(t *testing.T) {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestStringsPastV8sMaximumLength: a string past V8's maximum length is
+// V8's catchable RangeError, before anything is allocated (patch 71:
+// padStart(Infinity) made Go panic, repeat(2**30) ran out of memory).
+func TestStringsPastV8sMaximumLength(t *testing.T) {
+	v, err := New().RunString(`const r = [];
+		for (const f of [() => 'a'.padStart(Infinity), () => 'x'.repeat(2**30), () => 'ab'.repeat(2**28), () => 'x'.padEnd(2**31),
+			() => 'ção'.padEnd(2**29)]) {
+			try { r.push(f()) } catch (e) { r.push(String(e)) }
+		}
+		r.join()`)
+	want := strings.Repeat("RangeError: Invalid string length,", 5)
+	if err != nil || v.String()+"," != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+	New().checkStringLength(1<<29 - 24) // V8's maximum itself is allowed
+}

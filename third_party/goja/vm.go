@@ -1283,7 +1283,7 @@ func (_add) exec(vm *vm) {
 		if !isRightString {
 			rightString = right.toString()
 		}
-		ret = vm.r.appender.concat(leftString, rightString) // FlowScript patch 67
+		ret = vm.r.concat(leftString, rightString) // FlowScript patches 67 and 71
 	} else {
 		switch left := left.(type) {
 		case valueInt:
@@ -5306,6 +5306,7 @@ func (n concatStrings) exec(vm *vm) {
 		}
 	}
 
+	vm.r.checkStringLength(int64(length)) // FlowScript patch 71
 	vm.sp -= int(n) - 1
 	if length >= appendMinLength { // FlowScript patch 67
 		vm.stack[vm.sp-1] = vm.r.appender.concatAll(strs, length, allAscii)
