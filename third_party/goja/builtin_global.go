@@ -499,6 +499,12 @@ func parseInt(s string, base int) (Value, error) {
 
 	maxVal = math.MaxInt64
 	for ; i < len(s); i++ {
+		if n >= cutoff && base == 10 {
+			// FlowScript patch 72: the decimal digits to the nearest
+			// double, as V8 reads them (parseLargeInt's sum rounds at each
+			// digit, off in the last place past about 20 digits).
+			return parseLargeDecimal(s, sign), nil
+		}
 		if n >= cutoff {
 			// n*base overflows
 			return parseLargeInt(float64(n), s[i:], base, sign)
@@ -510,6 +516,9 @@ func parseInt(s string, base int) (Value, error) {
 		n *= int64(base)
 
 		n1 := n + int64(v)
+		if (n1 < n || n1 > maxVal) && base == 10 {
+			return parseLargeDecimal(s, sign), nil // FlowScript patch 72
+		}
 		if n1 < n || n1 > maxVal {
 			// n+v overflows
 			return parseLargeInt(float64(n)+float64(v), s[i+1:], base, sign)
@@ -532,6 +541,20 @@ func parseInt(s string, base int) (Value, error) {
 
 Error:
 	return _NaN, err
+}
+
+// parseLargeDecimal is the number the decimal digits at the start of s
+// name, rounded once to the nearest double (FlowScript patch 72).
+func parseLargeDecimal(s string, sign bool) Value {
+	end := 0
+	for end < len(s) && '0' <= s[end] && s[end] <= '9' {
+		end++
+	}
+	f, _ := strconv.ParseFloat(s[:end], 64) // digits only: ±Inf past the range, as V8
+	if sign {
+		f = -f
+	}
+	return floatToValue(f)
 }
 
 func parseLargeInt(n float64, s string, base int, sign bool) (Value, error) {

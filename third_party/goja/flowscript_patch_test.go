@@ -1372,3 +1372,30 @@ func TestStringsPastV8sMaximumLength(t *testing.T) {
 	}
 	New().checkStringLength(1<<29 - 24) // V8's maximum itself is allowed
 }
+
+// TestParseIntOfLongDecimals: parseInt of a decimal past 2^63 is the
+// digits rounded once to the nearest double, as V8 (strconv.ParseFloat
+// rounds so); upstream's sum rounded at every digit (patch 72).
+func TestParseIntOfLongDecimals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(72, 1))
+	r := New()
+	for range 2000 {
+		var b strings.Builder
+		b.WriteByte(byte('1' + rng.IntN(9)))
+		for range 18 + rng.IntN(30) {
+			b.WriteByte(byte('0' + rng.IntN(10)))
+		}
+		digits := b.String()
+		want, _ := strconv.ParseFloat(digits, 64)
+		for _, in := range []string{digits, "-" + digits + "x"} {
+			v, err := r.RunString(fmt.Sprintf("parseInt(%q)", in))
+			w := want
+			if in[0] == '-' {
+				w = -want
+			}
+			if err != nil || v.ToFloat() != w {
+				t.Fatalf("parseInt(%q) = %v (%v), want %v", in, v, err, w)
+			}
+		}
+	}
+}
