@@ -162,7 +162,7 @@ func TestRunOne(t *testing.T) {
 			"SCRIPT_ERROR: TypeError: Cannot read properties of null (reading 'x') (line 2, column 6)\n"},
 		{"limit from the environment", invocation{args: []string{"run", "-"}, stdin: "for (;;) {}",
 			env: map[string]string{"SANDBOX_TIMEOUT_MS": "200"}}, ExitFailed, "", "SCRIPT_TIMEOUT: Script execution timed out"},
-		{"memory limit", invocation{args: []string{"run", "-"}, stdin: "return 'x'.repeat(1e9)"}, ExitFailed, "",
+		{"memory limit", invocation{args: []string{"run", "-"}, stdin: "return 'x'.repeat(4e8)"}, ExitFailed, "",
 			"SCRIPT_MEMORY_LIMIT: Script exceeded the memory limit of 32 MB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

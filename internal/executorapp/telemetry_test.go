@@ -490,7 +490,7 @@ func TestAdminMetricsAfterJobs(t *testing.T) {
 		ctx := testenv.Context(t, 60*time.Second)
 
 		memory := slowJob("m-memory", 0)
-		memory.Action.Source = "return 'x'.repeat(1e9).length"
+		memory.Action.Source = "return 'x'.repeat(4e8).length"
 		codes := map[string]int{} // result code ("" on success) → jobs
 		for _, job := range []*flowjob.Job{slowJob("m-ok-1", 1), slowJob("m-ok-2", 1), failingJob("m-fail"), memory} {
 			res, err := client.Run(ctx, job)

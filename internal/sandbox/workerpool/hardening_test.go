@@ -386,7 +386,7 @@ func TestReplacedWorkerNamesItsJob(t *testing.T) {
 		Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
 	})
 	ctx := sandbox.WithJobID(context.Background(), "job-that-ran-out")
-	if res := p.Run(ctx, sandbox.Request{Source: "return 'x'.repeat(1e9).length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
+	if res := p.Run(ctx, sandbox.Request{Source: "return 'x'.repeat(4e8).length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
 		t.Fatalf("got %q, %v; want SCRIPT_MEMORY_LIMIT", res.Output, res.Err)
 	}
 	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) {
