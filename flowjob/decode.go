@@ -988,10 +988,15 @@ func (d *decoder) deadline(i int, p path, dst **time.Time) int {
 		d.p.add(p.String(), "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s", quote(string(s)))
 		return end
 	}
-	// time.Parse takes a comma before the fraction of a second; RFC 3339,
-	// the job schema and the TypeScript client take only a period.
+	// time.Parse takes a comma before the fraction of a second and an hour
+	// of one digit; RFC 3339, the job schema and the TypeScript client take
+	// only a period and two digits.
 	if bytes.IndexByte(s, ',') >= 0 {
 		d.p.add(p.String(), "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s: a fraction of a second follows a period, not a comma", quote(string(s)))
+		return end
+	}
+	if len(s) < 14 || s[13] != ':' { // 2026-01-02T15: the year and the rest have their digits already
+		d.p.add(p.String(), "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s: the hour takes two digits", quote(string(s)))
 		return end
 	}
 	// time.Parse takes an offset's minutes up to 60 (+00:60 is an hour);

@@ -203,6 +203,8 @@ func TestDecodeRefusesBadInput(t *testing.T) {
 			`deadline: must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "2026-01-01T00:00:00+00:60": an offset's minutes run from 00 to 59`}},
 		{"deadline with a comma before its fraction", edit(`"id":"j1"`, `"id":"j1","deadline":"2030-01-01T00:00:00,5Z"`), []string{
 			`deadline: must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "2030-01-01T00:00:00,5Z": a fraction of a second follows a period, not a comma`}},
+		{"deadline with an hour of one digit", edit(`"id":"j1"`, `"id":"j1","deadline":"2030-01-01T5:00:00Z"`), []string{
+			`deadline: must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "2030-01-01T5:00:00Z": the hour takes two digits`}},
 		{"redirect without exception block", edit(`"onError":"continue"`, `"onError":"blocking","errorHandoff":false`), []string{
 			`defaultExceptionBlockId: required when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there`}},
 		{"many at once", `{"id":"a.b","sessionId":1,"context":"bot","action":{"type":"x","source":"","inputVariables":[{"name":"if","value":""}],"outputVariable":"o","onError":"continue"},"variables":{"n":1},"extra":true}`,
