@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 
-import { CONTRACT_VERSION } from "./contract.js";
+import { CONTRACT_VERSION, LIMITS } from "./contract.js";
 import { ACTION_TYPE_EXECUTE_SCRIPT, FIELDS, type ExecuteScriptAction, type Job } from "./types.js";
-import { notJSON } from "./validate.js";
+import { inspectJSON } from "./validate.js";
 
 /** A new job id: a UUID (letters, digits and '-', as the contract wants). */
 export function newJobId(): string {
@@ -99,8 +99,10 @@ export function resumeJob(suspended: Job, continuation: string, resolution: unkn
       id,
       // The resolution as the wire will carry it, copied: a change to the
       // caller's object after this call does not change the job. One that
-      // JSON would change (NaN, a Map, a function) is kept as given, for
-      // validateJob and submit to refuse, not turned into null or {}.
+      // JSON would change (NaN, a Map, a function) or cannot write (a
+      // cycle, a BigInt), or one nested deeper than the executor reads, is
+      // kept as given, for validateJob and submit to refuse, not turned
+      // into null or {} (nor thrown here).
       resume: { token: continuation, resolution: copyResolution(resolution) },
     },
     FIELDS.job,
@@ -109,5 +111,13 @@ export function resumeJob(suspended: Job, continuation: string, resolution: unkn
 
 function copyResolution(resolution: unknown): unknown {
   if (resolution === undefined) return null;
-  return notJSON(resolution) ? resolution : JSON.parse(JSON.stringify(resolution));
+  // A cycle, or nesting deeper than the executor reads (JSON.stringify
+  // would throw, or overflow the stack 100,000 levels down), is kept too.
+  const { why, tooDeep } = inspectJSON(resolution, LIMITS.maxResolutionNesting);
+  if (why || tooDeep) return resolution;
+  try {
+    return JSON.parse(JSON.stringify(resolution));
+  } catch {
+    return resolution; // a toJSON that throws: validateJob says so
+  }
 }

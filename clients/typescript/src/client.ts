@@ -2,12 +2,13 @@
 // client (flowjob/client.go) does: Nats-Msg-Id = job id, Reply-To, the
 // contract version header and W3C trace context on the job; the result
 // from the Reply-To inbox first, the RESULTS stream as the fallback.
-import { createInbox, headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
+import { createInbox, ErrorCode, headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 
 import {
   CONTRACT_VERSION,
   DEFAULT_RESULTS_STREAM,
   DEFAULT_SUBJECT_PREFIX,
+  HEADER_MSG_ID,
   HEADER_REPLY_TO,
   HEADER_TRACEPARENT,
   HEADER_TRACESTATE,
@@ -131,6 +132,33 @@ export class PublishError extends Error {
 }
 
 /**
+ * The job, with the headers publishJob adds, is larger than a message the
+ * broker takes (its max_payload, often 1 MiB: the contract's cap on the job
+ * alone): nothing was sent, and publishing it again cannot succeed. Move
+ * large data out of its variables. Not a PublishError, which says a retry
+ * may work.
+ */
+export class MaxPayloadError extends Error {
+  override readonly name = "MaxPayloadError";
+  constructor(
+    readonly jobId: string,
+    /** The subject the job was to be published on. */
+    readonly subject: string,
+    /** The encoded job's size in bytes, without its headers. */
+    readonly jobBytes: number,
+    /** The broker's max_payload: the most bytes a message, headers included, may have. */
+    readonly maxPayload: number,
+    cause?: unknown,
+  ) {
+    super(
+      `publishing job ${jobId} on ${subject}: the job is ${jobBytes} bytes and, with its headers, over the ${maxPayload} bytes a broker message can carry (max_payload): ` +
+        "move large data out of its variables; publishing it again cannot succeed",
+      cause ? { cause } : undefined,
+    );
+  }
+}
+
+/**
  * submit found a result stored under the job's id for another session, flow
  * or block: the id was another job's (flowclient.ErrIDReused in Go). That
  * result is not this job's, and this job did not run: give each job a new
@@ -205,7 +233,8 @@ function subjects(o: ContractOptions) {
  * sent) and publishes it to the JOBS stream with Nats-Msg-Id = job id (a
  * retried publish is stored once), Flowscript-Version, Reply-To when
  * options.replyTo is given, and the active span's trace context when
- * @opentelemetry/api is installed.
+ * @opentelemetry/api is installed. A job that, with these headers, is over
+ * the connection's max_payload is a MaxPayloadError, and nothing is sent.
  */
 export async function publishJob(nc: NatsConnection, job: Job, options: PublishOptions = {}): Promise<Published> {
   assertValidJob(job);
@@ -215,12 +244,23 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
   }
   const h = headers();
   const span = options.trace === false ? undefined : await startPublishSpan(h, jobs, job.id);
+  h.set(HEADER_MSG_ID, job.id); // as the msgID option sets it: counted below
   h.set(HEADER_VERSION, String(CONTRACT_VERSION));
   if (options.replyTo) {
     h.set(HEADER_REPLY_TO, options.replyTo);
   }
+  const data = new TextEncoder().encode(JSON.stringify(job));
+  // The broker's max_payload counts the headers too: a job at the
+  // contract's 1 MiB cap validates, yet no broker of the default 1 MiB
+  // takes it. Say so now, not as a PublishError that invites a retry.
+  const maxPayload = nc.info?.max_payload;
+  if (maxPayload !== undefined && data.length + headerBytes(h) > maxPayload) {
+    const err = new MaxPayloadError(job.id, jobs, data.length, maxPayload);
+    span?.end(err);
+    throw err;
+  }
   try {
-    const ack = await nc.jetstream().publish(jobs, new TextEncoder().encode(JSON.stringify(job)), {
+    const ack = await nc.jetstream().publish(jobs, data, {
       msgID: job.id,
       headers: h,
       ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
@@ -229,8 +269,21 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
     return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
   } catch (err) {
     span?.end(err);
+    if ((err as { code?: unknown })?.code === ErrorCode.MaxPayloadExceeded) {
+      // The connection's max_payload changed (a reconnect to another server).
+      throw new MaxPayloadError(job.id, jobs, data.length, nc.info?.max_payload ?? 0, err);
+    }
     throw new PublishError(job.id, jobs, err);
   }
+}
+
+/** The bytes of headers as NATS sends them: "NATS/1.0", a line per value, a blank line. */
+function headerBytes(h: MsgHdrs): number {
+  let text = "NATS/1.0";
+  for (const [k, values] of h) {
+    for (const v of values) text += `\r\n${k}: ${v}`;
+  }
+  return new TextEncoder().encode(text + "\r\n\r\n").length;
 }
 
 /**
@@ -284,7 +337,8 @@ export async function getResult(nc: NatsConnection, jobId: string, options: Cont
  * once: with a PublishError when the broker did not acknowledge the job and
  * no result came (within timeoutMs: the result's wait and the publish share
  * it, so a publish still unanswered when the wait ends is reported as the
- * publish's failure), a ResultTimeoutError when the job was stored but no
+ * publish's failure), a MaxPayloadError when the job with its headers is
+ * over the broker's max_payload (nothing sent), a ResultTimeoutError when the job was stored but no
  * result came within timeoutMs, the signal's reason when it aborts (at
  * once, even while the publish is in flight; before it, nothing is sent).
  */

@@ -46,4 +46,6 @@ export const LIMITS = {
   maxVariables: 4096,
   maxVariablesBytes: 1 << 20,
   maxTokenBytes: 4 << 10,
+  /** How deeply resume.resolution may nest arrays and objects (flowjob.MaxResolutionNesting). */
+  maxResolutionNesting: 500,
 } as const;

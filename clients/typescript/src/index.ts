@@ -21,6 +21,7 @@ export {
   ResultTimeoutError,
   ConnectionClosedError,
   PublishError,
+  MaxPayloadError,
   MAX_TIMEOUT_MS,
   IdReusedError,
   type ContractOptions,

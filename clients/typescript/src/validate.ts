@@ -77,12 +77,32 @@ export function validateJob(value: unknown): FieldError[] {
 }
 
 function everyJobProblem(value: unknown): FieldError[] {
+  if (!isObject(value)) {
+    return [{ field: "", message: `a job must be a JSON object, got ${jsonKind(value)}` }];
+  }
+  // A job over the cap is refused for that alone, as flowjob.Decode
+  // refuses it before reading a field.
+  const size = encodedSize(value);
+  if (typeof size === "number" && size > LIMITS.maxJobBytes) {
+    return [{ field: "", message: `job is ${size} bytes, over the ${LIMITS.maxJobBytes}-byte limit: move large data out of the job` }];
+  }
   const { job } = validators();
   const list = job(value) ? [] : fromAjv(job.errors ?? [], value);
-  if (isObject(value)) {
-    checkBytes(value, list);
-  }
+  checkBytes(value, list, size);
   return list;
+}
+
+/**
+ * The bytes of UTF-8 JSON.stringify writes for job, or why it cannot
+ * write it (a BigInt, a cycle, a toJSON that throws, a value nested too
+ * deep for the stack).
+ */
+function encodedSize(job: Record<string, unknown>): number | Error {
+  try {
+    return bytes(JSON.stringify(job));
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 /** Whether value is a valid job. */
@@ -126,19 +146,29 @@ function capped(list: FieldError[]): FieldError[] {
 // flowjob's words for a templateVersion without its templateId.
 const TEMPLATE_VERSION_ALONE = "needs templateId: name the template the version belongs to";
 
-// Hints after "required", by field (indices written as []).
-const REQUIRED_HINTS: Record<string, string> = {
-  id: "a unique id such as a UUID",
-  context: '"flow" or "tool"',
-  action: "the executeScript action to run",
-  "action.type": '"executeScript"',
-  "action.source": "write a function execute(...) or a body that returns a value",
-  "action.inputVariables": "use [] when the script takes no inputs",
-  "action.outputVariable": "the session variable to write",
-  "action.onError": '"blocking" or "continue"',
-  "action.inputVariables[].value": 'it may be ""',
+// flowjob's words for a required field that is missing or empty, by field
+// (indices written as []); "required" for the others.
+const REQUIRED: Record<string, string> = {
+  id: "required: a unique id such as a UUID",
+  context: 'required: "flow" or "tool"',
+  action: "required: the executeScript action to run",
+  "action.type": 'required: "executeScript"',
+  "action.source": "required: write a function execute(...) or a body that returns a value",
+  "action.inputVariables": "required: use [] when the script takes no inputs",
+  "action.outputVariable": "required: the session variable to write",
+  "action.onError": 'required: "blocking" or "continue"',
+  "action.inputVariables[].value": 'required (it may be "")',
   defaultExceptionBlockId:
-    'when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there',
+    'required when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there',
+  "resume.token": "required: the continuation of the suspended job's result",
+  "resume.resolution": "required: the answer to the approval request (any JSON, null included)",
+};
+
+// What flowjob says a field must be when its JSON type is wrong, where
+// that is more than the schema's type (indices written as []).
+const TYPE_WORDS: Record<string, string> = {
+  capabilities: "an array of strings",
+  variables: "an object of strings",
 };
 
 function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
@@ -158,7 +188,7 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
     if (e.propertyName !== undefined) {
       // A rule on a member's name (propertyNames).
       const field = keyPath(at, e.propertyName);
-      if (e.keyword === "minLength") add(field, "a name must not be empty");
+      if (e.keyword === "minLength") add(field, at === "variables" ? "a variable name must not be empty" : "a name must not be empty");
       else if (e.keyword === "maxLength") add(field, `name is ${bytes(e.propertyName)} bytes, over the ${e.params.limit}-byte limit`);
       else add(field, `name ${e.message ?? "is invalid"}`);
       continue;
@@ -173,8 +203,7 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
           add("templateVersion", TEMPLATE_VERSION_ALONE); // flowjob names the version
           break;
         }
-        const hint = REQUIRED_HINTS[generic(field)];
-        add(field, hint ? `required: ${hint}` : "required");
+        add(field, REQUIRED[generic(field)] ?? "required");
         break;
       }
       case "additionalProperties": {
@@ -185,7 +214,12 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         break;
       }
       case "type":
-        add(at, `must be ${typeWords(e.params.type as string | string[])}, got ${kindOf(e.data)}`);
+        if (at === "defaultExceptionBlockId" && e.data === null && e.schemaPath.includes("/then/")) {
+          // null is absent to flowjob: the field is missing where it is required.
+          add(at, REQUIRED[at]!);
+          break;
+        }
+        add(at, `must be ${TYPE_WORDS[generic(at)] ?? typeWords(e.params.type as string | string[])}, got ${kindOf(e.data)}`);
         break;
       case "enum": {
         const allowed = (e.schema as unknown[]).map((v) => JSON.stringify(v));
@@ -225,9 +259,9 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
           // jsident.Check's two refusals: a reserved word, or FlowScript's own prefix.
           add(
             at,
-            typeof e.data === "string" && e.data.startsWith(INTERNAL_PREFIX)
-              ? `${quoted(e.data)} starts with ${JSON.stringify(INTERNAL_PREFIX)}, which FlowScript keeps for its own names; choose another name`
-              : `${quoted(e.data)} is a reserved word in JavaScript or in FlowScript; choose another name`,
+            e.data.startsWith(INTERNAL_PREFIX)
+              ? `${goQuote(e.data, Infinity)} starts with ${JSON.stringify(INTERNAL_PREFIX)}, which FlowScript keeps for its own names; choose another name`
+              : `${goQuote(e.data, Infinity)} is a reserved word in JavaScript or in FlowScript; choose another name`,
           );
         } else if (at === "" && isObject(e.data) && "error" in e.data) {
           add("error", "only a failed result carries an error");
@@ -241,8 +275,7 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
           break;
         }
         // minLength 1 is how the schema says "required, not empty".
-        const hint = REQUIRED_HINTS[generic(at)];
-        add(at, e.params.limit !== 1 ? `must be at least ${e.params.limit} characters` : hint ? `required: ${hint}` : "required");
+        add(at, e.params.limit !== 1 ? `must be at least ${e.params.limit} characters` : (REQUIRED[generic(at)] ?? "required"));
         break;
       }
       case "maxLength":
@@ -258,14 +291,16 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
         add(at, `has ${Object.keys(e.data as object).length} members, over the limit of ${e.params.limit}`);
         break;
       case "maximum":
-        if (at === "version") {
+        if (isPastInt64(e.data)) {
+          add(at, outOfRange(e.data));
+        } else if (at === "version") {
           add(at, `contract version ${String(e.data)} is newer than this one (${e.params.limit}): upgrade the executor before sending such jobs`);
         } else {
           add(at, `must be at most ${e.params.limit}, got ${String(e.data)}`);
         }
         break;
       case "minimum":
-        add(at, `must be ${e.params.limit} or more, got ${String(e.data)}`);
+        add(at, isPastInt64(e.data) ? outOfRange(e.data) : `must be ${e.params.limit} or more, got ${String(e.data)}`);
         break;
       default:
         add(at, e.message ?? `breaks the rule ${e.keyword}`);
@@ -277,6 +312,11 @@ function fromAjv(errors: ErrorObject[], root: unknown): FieldError[] {
 function patternMessage(at: string, data: unknown): string {
   switch (generic(at)) {
     case "id":
+      // flowjob names the cap first: "é" is two bytes.
+      if (typeof data === "string" && bytes(data) > LIMITS.maxIdBytes) {
+        return overBytes(at, bytes(data), LIMITS.maxIdBytes);
+      }
+      return `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got ${quoted(data)}`;
     case "jobId":
       return `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got ${quoted(data)}`;
     case "action.source":
@@ -296,11 +336,7 @@ function patternMessage(at: string, data: unknown): string {
       return `${quoted(data)} is not a JavaScript identifier: start with a letter, '_' or '$', then letters, digits, '_' or '$'`;
     case "deadline":
     case "completedAt":
-      // flowjob's words for an offset's minutes past 59 (+00:60).
-      if (typeof data === "string" && /[+-]\d\d:([6-9]\d)$/.test(data)) {
-        return `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${quoted(data)}: an offset's minutes run from 00 to 59`;
-      }
-      return `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${quoted(data)}`;
+      return timeMessage(String(data));
     default:
       return `does not have the required form, got ${quoted(data)}`;
   }
@@ -312,6 +348,9 @@ const utf8 = new TextEncoder();
 // Bytes of UTF-8, as Go's len() of the decoded string: a lone surrogate
 // counts 3, as the U+FFFD both TextEncoder and encoding/json make of it.
 const bytes = (s: string) => utf8.encode(s).length;
+
+// flowjob.MaxResolutionNesting: the sandbox's JSON.parse reads no deeper.
+const MAX_RESOLUTION_NESTING = LIMITS.maxResolutionNesting;
 
 // jsident.InternalPrefix: input names FlowScript keeps for its own bindings.
 const INTERNAL_PREFIX = "$flowscript$";
@@ -330,7 +369,7 @@ function overBytes(field: string, n: number, max: number): string {
   }
 }
 
-function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
+function checkBytes(job: Record<string, unknown>, list: FieldError[], size: number | Error) {
   const add = (field: string, message: string) => {
     if (!list.some((e) => e.field !== "" && (within(e.field, field) || within(field, e.field)))) {
       list.push({ field, message });
@@ -347,8 +386,8 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   // Whole numbers past 2^53 are not exact in JSON: flowjob refuses them.
   for (const f of ["version", "timeoutMs", "templateVersion"]) {
     const v = job[f];
-    if (typeof v === "number" && Number.isInteger(v) && Math.abs(v) > 2 ** 53) {
-      add(f, `${JSON.stringify(v)} is out of range`);
+    if (isOutOfRange(v)) {
+      add(f, outOfRange(v));
     }
   }
   // The schema checks a deadline's form; the calendar is checked here
@@ -356,18 +395,20 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   const deadline = job["deadline"];
   if (typeof deadline === "string" && /^\d{4}-\d{2}-\d{2}T/.test(deadline)) {
     const [y, m, d] = deadline.slice(0, 10).split("-").map(Number) as [number, number, number];
-    const last = new Date(0);
-    last.setUTCFullYear(y, m, 0); // the month's last day (Date.UTC would read years 0-99 as 1900-1999)
-    if (d > last.getUTCDate()) {
-      add("deadline", `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got ${JSON.stringify(deadline)}: ${deadline.slice(0, 10)} is no day`);
+    if (d > daysIn(y, m)) {
+      add("deadline", timeMessage(deadline));
     }
   }
   const resume = job["resume"];
   if (isObject(resume)) {
     cap("resume.token", resume["token"], LIMITS.maxTokenBytes);
     if ("resolution" in resume && resume["resolution"] !== undefined) {
-      const why = notJSON(resume["resolution"]);
-      if (why) add("resume.resolution", `must be JSON: ${why}`);
+      const { why, tooDeep } = inspectJSON(resume["resolution"], MAX_RESOLUTION_NESTING);
+      if (why) {
+        add("resume.resolution", `must be JSON: ${why}`);
+      } else if (tooDeep) {
+        add("resume.resolution", `nests arrays and objects more than ${MAX_RESOLUTION_NESTING} levels deep: resume with a flatter resolution`);
+      }
     }
   }
   const action = job["action"];
@@ -388,7 +429,7 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
         if (earlier === undefined) {
           first.set(name, i);
         } else {
-          add(field, `${JSON.stringify(name)} is already the name of action.inputVariables[${earlier}]; each input needs its own name`);
+          add(field, `${goQuote(name, Infinity)} is already the name of action.inputVariables[${earlier}]; each input needs its own name`);
         }
       });
     }
@@ -402,11 +443,12 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
   } else if (isObject(vars)) {
     let total = 0;
     // JSON carries a lone surrogate, but flowjob reads it as U+FFFD: two
-    // names that differ only there are the same name to it.
+    // names that differ only there ("a\uD800", "a\uFFFD") are the same
+    // name to it, and the later one is a duplicate.
     const seen = new Set<string>();
     for (const k of Object.keys(vars)) {
       const name = k.replace(LONE_SURROGATE, "\uFFFD");
-      if (name !== k && seen.has(name)) {
+      if (seen.has(name)) {
         add(keyPath("variables", name), "duplicate variable");
       }
       seen.add(name);
@@ -421,19 +463,57 @@ function checkBytes(job: Record<string, unknown>, list: FieldError[]) {
       add("variables", `total ${total} bytes, over the ${LIMITS.maxVariablesBytes}-byte limit: send only the ones the action uses`);
     }
   }
-  let text: string;
-  try {
-    text = JSON.stringify(job);
-  } catch (err) {
-    // A BigInt, or a toJSON that throws: the field's own problem is
-    // listed above when the schema saw it.
-    if (list.length === 0) list.push({ field: "", message: `cannot be encoded as JSON: ${String(err)}` });
-    return;
+  if (size instanceof Error && list.length === 0) {
+    // A BigInt, a cycle or a toJSON that throws: the field's own problem
+    // is listed above when the schema or the checks here saw it.
+    list.push({ field: "", message: `cannot be encoded as JSON: ${size.name}: ${size.message.split("\n")[0]}` });
   }
-  const size = bytes(text);
-  if (size > LIMITS.maxJobBytes) {
-    list.push({ field: "", message: `job is ${size} bytes, over the ${LIMITS.maxJobBytes}-byte limit: move large data out of the job` });
-  }
+}
+
+/** flowjob's words for whole numbers past 2^53 (not exact in JSON: refused). */
+function isOutOfRange(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && Math.abs(v) > 2 ** 53;
+}
+
+/** Whole numbers flowjob reads as out of range even when they are written as digits: past Go's int. */
+function isPastInt64(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && Math.abs(v) >= 2 ** 63;
+}
+
+/** What flowjob says of such a number: the number as JSON writes it. */
+const outOfRange = (v: number) => `${JSON.stringify(v)} is out of range`;
+
+/** The days in month m (1-12) of year y. */
+function daysIn(y: number, m: number): number {
+  const last = new Date(0);
+  last.setUTCFullYear(y, m, 0); // the month's last day (Date.UTC would read years 0-99 as 1900-1999)
+  return last.getUTCDate();
+}
+
+// What Go's time.Parse(time.RFC3339Nano) takes beyond the schema's
+// pattern: a comma before the fraction, an offset of 24 hours or of 60
+// minutes. (It also takes a one-digit hour, which the schema refuses.)
+const GO_TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d?):(\d\d):(\d\d)([.,]\d+)?(?:Z|([+-])(\d\d):(\d\d))$/;
+
+/**
+ * flowjob's words for a time the schema refuses (or a day the calendar
+ * lacks): the reason when Go's time.Parse reads it but flowjob refuses it
+ * (a comma before the fraction, an offset's minutes of 60, an offset of 24
+ * hours), else only the time.
+ */
+function timeMessage(s: string): string {
+  const base = `must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got`;
+  const m = GO_TIME.exec(s);
+  const [y, mo, d, h, mi, sec] = (m?.slice(1, 7) ?? []).map(Number) as number[];
+  const parsed =
+    m !== null && mo! >= 1 && mo! <= 12 && d! >= 1 && d! <= daysIn(y!, mo!) && h! < 24 && mi! < 60 && sec! < 60 &&
+    (m[8] === undefined || (Number(m[9]) <= 24 && Number(m[10]) <= 60));
+  if (!parsed) return `${base} ${goQuote(s)}`;
+  if (m[7]?.startsWith(",")) return `${base} ${goQuote(s)}: a fraction of a second follows a period, not a comma`;
+  if (m[4]!.length === 1) return `${base} ${goQuote(s)}: the hour takes two digits`;
+  if (m[10] === "60") return `${base} ${goQuote(s)}: an offset's minutes run from 00 to 59`;
+  if (m[9] === "24") return `${base} an offset of ${m[8] === "-" ? "-" : ""}24 hours: offsets run from -23:59 to +23:59`;
+  return `${base} ${goQuote(s)}`;
 }
 
 // ---- paths and words ----
@@ -468,17 +548,18 @@ const MAX_QUOTED_BYTES = 40;
 
 /**
  * s as flowjob's quote writes it: cut to 40 bytes of UTF-8 on a character
- * boundary (then "…" after the quotes), in Go's strconv.Quote escapes.
+ * boundary (then "…" after the quotes), in Go's strconv.Quote escapes;
+ * with max Infinity, as Go's %q writes it, whole.
  */
-function goQuote(s: string): string {
+function goQuote(s: string, max = MAX_QUOTED_BYTES): string {
   let cut = s;
   let more = false;
-  if (bytes(s) > MAX_QUOTED_BYTES) {
+  if (bytes(s) > max) {
     let n = 0;
     let end = 0;
     for (const ch of s) {
       n += bytes(ch);
-      if (n > MAX_QUOTED_BYTES) break;
+      if (n > max) break;
       end += ch.length;
     }
     cut = s.slice(0, end);
@@ -531,6 +612,13 @@ function orList(items: string[]): string {
   return `${items.slice(0, -1).join(", ")} or ${items[items.length - 1]}`;
 }
 
+/** The JSON type of v as flowjob names it ("array", "null", "number"...), or its JavaScript type. */
+function jsonKind(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
+
 function kindOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
@@ -538,8 +626,15 @@ function kindOf(v: unknown): string {
   return typeof v;
 }
 
+/** v quoted for a message: a string as flowjob's quote writes it, anything else as JSON (cut). */
 function quoted(v: unknown): string {
-  const s = JSON.stringify(v) ?? String(v);
+  if (typeof v === "string") return goQuote(v);
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? String(v);
+  } catch {
+    s = kindOf(v); // a cycle, or nested too deep to write
+  }
   return s.length > 42 ? s.slice(0, 41) + "…" : s;
 }
 
@@ -549,32 +644,92 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-// notJSON says why v is not a JSON value that JSON.stringify writes as it
-// is ("" when it is): a function, a symbol or undefined it leaves out, a
-// BigInt it refuses, NaN and the infinities it writes as null, a Map or a
-// Set it writes as {}.
-export function notJSON(v: unknown, depth = 0): string {
-  switch (typeof v) {
-    case "bigint":
-      return "a BigInt has no JSON form; send it as a string or a number";
-    case "function":
-    case "symbol":
-    case "undefined":
-      return `a ${typeof v} has no JSON form`;
-    case "number":
-      return Number.isFinite(v) ? "" : `${String(v)} has no JSON form (JSON.stringify writes null)`;
-    case "object":
-      if (v === null || depth > 64) return "";
-      if (v instanceof Map || v instanceof Set) {
-        return `a ${v instanceof Map ? "Map" : "Set"} is written as {}; convert it first (Object.fromEntries, [...set])`;
+/** What inspectJSON found. */
+export interface JSONInspection {
+  /** Why the value is not JSON as it is ("" when it is). */
+  why: string;
+  /** Whether it nests arrays and objects deeper than the maxNesting given. */
+  tooDeep: boolean;
+}
+
+/**
+ * Says whether v is a JSON value that JSON.stringify writes as it is, and
+ * why not ("" when it is): a function, a symbol or undefined it leaves out,
+ * a BigInt it refuses, NaN and the infinities it writes as null, a Map or
+ * a Set it writes as {}, an array or object that contains itself (a cycle
+ * it refuses); and whether it nests arrays and objects more than
+ * maxNesting levels deep, as flowjob.JSONNesting counts them (a scalar is
+ * 0, [] is 1, [[]] is 2). It walks without recursion, each array and
+ * object once, and stops at the first problem or past maxNesting, so a
+ * value nested 100,000 deep or a cycle of objects does not overflow the
+ * stack. An object with a toJSON method is taken as it is.
+ */
+export function inspectJSON(v: unknown, maxNesting = Number.POSITIVE_INFINITY): JSONInspection {
+  const fine: JSONInspection = { why: "", tooDeep: false };
+  const deep: JSONInspection = { why: "", tooDeep: true };
+  const problem = (why: string): JSONInspection => ({ why, tooDeep: false });
+  // The arrays and objects walked to the end, with how deeply each nests;
+  // those on the way down from v, with the members still to look at.
+  const done = new Map<object, number>();
+  const open = new Set<object>();
+  const stack: { node: object; items: unknown[]; array: boolean; next: number; below: number }[] = [];
+  // look: a problem, the nesting of a value known (0 for a scalar), or
+  // undefined when it is an array or object to walk (pushed on the stack).
+  const look = (item: unknown, inArray: boolean): JSONInspection | number | undefined => {
+    switch (typeof item) {
+      case "bigint":
+        return problem("a BigInt has no JSON form; send it as a string or a number");
+      case "undefined":
+        // A member left undefined is left out, as in any JSON.stringify'd
+        // object; in an array JSON writes null.
+        return inArray || stack.length === 0 ? problem("an undefined has no JSON form") : 0;
+      case "function":
+      case "symbol":
+        return problem(`a ${typeof item} has no JSON form`);
+      case "number":
+        return Number.isFinite(item) ? 0 : problem(`${String(item)} has no JSON form (JSON.stringify writes null)`);
+      case "object": {
+        if (item === null || typeof (item as { toJSON?: unknown }).toJSON === "function") return 0;
+        if (item instanceof Map || item instanceof Set) {
+          return problem(`a ${item instanceof Map ? "Map" : "Set"} is written as {}; convert it first (Object.fromEntries, [...set])`);
+        }
+        const known = done.get(item);
+        if (known !== undefined) return known;
+        if (open.has(item)) return problem("it contains itself (a cycle), which cannot be encoded as JSON");
+        if (stack.length >= maxNesting) return deep;
+        open.add(item);
+        const array = Array.isArray(item);
+        stack.push({ node: item, items: array ? item : Object.values(item), array, next: 0, below: 0 });
+        return undefined;
       }
-      if (typeof (v as { toJSON?: unknown }).toJSON === "function") return "";
-      for (const item of Array.isArray(v) ? v : Object.values(v)) {
-        const why = item === undefined && !Array.isArray(v) ? "" : notJSON(item, depth + 1);
-        if (why) return why;
+      default:
+        return 0;
+    }
+  };
+  const first = look(v, false);
+  if (typeof first === "object") return first;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.next < top.items.length) {
+      const got = look(top.items[top.next++], top.array);
+      if (typeof got === "object") return got;
+      if (got !== undefined) {
+        if (stack.length + got > maxNesting) return deep; // one walked before, under a shallower parent
+        top.below = Math.max(top.below, got);
       }
-      return "";
-    default:
-      return "";
+      continue;
+    }
+    stack.pop();
+    open.delete(top.node);
+    const nesting = top.below + 1;
+    done.set(top.node, nesting);
+    const parent = stack[stack.length - 1];
+    if (parent) parent.below = Math.max(parent.below, nesting);
   }
+  return fine;
+}
+
+/** Why v is not a JSON value that JSON.stringify writes as it is ("" when it is): inspectJSON's why. */
+export function notJSON(v: unknown): string {
+  return inspectJSON(v).why;
 }

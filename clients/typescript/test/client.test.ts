@@ -19,7 +19,9 @@ import {
   buildJob,
   getResult,
   JobValidationError,
+  LIMITS,
   MAX_TIMEOUT_MS,
+  MaxPayloadError,
   publishJob,
   PublishError,
   ResultTimeoutError,
@@ -435,6 +437,53 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
     assert.ok(Date.now() - started < 4_000, "no responders is an answer: it did not wait for the timeout");
     assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+  });
+
+  test("a job at the 1 MiB cap is valid, but over max_payload with its headers: MaxPayloadError at once, not a PublishError, nothing sent", async () => {
+    const maxPayload = exec.nc.info?.max_payload;
+    assert.equal(maxPayload, LIMITS.maxJobBytes, "the broker's default max_payload is the contract's cap on the job");
+    const j = job({ source: "return 1", outputVariable: "o", onError: "continue" }, { variables: { pad: "" } });
+    j.variables!["pad"] = "x".repeat(LIMITS.maxJobBytes - Buffer.byteLength(JSON.stringify(j)));
+    assert.equal(Buffer.byteLength(JSON.stringify(j)), LIMITS.maxJobBytes);
+    assert.deepEqual(validateJob(j), []);
+    const before = pending(exec.nc);
+    const sent = exec.nc.subscribe(`${CONTRACT.subjectPrefix}.jobs.>`);
+    const want = (err: unknown) =>
+      err instanceof MaxPayloadError &&
+      !(err instanceof PublishError) &&
+      err.jobId === j.id &&
+      err.jobBytes === LIMITS.maxJobBytes &&
+      err.maxPayload === maxPayload &&
+      err.message ===
+        `publishing job ${j.id} on ${CONTRACT.subjectPrefix}.jobs.execute: the job is ${LIMITS.maxJobBytes} bytes and, with its headers, ` +
+          `over the ${maxPayload} bytes a broker message can carry (max_payload): move large data out of its variables; publishing it again cannot succeed`;
+    try {
+      const unhandled = await unhandledDuring(async () => {
+        await assert.rejects(submit(exec.nc, j, opts), want);
+      });
+      assert.deepEqual(unhandled, []);
+      await assert.rejects(publishJob(exec.nc, j, CONTRACT), want);
+      await exec.nc.flush();
+      assert.equal(sent.getReceived(), 0, "nothing was published");
+    } finally {
+      sent.unsubscribe();
+    }
+    assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+  });
+
+  test("max_payload counts the job and its headers, to the byte: a job that fits with them is published", async () => {
+    const maxPayload = exec.nc.info!.max_payload;
+    const j = job({ source: "return 1", outputVariable: "o", onError: "continue" }, { variables: { pad: "" } });
+    // What publishJob sends without Reply-To and trace context.
+    const headerBytes = Buffer.byteLength(`NATS/1.0\r\nNats-Msg-Id: ${j.id}\r\nFlowscript-Version: 1\r\n\r\n`);
+    const pad = "x".repeat(maxPayload - headerBytes - Buffer.byteLength(JSON.stringify(j)));
+    await assert.rejects(publishJob(exec.nc, { ...j, variables: { pad: pad + "x" } }, { ...CONTRACT, trace: false }), MaxPayloadError);
+    j.variables!["pad"] = pad;
+    assert.equal(Buffer.byteLength(JSON.stringify(j)) + headerBytes, maxPayload);
+    const published = await publishJob(exec.nc, j, { ...CONTRACT, trace: false });
+    assert.equal(published.duplicate, false);
+    const got = await awaitResult(exec.nc, j.id, opts);
+    assert.equal(got.result.status, "succeeded");
   });
 
   test("timeoutMs 1 against the executor: at most one rejection, of the publish or of the wait", async () => {

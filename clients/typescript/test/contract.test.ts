@@ -38,6 +38,7 @@ import {
   STATUSES,
   validateJob,
   validateResult,
+  type FieldError,
   type Job,
   type JobInit,
 } from "@flowscript/client";
@@ -145,6 +146,8 @@ describe("the constants follow the Go package", () => {
       ["maxErrorMessageBytes", "MaxErrorMessageBytes"],
       ["maxVariables", "MaxVariables"],
       ["maxVariablesBytes", "MaxVariablesBytes"],
+      ["maxTokenBytes", "MaxTokenBytes"],
+      ["maxResolutionNesting", "MaxResolutionNesting"],
     ];
     for (const [ts, go] of pairs) {
       assert.equal(LIMITS[ts], value(goConst(go)), `LIMITS.${ts} vs flowjob.${go}`);
@@ -241,8 +244,8 @@ describe("validation messages name the field", () => {
     ["a blank outputVariable", (j) => (j["action"]["outputVariable"] = " "), [{ field: "action.outputVariable", message: /^is only white space, got " ": name the session variable to write$/ }]],
     ["a blank sessionId", (j) => (j["sessionId"] = "\u3000"), [{ field: "sessionId", message: /^is only white space, got ".*": send the id$/ }]],
     ["a blank tenantId", (j) => (j["tenantId"] = "\t"), [{ field: "tenantId", message: /^is only white space, got "\\t": send the id, or leave the field out$/ }]],
-    ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /2026-02-30 is no day/ }]],
-    ["a day the calendar lacks, in the year 100", (j) => (j["deadline"] = "0100-02-29T00:00:00Z"), [{ field: "deadline", message: /0100-02-29 is no day/ }]],
+    ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"), [{ field: "deadline", message: /^must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "2026-02-30T00:00:00Z"$/ }]],
+    ["a day the calendar lacks, in the year 100", (j) => (j["deadline"] = "0100-02-29T00:00:00Z"), [{ field: "deadline", message: /^must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got "0100-02-29T00:00:00Z"$/ }]],
     ["a tenantId over the cap in bytes", (j) => (j["tenantId"] = "ア".repeat(86)), [{ field: "tenantId", message: /is 258 bytes, over the 256-byte limit/ }]],
     ["a timeout past 2^53", (j) => (j["timeoutMs"] = 1e19), [{ field: "timeoutMs", message: /is out of range/ }]],
     ["a template version without its template", (j) => (j["templateVersion"] = 2), [{ field: "templateVersion", message: /^needs templateId: name the template the version belongs to$/ }]],
@@ -257,7 +260,7 @@ describe("validation messages name the field", () => {
     ["a token over the cap in bytes", (j) => (j["resume"] = { token: "ア".repeat(1366), resolution: true }), [{ field: "resume.token", message: /is 4098 bytes, over the 4096-byte limit/ }]],
     ["two variable names that differ only in a lone surrogate", (j) => (j["variables"] = { "\uD800": "a", "\uD801": "b" }), [{ field: 'variables["\uFFFD"]', message: /^duplicate variable$/ }]],
     ["a source under the cap in characters, over it in bytes", (j) => (j["action"]["source"] = "é".repeat(LIMITS.maxSourceBytes / 2 + 1)), [{ field: "action.source", message: /is 262146 bytes, over the 262144-byte limit/ }]],
-    ["a redirect without its block", (j) => { j["action"]["onError"] = "blocking"; j["action"]["errorHandoff"] = false; }, [{ field: "defaultExceptionBlockId", message: /^required: when context is "flow"/ }]],
+    ["a redirect without its block", (j) => { j["action"]["onError"] = "blocking"; j["action"]["errorHandoff"] = false; }, [{ field: "defaultExceptionBlockId", message: /^required when context is "flow"/ }]],
     ["a newer contract", (j) => (j["version"] = 2), [{ field: "version", message: /contract version 2 is newer than this one \(1\)/ }]],
     ["a fraction", (j) => (j["timeoutMs"] = -1.5), [{ field: "timeoutMs", message: /^must be a whole number, got -1\.5$/ }]],
     ["a bad deadline", (j) => (j["deadline"] = "2026-02-30 10:00"), [{ field: "deadline", message: /RFC 3339/ }]],
@@ -326,8 +329,134 @@ describe("validation messages name the field", () => {
     }
   });
 
+  // What flowjob.Decode answers for the same job on the wire, field and
+  // message (checked against a Go program running Decode on these jobs),
+  // with the format string each message comes from in flowjob's source.
+  describe("as flowjob.Decode answers", () => {
+    const goSource = readdirSync(flowjob)
+      .filter((f) => f.endsWith(".go") && !f.endsWith("_test.go"))
+      .map((f) => readFileSync(join(flowjob, f), "utf8"))
+      .join("\n");
+    const inGo = (format: string) => goSource.includes(JSON.stringify(format)) || goSource.includes("`" + format + "`");
+    const rfc3339 = "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got";
+    const redirect = 'required when context is "flow", action.onError is "blocking" and action.errorHandoff is false: the failure redirects there';
+    const blocking = (j: Record<string, any>) => {
+      j["action"]["onError"] = "blocking";
+      j["action"]["errorHandoff"] = false;
+    };
+    const nested = (levels: number, open = "[", inner = "", close = "]") => JSON.parse(open.repeat(levels) + inner + close.repeat(levels)) as unknown;
+    const nesting = "nests arrays and objects more than 500 levels deep: resume with a flatter resolution";
+    const cases: [string, (j: Record<string, any>) => void, FieldError[], string][] = [
+      ["a variable name with a lone surrogate, then the same name with U+FFFD", (j) => (j["variables"] = { "a\uD800": "1", "a\uFFFD": "2" }),
+        [{ field: 'variables["a\uFFFD"]', message: "duplicate variable" }], "duplicate variable"],
+      ["a variable name with U+FFFD, then the same name with a lone surrogate", (j) => (j["variables"] = { "a\uFFFD": "1", "a\uDC00": "2" }),
+        [{ field: 'variables["a\uFFFD"]', message: "duplicate variable" }], "duplicate variable"],
+      ["a resolution nested 500 deep", (j) => (j["resume"] = { token: "t", resolution: nested(500) }), [], "nests arrays and objects more than %d levels deep: resume with a flatter resolution"],
+      ["a resolution of arrays nested 501 deep", (j) => (j["resume"] = { token: "t", resolution: nested(501) }),
+        [{ field: "resume.resolution", message: nesting }], "nests arrays and objects more than %d levels deep: resume with a flatter resolution"],
+      ["a resolution of objects nested 501 deep", (j) => (j["resume"] = { token: "t", resolution: nested(501, '{"a":', "1", "}") }),
+        [{ field: "resume.resolution", message: nesting }], "nests arrays and objects more than %d levels deep: resume with a flatter resolution"],
+      ["an input without its value", (j) => delete j["action"]["inputVariables"][0]["value"],
+        [{ field: "action.inputVariables[0].value", message: 'required (it may be "")' }], 'required (it may be "")'],
+      ["a resume without its resolution", (j) => (j["resume"] = { token: "t" }),
+        [{ field: "resume.resolution", message: "required: the answer to the approval request (any JSON, null included)" }], "required: the answer to the approval request (any JSON, null included)"],
+      ["a resume without its token", (j) => (j["resume"] = { resolution: true }),
+        [{ field: "resume.token", message: "required: the continuation of the suspended job's result" }], "required: the continuation of the suspended job's result"],
+      ["an empty variable name", (j) => (j["variables"] = { "": "x" }), [{ field: 'variables[""]', message: "a variable name must not be empty" }], "a variable name must not be empty"],
+      ["a redirect without its block", blocking, [{ field: "defaultExceptionBlockId", message: redirect }], redirect],
+      ["a redirect with a null block", (j) => { blocking(j); j["defaultExceptionBlockId"] = null; }, [{ field: "defaultExceptionBlockId", message: redirect }], redirect],
+      ["a redirect with an empty block", (j) => { blocking(j); j["defaultExceptionBlockId"] = ""; }, [{ field: "defaultExceptionBlockId", message: redirect }], redirect],
+      ["a day the calendar lacks", (j) => (j["deadline"] = "2026-02-30T00:00:00Z"),
+        [{ field: "deadline", message: `${rfc3339} "2026-02-30T00:00:00Z"` }], "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s"],
+      ["a deadline offset of +24:00", (j) => (j["deadline"] = "2030-01-01T00:00:00+24:00"),
+        [{ field: "deadline", message: `${rfc3339} an offset of 24 hours: offsets run from -23:59 to +23:59` }],
+        "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got an offset of %d hours: offsets run from -23:59 to +23:59"],
+      ["a deadline offset of -24:30", (j) => (j["deadline"] = "2030-01-01T00:00:00-24:30"),
+        [{ field: "deadline", message: `${rfc3339} an offset of -24 hours: offsets run from -23:59 to +23:59` }],
+        "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got an offset of %d hours: offsets run from -23:59 to +23:59"],
+      ["a deadline offset of +25:00 (Go's time.Parse refuses it)", (j) => (j["deadline"] = "2030-01-01T00:00:00+25:00"),
+        [{ field: "deadline", message: `${rfc3339} "2030-01-01T00:00:00+25:00"` }], "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s"],
+      ["a deadline offset of 61 minutes (Go's time.Parse refuses it)", (j) => (j["deadline"] = "2030-01-01T00:00:00+00:61"),
+        [{ field: "deadline", message: `${rfc3339} "2030-01-01T00:00:00+00:61"` }], "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s"],
+      ["a comma before the fraction", (j) => (j["deadline"] = "2030-01-01T00:00:00,5Z"),
+        [{ field: "deadline", message: `${rfc3339} "2030-01-01T00:00:00,5Z": a fraction of a second follows a period, not a comma` }],
+        "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s: a fraction of a second follows a period, not a comma"],
+      ["an hour of one digit (Go's time.Parse takes it, Decode does not)", (j) => (j["deadline"] = "2030-01-01T5:00:00Z"),
+        [{ field: "deadline", message: `${rfc3339} "2030-01-01T5:00:00Z": the hour takes two digits` }],
+        "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s: the hour takes two digits"],
+      ["a comma before the fraction of a day the calendar lacks", (j) => (j["deadline"] = "2030-02-30T00:00:00,5Z"),
+        [{ field: "deadline", message: `${rfc3339} "2030-02-30T00:00:00,5Z"` }], "must be an RFC 3339 time such as 2026-01-02T15:04:05Z, got %s"],
+      ["capabilities that are a string", (j) => (j["capabilities"] = "kv"), [{ field: "capabilities", message: "must be an array of strings, got string" }], "an array of strings"],
+      ["variables that are an array", (j) => (j["variables"] = ["x"]), [{ field: "variables", message: "must be an object of strings, got array" }], "an object of strings"],
+      ["a version past Go's int", (j) => (j["version"] = 1e20), [{ field: "version", message: "100000000000000000000 is out of range" }], "%s is out of range"],
+      ["a timeout past Go's int", (j) => (j["timeoutMs"] = -1e19), [{ field: "timeoutMs", message: "-10000000000000000000 is out of range" }], "%s is out of range"],
+      ["an id of 65 × é: 130 bytes, over the cap before any other rule", (j) => (j["id"] = "é".repeat(65)),
+        [{ field: "id", message: "is 130 bytes, over the 128-byte limit" }], "is %d bytes, over the %d-byte limit"],
+      ["an id with DEL", (j) => (j["id"] = "a\x7f"),
+        [{ field: "id", message: `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got "a\\x7f"` }],
+        "must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got %s"],
+      ["an id with a no-break space", (j) => (j["id"] = "a\u00a0b"),
+        [{ field: "id", message: `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got "a\\u00a0b"` }],
+        "must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got %s"],
+      ["an id with a control and a zero-width space", (j) => (j["id"] = "a\u0001\u200b"),
+        [{ field: "id", message: `must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got "a\\x01\\u200b"` }],
+        "must contain only letters A-Z a-z, digits, '-' and '_' (it names the result subject), got %s"],
+      ["a context with DEL", (j) => (j["context"] = "flow\x7f"), [{ field: "context", message: 'must be "flow" or "tool", got "flow\\x7f"' }], 'must be "flow" or "tool", got %s'],
+      ["a sessionId of a no-break space", (j) => (j["sessionId"] = "\u00a0"), [{ field: "sessionId", message: 'is only white space, got "\\u00a0": send the id' }], "is only white space, got %s: send the id"],
+    ];
+    for (const [name, mutate, want, format] of cases) {
+      test(name, () => {
+        assert.ok(inGo(format), `flowjob says ${JSON.stringify(format)}`);
+        assert.deepEqual(errors(mutate), want);
+      });
+    }
+
+    test("a job that is no object", () => {
+      assert.ok(inGo("a job must be a JSON object, got %s"));
+      for (const [v, kind] of [[[], "array"], [null, "null"], ["job", "string"], [7, "number"], [true, "boolean"]] as const) {
+        assert.deepEqual(validateJob(v), [{ field: "", message: `a job must be a JSON object, got ${kind}` }], kind);
+      }
+    });
+
+    test("a job over 1 MiB: only the job's size, not its variables' too", () => {
+      const j = { ...valid(), variables: { big: "x".repeat(LIMITS.maxJobBytes) } };
+      const size = Buffer.byteLength(JSON.stringify(j));
+      assert.deepEqual(validateJob(j), [{ field: "", message: `job is ${size} bytes, over the 1048576-byte limit: move large data out of the job` }]);
+    });
+
+    test("a resolution nested 100,000 deep: the nesting, without overflowing the stack", () => {
+      let deep: unknown = [];
+      for (let i = 1; i < 100_000; i++) deep = [deep];
+      assert.deepEqual(validateJob({ ...valid(), resume: { token: "t", resolution: deep } }), [{ field: "resume.resolution", message: nesting }]);
+      // Deep in an object too, and past a shallower copy of the same value.
+      const shared = nested(450);
+      let under: unknown = shared;
+      for (let i = 0; i < 49; i++) under = [under];
+      // [shared, {a: under}]: 1 + 450 first, then 1 + 1 + 49 + 450.
+      assert.deepEqual(validateJob({ ...valid(), resume: { token: "t", resolution: [shared, { a: under }] } }), [{ field: "resume.resolution", message: nesting }]);
+      assert.deepEqual(validateJob({ ...valid(), resume: { token: "t", resolution: [shared, { a: (under as unknown[])[0] }] } }), []);
+    });
+
+    test("a resolution that contains itself: refused, not thrown", () => {
+      const answer: Record<string, unknown> = { approved: true };
+      answer["self"] = answer;
+      assert.deepEqual(validateJob({ ...valid(), resume: { token: "t", resolution: answer } }), [
+        { field: "resume.resolution", message: "must be JSON: it contains itself (a cycle), which cannot be encoded as JSON" },
+      ]);
+      // The same object twice, side by side, is no cycle.
+      const twice = { a: 1 };
+      assert.deepEqual(validateJob({ ...valid(), resume: { token: "t", resolution: [twice, twice] } }), []);
+    });
+
+    test("an undefined in a resolution's array: said with its article", () => {
+      assert.deepEqual(errors((j) => (j["resume"] = { token: "t", resolution: [1, undefined] })), [
+        { field: "resume.resolution", message: "must be JSON: an undefined has no JSON form" },
+      ]);
+    });
+  });
+
   test("everything wrong at once is listed, up to the cap", () => {
-    assert.deepEqual(validateJob(null), [{ field: "", message: "must be an object, got null" }]);
+    assert.deepEqual(validateJob(null), [{ field: "", message: "a job must be a JSON object, got null" }]);
     const got = validateJob({});
     assert.deepEqual(
       got.map((e) => e.field),
@@ -447,6 +576,23 @@ describe("resumeJob", () => {
     const r = resumeJob(wire, "t", true);
     assert.equal(r.action.inputVariables, null);
     assert.deepEqual(validateJob(r), []);
+  });
+
+  test("a resolution that contains itself, or nests 100,000 deep: kept as given, for validateJob to refuse, not thrown", () => {
+    const suspended = asking({ action: { source: "return approval.request()", outputVariable: "o", onError: "continue" } });
+    const cyclic: Record<string, unknown> = { approved: true };
+    cyclic["again"] = [cyclic];
+    let deep: unknown = [];
+    for (let i = 1; i < 100_000; i++) deep = [deep];
+    for (const [resolution, message] of [
+      [cyclic, "must be JSON: it contains itself (a cycle), which cannot be encoded as JSON"],
+      [deep, "nests arrays and objects more than 500 levels deep: resume with a flatter resolution"],
+    ] as const) {
+      const r = resumeJob(suspended, "t", resolution);
+      assert.equal(r.resume?.resolution, resolution);
+      assert.deepEqual(validateJob(r), [{ field: "resume.resolution", message }]);
+      assert.throws(() => assertValidJob(r), (err: unknown) => err instanceof JobValidationError && err.has("resume.resolution"));
+    }
   });
 
   test("a resolution JSON would change is refused by the validator, not turned into null or {}", () => {
