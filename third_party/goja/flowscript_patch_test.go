@@ -1354,6 +1354,50 @@ func TestUnshiftTakesTheFastPath(t *testing.T) {
 	if err != nil || v.String() != want {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
+	// After an unshift the array is still one the fast path takes: the
+	// prototypes are templates with no index properties (none of the fast
+	// paths was taken since they became templates), and the count of
+	// values is the new length (upstream's counted the old one).
+	r := New()
+	a, err := r.RunString("const a = [1, 2]; a.unshift(0); a.unshift(-2, -1); a")
+	if err != nil || r.checkStdArrayObjWithProto(a.(*Object)) == nil {
+		t.Errorf("after unshift: %v (%v), not an array the fast path takes", a, err)
+	}
+}
+
+// TestFillOfHoles: fill of an array with holes (new Array(n)) fills it in
+// place when nothing inherited answers for its holes (patch 73), and goes
+// the generic way otherwise: partial fills, negative starts, frozen and
+// sealed arrays, own and inherited accessors (Node's answers).
+func TestFillOfHoles(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`const r = [];
+		const a = Array(5).fill(0); r.push(JSON.stringify(a), a.length, Object.keys(a).join());
+		const b = Array(6).fill(7, 2, 4); r.push(JSON.stringify(b), Object.keys(b).join(), 0 in b, 2 in b);
+		const c = new Array(4).fill('x', -2); r.push(JSON.stringify(c), Object.keys(c).join());
+		const d = [1, , 3]; d.fill(9, 1, 2); r.push(JSON.stringify(d), 1 in d);
+		const e = Object.freeze(Array(2)); try { e.fill(1) } catch (err) { r.push(err.name) }
+		const f = Object.seal(Array(2)); try { f.fill(1) } catch (err) { r.push(err.name) }
+		const g = Array(3); Object.defineProperty(g, 1, {get() { return 'G' }, set(v) { r.push('own set ' + v) }, configurable: true}); g.fill(5); r.push(JSON.stringify(g));
+		Object.defineProperty(Array.prototype, '1', {set(v) { r.push('proto set ' + v) }, configurable: true});
+		const h = Array(3).fill(4); r.push(JSON.stringify(h), 1 in h);
+		delete Array.prototype[1];
+		Object.prototype[2] = 'op'; const i = Array(3); i.fill(8, 0, 1); r.push(i[2], JSON.stringify(i)); delete Object.prototype[2];
+		const j = Array(3); j.fill(1); j.push(2); r.push(JSON.stringify(j.concat([3])), j.indexOf(2), j.includes(1));
+		JSON.stringify(r)`)
+	want := `["[0,0,0,0,0]",5,"0,1,2,3,4","[null,null,7,7,null,null]","2,3",false,true,"[null,null,\"x\",\"x\"]","2,3","[1,9,3]",true,"TypeError","TypeError","own set 5","[5,\"G\",5]","proto set 4","[4,null,4]",true,"op","[8,null,\"op\"]","[1,1,1,2,3]",3,true]`
+	if err != nil || v.String() != want {
+		t.Errorf("%v (%v)\nwant %s", v, err, want)
+	}
+	r = New() // the script above gave Array.prototype a length
+	prg := MustCompile("", "new Array(20000).fill(0)", false)
+	if allocs := testing.AllocsPerRun(2, func() {
+		if _, err := r.RunProgram(prg); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs > 1000 {
+		t.Errorf("new Array(20000).fill(0) allocates %.0f times: the generic path", allocs)
+	}
 }
 
 // TestStringsPastV8sMaximumLength: a string past V8's maximum length is
