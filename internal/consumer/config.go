@@ -343,3 +343,12 @@ func setDuration(dst *time.Duration, def time.Duration) {
 		*dst = def
 	}
 }
+
+// ShutdownGraceString is ShutdownGrace as logs show it: "0s" for no grace,
+// which is kept as 1 ns (0 would be the default's 30 s).
+func (c Config) ShutdownGraceString() string {
+	if c.ShutdownGrace <= time.Nanosecond {
+		return "0s"
+	}
+	return c.ShutdownGrace.String()
+}

@@ -201,13 +201,13 @@ func (e *Executor) Run(ctx context.Context) error {
 			e.onStopping()
 		}
 		e.log.Info("stopping: no new jobs; waiting for the jobs in flight",
-			"in_flight", e.InFlight(), "grace", e.cfg.ShutdownGrace.String())
+			"in_flight", e.InFlight(), "grace", e.cfg.ShutdownGraceString())
 		graceMu.Lock()
 		grace = time.AfterFunc(e.cfg.ShutdownGrace, func() {
 			if n := e.InFlight(); n > 0 {
 				e.log.Warn("the shutdown grace is over: handing the jobs still running back to the broker "+
 					"(they are redelivered without using an attempt); raise SHUTDOWN_GRACE to let them finish",
-					"in_flight", n, "grace", e.cfg.ShutdownGrace.String())
+					"in_flight", n, "grace", e.cfg.ShutdownGraceString())
 			}
 			cancelJobs()
 		})

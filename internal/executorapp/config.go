@@ -349,7 +349,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int64("failures_max_msgs", cc.FailuresMaxMsgs),
 		slog.Int("stream_replicas", cc.Replicas),
 		slog.Int("max_job_bytes", cc.MaxJobBytes),
-		slog.String("shutdown_grace", cc.ShutdownGrace.String()),
+		slog.String("shutdown_grace", cc.ShutdownGraceString()),
 		slog.String("admin_addr", c.AdminAddr),
 		slog.String("log_level", c.LogLevel),
 		slog.String("capabilities_policy_file", c.CapabilitiesPolicyFile),

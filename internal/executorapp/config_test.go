@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowscript/flowscript/internal/consumer"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -155,6 +157,13 @@ func TestShutdownGraceZero(t *testing.T) {
 	cfg, err := ConfigFromEnv(envOf(map[string]string{"SHUTDOWN_GRACE": "0"}))
 	if err != nil || cfg.Consumer().ShutdownGrace <= 0 || cfg.Consumer().ShutdownGrace > time.Millisecond {
 		t.Errorf("SHUTDOWN_GRACE=0: %v, grace %s; want next to nothing", err, cfg.Consumer().ShutdownGrace)
+	}
+	// The logs say 0s, as it was given, not the 1 ns it is kept as.
+	if got := cfg.Consumer().ShutdownGraceString(); got != "0s" {
+		t.Errorf("SHUTDOWN_GRACE=0 shown as %q, want 0s", got)
+	}
+	if got := (consumer.Config{ShutdownGrace: 45 * time.Second}).ShutdownGraceString(); got != "45s" {
+		t.Errorf("SHUTDOWN_GRACE=45s shown as %q", got)
 	}
 }
 
