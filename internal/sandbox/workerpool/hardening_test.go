@@ -389,8 +389,20 @@ func TestReplacedWorkerNamesItsJob(t *testing.T) {
 	if res := p.Run(ctx, sandbox.Request{Source: "return 'x'.repeat(4e8).length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
 		t.Fatalf("got %q, %v; want SCRIPT_MEMORY_LIMIT", res.Output, res.Err)
 	}
-	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) {
-		t.Errorf("the log does not name the job:\n%s", out)
+	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) ||
+		!strings.Contains(out, `"code":"SCRIPT_MEMORY_LIMIT"`) {
+		t.Errorf("the log does not name the job and its code:\n%s", out)
+	}
+
+	// A request cancelled (a shutdown handing its job back) names no
+	// code: nothing timed out.
+	buf.Reset()
+	cctx, cancel := context.WithCancel(sandbox.WithJobID(context.Background(), "job-handed-back"))
+	time.AfterFunc(200*time.Millisecond, cancel)
+	p.Run(cctx, sandbox.Request{Source: "for (;;) {}"})
+	out := buf.String()
+	if !strings.Contains(out, `"msg":"sandbox worker stopped: its request was cancelled`) || !strings.Contains(out, `"job_id":"job-handed-back"`) || strings.Contains(out, `"code"`) {
+		t.Errorf("the cancelled request's line:\n%s\nwant the job and no code", out)
 	}
 }
 
@@ -413,4 +425,10 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func (b *syncBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.Reset()
 }

@@ -271,17 +271,19 @@ func (p *Pool) finish(ctx context.Context, proc *process, kind frameKind, end en
 	}
 	p.replace(proc, reason)
 
-	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "request", kind.String(), "reason", reason, "code", serr.Code}
+	attrs := []any{"slot", proc.slot.index, "pid", proc.pid, "request", kind.String(), "reason", reason}
 	if id := sandbox.JobIDFrom(ctx); id != "" {
 		attrs = append(attrs, "job_id", id)
 	}
 	switch {
 	case reason == "crash" || reason == "protocol":
-		p.log.WarnContext(ctx, "sandbox worker crashed; replaced", append(attrs, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
+		p.log.WarnContext(ctx, "sandbox worker crashed; replaced", append(attrs, "code", serr.Code, "cause", cause, "exit", proc.exitStatus(), "stderr", stderr)...)
 	case end == endCanceled:
+		// The request's error carries a code for a caller that still reads
+		// it; nothing timed out, so the line names none.
 		p.log.InfoContext(ctx, "sandbox worker stopped: its request was cancelled (a shutdown, or a caller that gave up)", attrs...)
 	default:
-		p.log.InfoContext(ctx, "sandbox worker ended by a script's limit; replaced", attrs...)
+		p.log.InfoContext(ctx, "sandbox worker ended by a script's limit; replaced", append(attrs, "code", serr.Code)...)
 	}
 	return serr
 }
