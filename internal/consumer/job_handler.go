@@ -168,7 +168,7 @@ func (h *jobHandler) tooLargeForBroker(ctx context.Context, d *delivery, a attem
 	}
 	r.Output, r.Suspend = "", nil
 	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: fmt.Sprintf(
-		"the result is %d bytes once encoded as a result event (JSON escapes control characters as 6 bytes each), "+
+		"the result is %d bytes once encoded as a result event (JSON writes a quote or a backslash as 2 bytes and a control character as 6), "+
 			"over the %d bytes a broker message can carry (max_payload): %s", size, limit, next)}
 	v := h.policy.Decide(a.job, r, a.opts...)
 	if size, _ := h.resultSize(v); size > limit {

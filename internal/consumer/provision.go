@@ -70,8 +70,9 @@ func Provision(ctx context.Context, js jetstream.JetStream, cfg Config, mode Pro
 	for _, st := range streams {
 		if *st.dst, err = provisionStream(ctx, js, st.conf, mode); err != nil {
 			if conflicts(err) {
-				return nil, fmt.Errorf("provisioning stream %s: %w: a stream on the broker conflicts with this one's settings, which a replica never forces; "+
-					"remove that stream if what it holds may go, or give this executor other streams (JOBS_STREAM, RESULTS_STREAM, DLQ_STREAM, SUBJECT_PREFIX)", st.conf.Name, err)
+				return nil, fmt.Errorf("provisioning stream %s: %w: %s, which a replica never forces; "+
+					"remove that stream if what it holds may go, or give this executor other streams (JOBS_STREAM, RESULTS_STREAM, DLQ_STREAM, SUBJECT_PREFIX)",
+					st.conf.Name, err, conflictingStream(ctx, js, st.conf))
 			}
 			return nil, fmt.Errorf("provisioning stream %s: %w", st.conf.Name, err)
 		}
@@ -101,6 +102,21 @@ func conflicts(err error) bool {
 		return true
 	}
 	return false
+}
+
+// conflictingStream names what refused want: the stream that holds one of
+// its subjects (a create answers 10065 without naming it), or its own
+// settings.
+func conflictingStream(ctx context.Context, js jetstream.JetStream, want jetstream.StreamConfig) string {
+	for _, subject := range want.Subjects {
+		cctx, cancel := context.WithTimeout(ctx, provisionCallTimeout)
+		name, err := js.StreamNameBySubject(cctx, subject)
+		cancel()
+		if err == nil && name != want.Name {
+			return fmt.Sprintf("stream %s already takes its subjects (%s)", name, subject)
+		}
+	}
+	return "a stream on the broker conflicts with this one's settings"
 }
 
 // ProvisionWithRetry runs Provision until it succeeds or ctx ends, backing

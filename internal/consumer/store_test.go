@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,6 +47,27 @@ func TestProvisionIsIdempotent(t *testing.T) {
 		}
 		if got := rs.CachedInfo().Config.MaxMsgsPerSubject; got != 1 {
 			t.Errorf("RESULTS MaxMsgsPerSubject = %d, want 1", got)
+		}
+	})
+}
+
+// TestProvisionNamesTheStreamThatHoldsItsSubjects: a replica given a
+// JOBS_STREAM of another name over subjects an existing stream takes is
+// told which stream that is (the broker's 10065 does not say).
+func TestProvisionNamesTheStreamThatHoldsItsSubjects(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 20*time.Second)
+		if _, err := Provision(ctx, js, cfg, ApplyConfig); err != nil {
+			t.Fatal(err)
+		}
+		other := cfg
+		other.JobsStream = cfg.JobsStream + "_2"
+		testenv.DeleteStreamsAtCleanup(t, url, other.JobsStream)
+		_, err := Provision(ctx, js, other, ApplyConfig)
+		if want := "stream " + cfg.JobsStream + " already takes its subjects (" + cfg.Subjects().JobsFilter() + ")"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("provisioning over another stream's subjects: %v, want it to say %q", err, want)
 		}
 	})
 }
