@@ -52,9 +52,11 @@ type ExecuteScriptAction struct {
 	Source         string          `json:"source"`
 	InputVariables []InputVariable `json:"inputVariables"`
 	OutputVariable string          `json:"outputVariable"`
-	ErrorVariable  string          `json:"errorVariable,omitempty"`
-	OnError        OnError         `json:"onError"`
-	ErrorMessage   string          `json:"errorMessage,omitempty"`
+	// ErrorVariable may be OutputVariable: on a failure it then holds the
+	// message (written after the empty output).
+	ErrorVariable string  `json:"errorVariable,omitempty"`
+	OnError       OnError `json:"onError"`
+	ErrorMessage  string  `json:"errorMessage,omitempty"`
 	// ErrorHandoff, with OnError blocking: nil or true freezes the session
 	// and hands it off to a human; false sends the error message and
 	// redirects to the flow's exception block.
