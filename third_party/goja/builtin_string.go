@@ -228,55 +228,14 @@ func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	strs := make([]String, len(call.Arguments)+1)
-	a, u := devirtualizeString(call.This.toString())
-	allAscii := true
-	totalLen := 0
-	if u == nil {
-		strs[0] = a
-		totalLen = len(a)
-	} else {
-		strs[0] = u
-		totalLen = u.Length()
-		allAscii = false
+	// FlowScript patch 74: one piece at a time through the appender, so
+	// s = s.concat(a, b) in a loop appends in place as s += a + b does
+	// (upstream copied the whole string at every call).
+	s := call.This.toString()
+	for _, arg := range call.Arguments {
+		s = r.concat(s, arg.toString())
 	}
-	for i, arg := range call.Arguments {
-		a, u := devirtualizeString(arg.toString())
-		if u != nil {
-			allAscii = false
-			totalLen += u.Length()
-			strs[i+1] = u
-		} else {
-			totalLen += a.Length()
-			strs[i+1] = a
-		}
-	}
-
-	if allAscii {
-		var buf strings.Builder
-		buf.Grow(totalLen)
-		for _, s := range strs {
-			buf.WriteString(s.String())
-		}
-		return asciiString(buf.String())
-	} else {
-		buf := make([]uint16, totalLen+1)
-		buf[0] = unistring.BOM
-		pos := 1
-		for _, s := range strs {
-			switch s := s.(type) {
-			case asciiString:
-				for i := 0; i < len(s); i++ {
-					buf[pos] = uint16(s[i])
-					pos++
-				}
-			case unicodeString:
-				copy(buf[pos:], s[1:])
-				pos += s.Length()
-			}
-		}
-		return unicodeString(buf)
-	}
+	return s
 }
 
 func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {

@@ -16,8 +16,9 @@ import (
 // took about a second and 1.5 MB ran into a 5 s time limit, where V8 takes
 // milliseconds (it concatenates into ropes).
 //
-// The runtime keeps the backing array of its last long concatenation, as
-// strings.Builder does, and the array's length is its frontier: every
+// The runtime keeps the backing arrays of its last long concatenations (a
+// few, the least recently extended given up first), as strings.Builder
+// does, and an array's length is its frontier: every
 // string made from the array is a prefix of it no longer than the
 // frontier, and nothing at or below the frontier is ever written again. A
 // concatenation whose left operand is the whole frontier prefix appends in
@@ -52,22 +53,56 @@ func (r *Runtime) concat(left, right String) String {
 // appender: below it a plain copy costs no more.
 const appendMinLength = 256
 
-// stringAppender is the runtime's array of its last long concatenation.
+// appendArrays is how many arrays of each kind the appender keeps, the
+// least recently extended given up first: a loop often builds two strings
+// at once (a text and its HTML, a report and each long row of it), and
+// with one array each would take it from the other and copy.
+const appendArrays = 4
+
+// stringAppender is the runtime's arrays of its last long concatenations.
 type stringAppender struct {
-	ascii []byte
-	utf16 []uint16 // unistring.BOM at index 0, as in a unicodeString
+	ascii [appendArrays][]byte
+	utf16 [appendArrays][]uint16 // unistring.BOM at index 0, as in a unicodeString
+	// used is when each array was last extended (tick counts the
+	// concatenations), ASCII arrays first.
+	used [2 * appendArrays]uint64
+	tick uint64
 }
 
-// ownsASCII reports whether s is the whole frontier prefix of the ASCII
-// array.
-func (a *stringAppender) ownsASCII(s asciiString) bool {
-	return len(s) > 0 && len(s) == len(a.ascii) && unsafe.StringData(string(s)) == unsafe.SliceData(a.ascii)
+// asciiFor returns the index of the ASCII array whose whole frontier
+// prefix s is, or of the least recently used one (which the caller
+// replaces), and whether s is that prefix.
+func (a *stringAppender) asciiFor(s asciiString) (int, bool) {
+	a.tick++
+	oldest := 0
+	for i, b := range a.ascii {
+		if len(s) > 0 && len(s) == len(b) && unsafe.StringData(string(s)) == unsafe.SliceData(b) {
+			a.used[i] = a.tick
+			return i, true
+		}
+		if a.used[i] < a.used[oldest] {
+			oldest = i
+		}
+	}
+	a.used[oldest] = a.tick
+	return oldest, false
 }
 
-// ownsUTF16 reports whether s is the whole frontier prefix of the UTF-16
-// array.
-func (a *stringAppender) ownsUTF16(s unicodeString) bool {
-	return len(s) > 0 && len(s) == len(a.utf16) && unsafe.SliceData(s) == unsafe.SliceData(a.utf16)
+// utf16For is asciiFor for the UTF-16 arrays.
+func (a *stringAppender) utf16For(s unicodeString) (int, bool) {
+	a.tick++
+	oldest := 0
+	for i, b := range a.utf16 {
+		if len(s) > 0 && len(s) == len(b) && unsafe.SliceData(s) == unsafe.SliceData(b) {
+			a.used[appendArrays+i] = a.tick
+			return i, true
+		}
+		if a.used[appendArrays+i] < a.used[appendArrays+oldest] {
+			oldest = i
+		}
+	}
+	a.used[appendArrays+oldest] = a.tick
+	return oldest, false
 }
 
 // concat is left + right.
@@ -79,15 +114,16 @@ func (a *stringAppender) concat(left, right String) String {
 	la, lu := devirtualizeString(left)
 	ra, ru := devirtualizeString(right)
 	if lu == nil && ru == nil {
-		if !a.ownsASCII(la) {
-			a.ascii = append(make([]byte, 0, len(la)+len(ra)), la...)
+		i, owned := a.asciiFor(la)
+		if !owned {
+			a.ascii[i] = append(make([]byte, 0, length), la...)
 		}
-		a.ascii = append(a.ascii, ra...)
-		return a.asciiString()
+		a.ascii[i] = append(a.ascii[i], ra...)
+		return asciiOf(a.ascii[i])
 	}
-	a.startUTF16(la, lu, length+1)
-	a.appendUTF16(ra, ru)
-	return a.unicodeString()
+	i := a.startUTF16(la, lu, length+1)
+	a.utf16[i] = appendUTF16(a.utf16[i], ra, ru)
+	return unicodeOf(a.utf16[i])
 }
 
 // concatAll is the concatenation of strs, asciiStrings and unicodeStrings
@@ -95,58 +131,60 @@ func (a *stringAppender) concat(left, right String) String {
 func (a *stringAppender) concatAll(strs []Value, length int, allASCII bool) String {
 	if allASCII {
 		first := strs[0].(asciiString)
-		if !a.ownsASCII(first) {
-			a.ascii = append(make([]byte, 0, length), first...)
+		i, owned := a.asciiFor(first)
+		if !owned {
+			a.ascii[i] = append(make([]byte, 0, length), first...)
 		}
 		for _, s := range strs[1:] {
-			a.ascii = append(a.ascii, s.(asciiString)...)
+			a.ascii[i] = append(a.ascii[i], s.(asciiString)...)
 		}
-		return a.asciiString()
+		return asciiOf(a.ascii[i])
 	}
 	fa, fu := devirtualizeString(strs[0].(String))
-	a.startUTF16(fa, fu, length+1)
+	i := a.startUTF16(fa, fu, length+1)
 	for _, s := range strs[1:] {
-		a.appendUTF16(devirtualizeString(s.(String)))
+		sa, su := devirtualizeString(s.(String))
+		a.utf16[i] = appendUTF16(a.utf16[i], sa, su)
 	}
-	return a.unicodeString()
+	return unicodeOf(a.utf16[i])
 }
 
-// startUTF16 makes s (one of ascii and u) the UTF-16 array's frontier
-// prefix: as it is when s is that prefix, else copied into a new array of
-// capacity size (in uint16s, the BOM included).
-func (a *stringAppender) startUTF16(ascii asciiString, u unicodeString, size int) {
-	if u != nil {
-		if !a.ownsUTF16(u) {
-			a.utf16 = append(make([]uint16, 0, size), u...)
-		}
-		return
+// startUTF16 returns the index of a UTF-16 array whose frontier prefix is
+// s (one of ascii and u): the one it is already, or a new one of capacity
+// size (in uint16s, the BOM included) it is copied into.
+func (a *stringAppender) startUTF16(ascii asciiString, u unicodeString, size int) int {
+	i, owned := a.utf16For(u)
+	switch {
+	case owned:
+	case u != nil:
+		a.utf16[i] = append(make([]uint16, 0, size), u...)
+	default:
+		a.utf16[i] = appendUTF16(append(make([]uint16, 0, size), unistring.BOM), ascii, nil)
 	}
-	a.utf16 = append(make([]uint16, 0, size), unistring.BOM)
-	a.appendUTF16(ascii, nil)
+	return i
 }
 
-// appendUTF16 appends s (one of ascii and u) to the UTF-16 array.
-func (a *stringAppender) appendUTF16(ascii asciiString, u unicodeString) {
+// appendUTF16 appends s (one of ascii and u) to b.
+func appendUTF16(b []uint16, ascii asciiString, u unicodeString) []uint16 {
 	if u != nil {
-		a.utf16 = append(a.utf16, u[1:]...)
-		return
+		return append(b, u[1:]...)
 	}
-	n := len(a.utf16)
-	a.utf16 = slices.Grow(a.utf16, len(ascii))[:n+len(ascii)]
-	dst := a.utf16[n:]
+	n := len(b)
+	b = slices.Grow(b, len(ascii))[:n+len(ascii)]
+	dst := b[n:]
 	for i := range dst {
 		dst[i] = uint16(ascii[i])
 	}
+	return b
 }
 
-// asciiString is the ASCII array's frontier prefix.
-func (a *stringAppender) asciiString() asciiString {
-	return asciiString(unsafe.String(unsafe.SliceData(a.ascii), len(a.ascii)))
+// asciiOf is b's frontier prefix as a string.
+func asciiOf(b []byte) asciiString {
+	return asciiString(unsafe.String(unsafe.SliceData(b), len(b)))
 }
 
-// unicodeString is the UTF-16 array's frontier prefix, its capacity cut to
-// its length.
-func (a *stringAppender) unicodeString() unicodeString {
-	n := len(a.utf16)
-	return unicodeString(a.utf16[:n:n])
+// unicodeOf is b's frontier prefix, its capacity cut to its length.
+func unicodeOf(b []uint16) unicodeString {
+	n := len(b)
+	return unicodeString(b[:n:n])
 }

@@ -1253,6 +1253,10 @@ func TestConcatenationLoopIsLinear(t *testing.T) {
 	for src, want := range map[string]int64{
 		`let s = ''; for (let i = 0; i < 4000; i++) s += 'line ' + (1000000 + i) + ': some words here for you\n'; s.length`:      4000 * 38,
 		`let s = ''; for (let i = 0; i < 4000; i++) s = ` + "`${s}linha ${1000000 + i}: ação com acentos aqui\n`" + `; s.length`: 4000 * 37,
+		// Two strings at once, and a report of long rows: each keeps its
+		// array (with one array, each took it from the other and copied).
+		`let a = '', b = ''; for (let i = 0; i < 4000; i++) { a += 'linha ' + i + '\n'; b += '<li>' + i + '</li>' } a.length + b.length`:                    93780,
+		`let out = ''; for (let r = 0; r < 2000; r++) { let row = ''; for (let j = 0; j < 40; j++) row += 'cell' + j + ';'; out += row + '\n' } out.length`: 542000,
 	} {
 		prg := MustCompile("", src, false)
 		var before, after runtime.MemStats
@@ -1443,3 +1447,48 @@ func TestParseIntOfLongDecimals(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayCopies: slice, splice and concat into a new array of the
+// default species copy a dense array's values at once (patch 74; each was
+// defined one by one), String.prototype.concat appends through patch 67's
+// appender, and a loop of splice inserts moves values in place; species,
+// holes, isConcatSpreadable and inherited index setters answer as before
+// (Node's answers).
+func TestArrayCopies(t *testing.T) {
+	r := New()
+	v, err := r.RunString("JSON.stringify((() => {" + arrayCopiesJS + "})())")
+	if err != nil || v.String() != arrayCopiesWant {
+		t.Errorf("got  %v (%v)\nwant %s", v, err, arrayCopiesWant)
+	}
+	r = New()
+	if _, err := r.RunString("var big = Array.from({length: 1000}, (_, i) => i)"); err != nil {
+		t.Fatal(err)
+	}
+	prg := MustCompile("", "big.slice(); big.concat(); [].concat(big); big.slice(1, 999)", false)
+	if allocs := testing.AllocsPerRun(5, func() {
+		if _, err := r.RunProgram(prg); err != nil {
+			t.Fatal(err)
+		}
+	}); allocs > 200 {
+		t.Errorf("four copies of 1,000 values allocate %.0f times: the generic path", allocs)
+	}
+}
+
+const arrayCopiesJS = `
+const r = [];
+const a = [3, 1, 2];
+const b = a.slice(); b.sort(); r.push(JSON.stringify([a, b, a.slice(1), a.slice(-2, -1), a.slice(5), [].slice()]));
+r.push(JSON.stringify([a.concat(), a.concat([4, 5], 6, [[7]]), [].concat(a, a), [1, , 3].concat([4]), a.concat({length: 1, 0: 'x'})]));
+const c = [1, 2, 3, 4, 5]; const removed = c.splice(1, 2); r.push(JSON.stringify([c, removed]));
+const d = [1, 2, 3]; d.splice(1, 0, 'x', 'y'); r.push(JSON.stringify(d));
+class MyArr extends Array {}; const m = MyArr.from([1, 2, 3]); r.push(m.slice(1) instanceof MyArr, m.concat([4]) instanceof MyArr, m.splice(0, 1) instanceof MyArr);
+const sp = [1, 2]; sp[Symbol.isConcatSpreadable] = false; r.push(JSON.stringify([0].concat(sp)));
+Object.defineProperty(Array.prototype, 0, {set(v) { r.push('proto set') }, configurable: true}); r.push(JSON.stringify([9, 8].slice()), JSON.stringify([].concat([7]))); delete Array.prototype[0];
+const fr = [1, 2, 3]; const sl = fr.slice(); sl.push(4); r.push(fr.length, sl.length);
+const big = Array.from({length: 1000}, (_, i) => i); let n = 0; for (let i = 0; i < 200; i++) n += big.slice().length + big.concat().length; r.push(n);
+const ins = []; for (let i = 0; i < 3000; i++) ins.splice(ins.length >> 1, 0, i); r.push(ins.length, ins[0], ins[1500]);
+r.push("ab".concat("c", 1, null, undefined, [2, 3]), 'x'.repeat(300).concat('y', 'z').length);
+return r;
+`
+
+const arrayCopiesWant = `["[[3,1,2],[1,2,3],[1,2],[1],[],[]]","[[3,1,2],[3,1,2,4,5,6,[7]],[3,1,2,3,1,2],[1,null,3,4],[3,1,2,{\"0\":\"x\",\"length\":1}]]","[[1,4,5],[2,3]]","[1,\"x\",\"y\",2,3]",true,true,true,"[0,[1,2]]","[9,8]","[7]",3,4,400000,3000,1,2998,"abc1nullundefined2,3",302]`
