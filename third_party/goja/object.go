@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
+	"slices"
 
 	"github.com/dop251/goja/unistring"
 )
@@ -1333,30 +1333,53 @@ func (o *baseObject) ensurePropOrder() {
 // property type checks when adding (and potentially looking up) properties would be unreasonable.
 // Instead, we keep insertion order and only change it when (if) the properties get enumerated.
 func (o *baseObject) fixPropOrder() {
-	names := o.propNames
-	for i := o.lastSortedPropLen; i < len(names); i++ {
-		name := names[i]
-		if idx := strToArrayIdx(name); idx != math.MaxUint32 {
-			k := sort.Search(o.idxPropCount, func(j int) bool {
-				return strToArrayIdx(names[j]) >= idx
-			})
-			if k < i {
-				if namesMarkedForCopy(names) {
-					newNames := make([]unistring.String, len(names), cap(names))
-					copy(newNames[:k], names)
-					copy(newNames[k+1:i+1], names[k:i])
-					copy(newNames[i+1:], names[i+1:])
-					names = newNames
-					o.propNames = names
-				} else {
-					copy(names[k+1:i+1], names[k:i])
-				}
-				names[k] = name
-			}
-			o.idxPropCount++
+	// FlowScript patch 75: the index names added since the last call are
+	// sorted and merged into the sorted ones at once. Upstream moved each
+	// into place by shifting the names before it, quadratic for integer
+	// keys that come out of order (ids as keys: 40,000 took 260 ms to
+	// list, Node 7).
+	names, done := o.propNames, o.lastSortedPropLen
+	var added []unistring.String
+	for _, name := range names[done:] {
+		if strToArrayIdx(name) != math.MaxUint32 {
+			added = append(added, name)
 		}
 	}
-	o.lastSortedPropLen = len(names)
+	if len(added) == 0 {
+		o.lastSortedPropLen = len(names)
+		return
+	}
+	slices.SortFunc(added, func(a, b unistring.String) int {
+		x, y := strToArrayIdx(a), strToArrayIdx(b)
+		switch {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	})
+	// The sorted part is the index names in order, then the others in the
+	// order they were added; the names past it follow it.
+	sorted, others := names[:o.idxPropCount], names[o.idxPropCount:done]
+	res := make([]unistring.String, 0, len(names))
+	for len(sorted) > 0 && len(added) > 0 {
+		if strToArrayIdx(sorted[0]) < strToArrayIdx(added[0]) {
+			res, sorted = append(res, sorted[0]), sorted[1:]
+		} else {
+			res, added = append(res, added[0]), added[1:]
+		}
+	}
+	res = append(append(res, sorted...), added...)
+	o.idxPropCount = len(res)
+	res = append(res, others...)
+	for _, name := range names[done:] {
+		if strToArrayIdx(name) == math.MaxUint32 {
+			res = append(res, name)
+		}
+	}
+	o.propNames = res
+	o.lastSortedPropLen = len(res)
 }
 
 func (o *baseObject) stringKeys(all bool, keys []Value) []Value {
