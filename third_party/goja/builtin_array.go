@@ -356,7 +356,7 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 		// FlowScript patch 74: a dense array's values onto a dense new
 		// one at once (each was defined one by one: a.concat() and
 		// [].concat(a) copies ran 20-35 times slower than Node's).
-		if dst, src := r.checkStdArrayObjWithProto(a), r.checkStdArrayObj(obj); dst != nil && src != nil && dst.extensible && dst.lengthProp.writable {
+		if dst, src := r.checkStdArrayObjWithProto(a), r.checkStdArrayObj(obj); dst != nil && src != nil {
 			setArrayValues(dst, append(dst.values, src.values...))
 			return
 		}
@@ -495,7 +495,9 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid array length"))
 	}
 	a := arraySpeciesCreate(o, actualDeleteCount)
-	if src := r.checkStdArrayObj(o); src != nil {
+	// Extensible, with a writable length, or the generic way: its Set and
+	// length throw as they must (FlowScript patch 74).
+	if src := r.checkStdArrayObj(o); src != nil && src.extensible && src.lengthProp.writable {
 		if dst := freshArray(a); dst != nil {
 			values := make([]Value, actualDeleteCount)
 			copy(values, src.values[actualStart:])
@@ -1171,11 +1173,14 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 		for ; k < final; k++ {
 			arr.values[k] = value
 		}
-	} else if arr, ok := o.self.(*arrayObject); ok && arr.propValueCount == 0 && arr.extensible && protoHasNoIndexProps(arr) {
+	} else if arr, ok := o.self.(*arrayObject); ok && arr.propValueCount == 0 && arr.extensible && k <= int64(len(arr.values)) && protoHasNoIndexProps(arr) {
 		// FlowScript patch 73: an array with holes (new Array(n), the
 		// usual start of fill) whose holes nothing inherited can answer
 		// is filled in place: each hole went through the prototypes'
-		// lookups one by one (new Array(1e6).fill(0): 0.9 s).
+		// lookups one by one (new Array(1e6).fill(0): 0.9 s). Only a fill
+		// that starts among the stored values: the slots it adds are all
+		// filled, none a hole held in memory (a review: a fill of the
+		// last two of 3e7 slots).
 		if int64(len(arr.values)) < final {
 			values := make([]Value, final)
 			copy(values, arr.values)
@@ -1527,7 +1532,10 @@ func (r *Runtime) checkStdArrayObj(obj *Object) *arrayObject {
 }
 
 func (r *Runtime) checkStdArrayObjWithProto(obj *Object) *arrayObject {
-	if arr := r.checkStdArrayObj(obj); arr != nil && protoHasNoIndexProps(arr) {
+	// Extensible, with a writable length: the fast paths this check opens
+	// (unshift, Array.from) add values and change the length (FlowScript
+	// patch 70; a review found them taken past preventExtensions).
+	if arr := r.checkStdArrayObj(obj); arr != nil && arr.extensible && arr.lengthProp.writable && protoHasNoIndexProps(arr) {
 		return arr
 	}
 	return nil

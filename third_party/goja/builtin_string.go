@@ -446,7 +446,6 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	if maxLength <= stringLength {
 		return s
 	}
-	r.checkStringLength(maxLength) // FlowScript patch 71
 	strAscii, strUnicode := devirtualizeString(s)
 	var filler String
 	var fillerAscii asciiString
@@ -461,6 +460,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		fillerAscii = " "
 		filler = fillerAscii
 	}
+	r.checkStringLength(maxLength) // FlowScript patch 71: past an empty filler, which returns s
 	remaining := toIntStrict(maxLength - stringLength)
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
