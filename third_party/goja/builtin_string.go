@@ -524,7 +524,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 		return stringEmpty
 	}
 	if numInt > maxStringLength/int64(s.Length()) {
-		r.checkStringLength(maxStringLength + 1) // FlowScript patch 71
+		panic(r.invalidStringLength()) // FlowScript patch 71
 	}
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)

@@ -39,8 +39,13 @@ const maxStringLength = 1<<29 - 24
 // past maxStringLength.
 func (r *Runtime) checkStringLength(n int64) {
 	if n > maxStringLength {
-		panic(r.newError(r.getRangeError(), "Invalid string length"))
+		panic(r.invalidStringLength())
 	}
+}
+
+// invalidStringLength is V8's RangeError for a string past maxStringLength.
+func (r *Runtime) invalidStringLength() Value {
+	return r.newError(r.getRangeError(), "Invalid string length")
 }
 
 // concat is left + right (patch 67), or the RangeError of a string past
