@@ -330,7 +330,9 @@ func TestBufferDroppedAtOnceIsOverTheLimit(t *testing.T) {
 // appender holds its arrays weakly). Five 5 MB strings built and dropped
 // in turn fit in 32 MB, as in Node; held strongly, four of them stayed.
 func TestDroppedStringsFreeTheirMemory(t *testing.T) {
-	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 1}})
+	// A time limit of its own: the test is about memory, and under -race on
+	// a busy machine the five builds took longer than testTimeout.
+	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: 30 * time.Second, MaxParallel: 1}})
 	res := p.Run(context.Background(), sandbox.Request{Source: `
 		function build(ch, n) { let s = ''; for (let i = 0; i < n; i++) s += ch.repeat(1000); return s.length }
 		let n = 0; for (let k = 0; k < 5; k++) n += build('x', 5000); return n`})
