@@ -549,8 +549,9 @@ var nodeConsole = []string{"log", "info", "warn", "error", "debug", "dir", "dirx
 // not have: calling one throws a TypeError.
 var consoleMethods = func() map[string]bool {
 	m := map[string]bool{}
+	has := sandbox.ConsoleMethods()
 	for _, name := range nodeConsole {
-		if !slices.Contains(sandbox.ConsoleMethods(), name) {
+		if !slices.Contains(has, name) {
 			m[name] = true
 		}
 	}

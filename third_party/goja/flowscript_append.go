@@ -51,8 +51,9 @@ func (r *Runtime) invalidStringLength() Value {
 // concat is left + right (patch 67), or the RangeError of a string past
 // maxStringLength (patch 71).
 func (r *Runtime) concat(left, right String) String {
-	r.checkStringLength(int64(left.Length()) + int64(right.Length()))
-	return r.appender.concat(left, right)
+	length := int64(left.Length()) + int64(right.Length())
+	r.checkStringLength(length)
+	return r.appender.concat(left, right, int(length))
 }
 
 // appendMinLength is the length from which a concatenation goes through the
@@ -138,9 +139,8 @@ func (a *stringAppender) utf16For(s unicodeString) (int, bool) {
 	return oldest, false
 }
 
-// concat is left + right.
-func (a *stringAppender) concat(left, right String) String {
-	length := left.Length() + right.Length()
+// concat is left + right, of length characters.
+func (a *stringAppender) concat(left, right String, length int) String {
 	if length < appendMinLength {
 		return left.Concat(right)
 	}
