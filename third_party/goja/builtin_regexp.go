@@ -30,6 +30,10 @@ func (r *Runtime) newRegexpObject(proto *Object) *regexpObject {
 func (r *Runtime) newRegExpp(pattern *regexpPattern, patternStr String, proto *Object) *regexpObject {
 	o := r.newRegexpObject(proto)
 
+	pattern.texts = &r.goTexts // a pattern of this runtime's own (FlowScript patch 76)
+	if pattern.regexp2Wrapper != nil {
+		pattern.regexp2Wrapper.texts = pattern.texts
+	}
 	o.pattern = pattern
 	o.source = patternStr
 

@@ -1587,3 +1587,49 @@ return r;
 `
 
 const fastPathGuardsWant = `["TypeError","[1,2]",2,"TypeError","[1,2]",2,"0,1","TypeError","TypeError",1,30000000,null,"[1,2,3]","a","a","RangeError","TypeError","[1,2,3]","[1,3]","TypeError","[1,3,null]"]`
+
+// TestPatternsShareTheirTexts: the runtime converts a long text once for
+// all the patterns that search it (patch 76): a regex literal in a helper
+// makes a new pattern at each call, which converted the text again, for
+// Go's regexp (to UTF-8) and for regexp2 (to runes). Texts of one length
+// at other addresses, and prefixes of one appender array, keep their own
+// answers.
+func TestPatternsShareTheirTexts(t *testing.T) {
+	r := New()
+	v, err := r.RunString(`
+		const accented = 'Pedido nº 4711 - situação: entregue, ação 5\n'.repeat(300);
+		const other = 'Pedido nº 8822 - situação: cancelou, ação 6\n'.repeat(300);
+		const plain = 'Order no. 3141 - status: delivered, step 9\n'.repeat(300);
+		const longer = accented + 'Pedido nº 9999 - situação: novo, ação 7\n';
+		const state = (s) => /[\wçã]+: (\w+)/.exec(s)[1]; // Go's regexp
+		const number = (s) => /(?<=nº |no\. )\d+/.exec(s)[0]; // regexp2: a lookbehind
+		const seen = new Set();
+		for (let i = 0; i < 50; i++) {
+			for (const s of [accented, other, longer]) {
+				seen.add(state(s) + '/' + number(s) + '/' + s.match(/ação \d/g).length + '/' + /novo/.test(s));
+			}
+			seen.add(state(plain) + '/' + number(plain));
+		}
+		[...seen].join(' ')`)
+	if want := "entregue/4711/300/false cancelou/8822/300/false entregue/4711/301/true delivered/3141"; err != nil || v.String() != want {
+		t.Fatalf("%v (%v), want %s", v, err, want)
+	}
+	// Twenty searches of one text by new patterns convert it once; a
+	// pattern that converted it again would fill the cache with copies.
+	runtime.GC()
+	if _, err := r.RunString(`for (let i = 0; i < 20; i++) { state(longer); number(longer) }`); err != nil {
+		t.Fatal(err)
+	}
+	texts, runes := 0, 0
+	for i := range r.goTexts.texts {
+		if r.goTexts.texts[i].Value() != nil {
+			texts++
+		}
+		if r.goTexts.runes[i].Value() != nil {
+			runes++
+		}
+	}
+	if texts > 1 || runes > 1 {
+		t.Errorf("%d UTF-8 texts and %d rune texts alive, want the one text converted once for each engine", texts, runes)
+	}
+}

@@ -24,6 +24,7 @@ type regexp2MatchCache struct {
 type regexp2Wrapper struct {
 	rx    *regexp2.Regexp
 	cache *regexp2MatchCache
+	texts *goTextCache // the runtime's, for the runes of a text (FlowScript patch 76)
 }
 
 type regexpWrapper regexp.Regexp
@@ -78,6 +79,11 @@ type regexpPattern struct {
 	// regexp answers the same (FlowScript patch 11, regexp_flowscript.go).
 	fast     *goSearch
 	lastText *goText
+	// texts is the runtime's cache of texts (FlowScript patch 76), shared
+	// by all its patterns: a regex literal makes a new pattern at each
+	// evaluation, so lastText alone missed when a helper searched a long
+	// text with one.
+	texts *goTextCache
 }
 
 // lazyRegexp2 is a regexp2 compiled once, on first need.
@@ -140,6 +146,7 @@ func (p *regexpPattern) createRegexp2() {
 			panic(l.err)
 		}
 		p.regexp2Wrapper = l.rx.clone()
+		p.regexp2Wrapper.texts = p.texts
 		return
 	}
 	rx, err := compileRegexp2(p.src, p.multiline, p.dotAll, p.ignoreCase, p.unicode)
@@ -148,6 +155,7 @@ func (p *regexpPattern) createRegexp2() {
 		panic(err)
 	}
 	p.regexp2Wrapper = rx
+	rx.texts = p.texts
 }
 
 func buildUTF8PosMap(s unicodeString) (positionMap, string) {
@@ -277,7 +285,7 @@ func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (mat
 	if cache != nil && cache.posMap == nil && cache.target.SameAs(s) {
 		runes = cache.runes
 	} else {
-		runes = s.utf16Runes()
+		runes = r.texts.runesOf(s)
 		cache = nil
 	}
 	match, err = wrapped.FindRunesMatchStartingAt(runes, start)

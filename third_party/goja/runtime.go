@@ -195,6 +195,7 @@ type Runtime struct {
 	_collator       *collate.Collator
 	collators       map[string]*collate.Collator // localeCompare's, by locale and options (FlowScript patch 35)
 	appender        stringAppender               // the array of the last long concatenation (FlowScript patch 67)
+	goTexts         goTextCache                  // the last UTF-8 texts made for regex searches (FlowScript patch 76)
 	parserOptions   []parser.Option
 
 	symbolRegistry map[unistring.String]*Symbol
