@@ -1633,3 +1633,32 @@ func TestPatternsShareTheirTexts(t *testing.T) {
 		t.Errorf("%d UTF-8 texts and %d rune texts alive, want the one text converted once for each engine", texts, runes)
 	}
 }
+
+// TestTrimReadsUTF16 (patch 77): trim, trimStart and trimEnd against
+// Node's answers, every white space character on both sides, lone
+// surrogates (upstream gave U+FFFD), characters that are not white space
+// (U+180E, U+200B, U+0085) and a surrogate pair.
+func TestTrimReadsUTF16(t *testing.T) {
+	v, err := New().RunString(`const ws = " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
+const cases = ["", "   ", ws, ws + "a" + ws, " \uD800 ", "\uDC00x\uD800", ws + "ação" + ws, "\u180e x \u180e", "\u200b y \u200b", " 😀 ", "a b", "\u0085 z \u0085", " ü"];
+const out = [];
+for (const c of cases) out.push([c.trim(), c.trimStart(), c.trimEnd()].map((s) => escape(s)).join("|"));
+out.join("\n")
+`)
+	const want = `||
+||
+||
+a|a%20%09%0A%0B%0C%0D%A0%u1680%u2000%u2001%u2002%u2003%u2004%u2005%u2006%u2007%u2008%u2009%u200A%u2028%u2029%u202F%u205F%u3000%uFEFF|%20%09%0A%0B%0C%0D%A0%u1680%u2000%u2001%u2002%u2003%u2004%u2005%u2006%u2007%u2008%u2009%u200A%u2028%u2029%u202F%u205F%u3000%uFEFFa
+%uD800|%uD800%20|%20%uD800
+%uDC00x%uD800|%uDC00x%uD800|%uDC00x%uD800
+a%E7%E3o|a%E7%E3o%20%09%0A%0B%0C%0D%A0%u1680%u2000%u2001%u2002%u2003%u2004%u2005%u2006%u2007%u2008%u2009%u200A%u2028%u2029%u202F%u205F%u3000%uFEFF|%20%09%0A%0B%0C%0D%A0%u1680%u2000%u2001%u2002%u2003%u2004%u2005%u2006%u2007%u2008%u2009%u200A%u2028%u2029%u202F%u205F%u3000%uFEFFa%E7%E3o
+%u180E%20x%20%u180E|%u180E%20x%20%u180E|%u180E%20x%20%u180E
+%u200B%20y%20%u200B|%u200B%20y%20%u200B|%u200B%20y%20%u200B
+%uD83D%uDE00|%uD83D%uDE00%20|%20%uD83D%uDE00
+a%20b|a%20b|a%20b
+%85%20z%20%85|%85%20z%20%85|%85%20z%20%85
+%FC|%FC|%20%FC`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+}
