@@ -1662,3 +1662,116 @@ a%20b|a%20b|a%20b
 		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
 	}
 }
+
+// TestLiteralPatterns (patch 78): a pattern that is one literal text is
+// searched with strings.Index; match, replace, split, exec and sticky
+// searches of literal patterns give Node's answers over ASCII and accented
+// texts, and only literals without i or groups take the path.
+func TestLiteralPatterns(t *testing.T) {
+	v, err := New().RunString(`const texts = ["a.b..c.", "ação.João.ação", "x-y--z", "", "..", "Ação AÇÃO ação", "línea\nlínea\n"];
+const pats = [/\./g, /ação/g, /--/g, /ação/gi, /\n/g, /a/y, /ção/, /í/g];
+const out = [];
+for (const t of texts) for (const p of pats) {
+  p.lastIndex = 0;
+  const m = t.match(p);
+  p.lastIndex = 0;
+  const r = t.replace(p, "[$&]");
+  p.lastIndex = 0;
+  const sp = t.split(p);
+  p.lastIndex = 1;
+  const e = p.exec(t);
+  out.push([JSON.stringify(m), r, JSON.stringify(sp), e && e.index, p.lastIndex].join(" "));
+}
+out.join("\n")
+`)
+	const want = `[".",".",".","."] a[.]b[.][.]c[.] ["a","b","","c",""] 1 2
+null a.b..c. ["a.b..c."]  0
+null a.b..c. ["a.b..c."]  0
+null a.b..c. ["a.b..c."]  0
+null a.b..c. ["a.b..c."]  0
+["a"] [a].b..c. ["",".b..c."]  0
+null a.b..c. ["a.b..c."]  1
+null a.b..c. ["a.b..c."]  0
+[".","."] ação[.]João[.]ação ["ação","João","ação"] 4 5
+["ação","ação"] [ação].João.[ação] ["",".João.",""] 10 14
+null ação.João.ação ["ação.João.ação"]  0
+["ação","ação"] [ação].João.[ação] ["",".João.",""] 10 14
+null ação.João.ação ["ação.João.ação"]  0
+["a"] [a]ção.João.ação ["","ção.João.","ção"]  0
+["ção"] a[ção].João.ação ["a",".João.a",""] 1 1
+null ação.João.ação ["ação.João.ação"]  0
+null x-y--z ["x-y--z"]  0
+null x-y--z ["x-y--z"]  0
+["--"] x-y[--]z ["x-y","z"] 3 5
+null x-y--z ["x-y--z"]  0
+null x-y--z ["x-y--z"]  0
+null x-y--z ["x-y--z"]  0
+null x-y--z ["x-y--z"]  1
+null x-y--z ["x-y--z"]  0
+null  [""]  0
+null  [""]  0
+null  [""]  0
+null  [""]  0
+null  [""]  0
+null  [""]  0
+null  [""]  1
+null  [""]  0
+[".","."] [.][.] ["","",""] 1 2
+null .. [".."]  0
+null .. [".."]  0
+null .. [".."]  0
+null .. [".."]  0
+null .. [".."]  0
+null .. [".."]  1
+null .. [".."]  0
+null Ação AÇÃO ação ["Ação AÇÃO ação"]  0
+["ação"] Ação AÇÃO [ação] ["Ação AÇÃO ",""] 10 14
+null Ação AÇÃO ação ["Ação AÇÃO ação"]  0
+["Ação","AÇÃO","ação"] [Ação] [AÇÃO] [ação] [""," "," ",""] 5 9
+null Ação AÇÃO ação ["Ação AÇÃO ação"]  0
+null Ação AÇÃO ação ["Ação AÇÃO ","ção"]  0
+["ção"] A[ção] AÇÃO ação ["A"," AÇÃO a",""] 1 1
+null Ação AÇÃO ação ["Ação AÇÃO ação"]  0
+null línea
+línea
+ ["línea\nlínea\n"]  0
+null línea
+línea
+ ["línea\nlínea\n"]  0
+null línea
+línea
+ ["línea\nlínea\n"]  0
+null línea
+línea
+ ["línea\nlínea\n"]  0
+["\n","\n"] línea[
+]línea[
+] ["línea","línea",""] 5 6
+null línea
+línea
+ ["líne","\nlíne","\n"]  0
+null línea
+línea
+ ["línea\nlínea\n"]  1
+["í","í"] l[í]nea
+l[í]nea
+ ["l","nea\nl","nea\n"] 1 2`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+	for src, want := range map[string]string{`\.`: ".", `ação`: "ação", `a\.b`: "a.b", `(a)`: "", `a|b`: "", `a+`: ""} {
+		for _, flags := range []string{"g", "i"} {
+			p, err := compileRegexp(src, flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.regexpWrapper == nil {
+				continue
+			}
+			p.fast.init(p)
+			if w := map[bool]string{true: want, false: ""}[flags == "g"]; p.fast.literal != w {
+				t.Errorf("/%s/%s: literal %q, want %q", src, flags, p.fast.literal, w)
+			}
+		}
+	}
+}
