@@ -3,6 +3,7 @@ package goja
 import (
 	"math"
 	"math/big"
+	"strconv"
 	"unicode/utf16"
 
 	"golang.org/x/text/cases"
@@ -223,4 +224,55 @@ func sameRaw(a typedArray, x, y uint64) bool {
 		return x&^(1<<31) == 0 && y&^(1<<31) == 0
 	}
 	return false
+}
+
+// modInt64 is the integer part of f modulo 2^64, as a two's complement
+// int64: what ToInt32 and its kin take the low bits of (FlowScript patch
+// 80). Upstream converted with int64(f), which Go leaves undefined past
+// ±2^63 (0x8000000000000000 on amd64), so 1e21|0 and a hash summed
+// without |0 at each step came out 0. f is finite. math.Mod is exact, and
+// a float past 2^53 is an integer.
+func modInt64(f float64) int64 {
+	if f > -(1<<63) && f < 1<<63 {
+		return int64(f)
+	}
+	m := math.Mod(math.Trunc(f), 1<<64) // in (-2^64, 2^64), f's sign
+	switch {
+	case m >= 1<<63:
+		m -= 1 << 64
+	case m < -(1 << 63):
+		m += 1 << 64
+	}
+	return int64(m)
+}
+
+// prefixedToFloat reads a 0x, 0b or 0o literal too long for an int64
+// (stringToInt refused it) as the nearest Number, and reports whether s
+// has such a prefix (FlowScript patch 81). Upstream read it as NaN:
+// Number('0x8000000000000000') is 2^63 in ECMAScript.
+func prefixedToFloat(s string) (float64, bool, error) {
+	if len(s) < 3 || s[0] != '0' {
+		return 0, false, nil
+	}
+	var base int
+	switch s[1] {
+	case 'x', 'X':
+		base = 16
+	case 'b', 'B':
+		base = 2
+	case 'o', 'O':
+		base = 8
+	default:
+		return 0, false, nil
+	}
+	digits := s[2:]
+	if digits[0] == '+' || digits[0] == '-' {
+		return 0, true, strconv.ErrSyntax
+	}
+	n, ok := new(big.Int).SetString(digits, base)
+	if !ok {
+		return 0, true, strconv.ErrSyntax
+	}
+	f, _ := new(big.Float).SetInt(n).Float64() // the nearest, ties to even; +Inf past the largest
+	return f, true, nil
 }

@@ -1775,3 +1775,65 @@ l[í]nea
 		}
 	}
 }
+
+// TestEmptySearchPastTheEnd (patch 79): the empty string is not found past
+// the end of a non-ASCII string, so replaceAll with an empty search ends (it looped to
+// the memory limit), against Node's answers.
+func TestEmptySearchPastTheEnd(t *testing.T) {
+	v, err := New().RunString(`JSON.stringify(['olá'.replaceAll('', ''), 'aéb'.replaceAll('', '-'), 'aéb'.indexOf('', 10), 'aéb'.indexOf('', 3), 'aéb'.lastIndexOf(''), 'aéb'.split(''), 'olá'.replaceAll('á', ''), 'aéb'.includes('', 5), 'ééé'.replaceAll('é', 'e'), 'aéb'.replace('', '-'), 'éé'.startsWith('', 2), 'éé'.endsWith('', 0)])`)
+	const want = `["olá","-a-é-b-",3,3,3,["a","é","b"],"ol",true,"eee","-aéb",true,true]`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v), want (Node) %s", v, err, want)
+	}
+}
+
+// TestInt32OfLargeNumbers (patch 80): ToInt32 and its kin take a number
+// past 2^63 modulo 2^64 (upstream gave 0): bitwise operators, Math.imul,
+// Math.clz32, typed arrays and a hash summed without |0 at each step,
+// against Node's answers.
+func TestInt32OfLargeNumbers(t *testing.T) {
+	v, err := New().RunString(`const xs = [1e21, -1e21, 9.3e18, -9.3e18, 2**63, -(2**63), 2**64, 2**64 + 4096, 1.8e19, 1e300, -1e300, 2**53 + 2, 4294967296 * 3 + 5, -4294967297, 1e19, 123456789012345680000, 2**63 - 1024, Number.MAX_VALUE, 5e-324, -0.5, 2**31, 2**32 - 1];
+const out = [];
+for (const x of xs) out.push([x | 0, x >>> 0, x >> 1, x << 1, x ^ 0, ~x, Math.imul(x, 3), Math.clz32(x), new Int8Array([x])[0], new Uint8Array([x])[0], new Int16Array([x])[0], new Uint16Array([x])[0], new Int32Array([x])[0], new Uint32Array([x])[0]].join(","));
+let h = 0; for (const c of "uma frase longa para o hash de teste 123") h = h * 31 + c.charCodeAt(0);
+out.push(h | 0);
+out.join("\n")
+`)
+	const want = `-559939584,3735027712,-279969792,-1119879168,-559939584,559939583,-1679818752,0,0,0,0,0,-559939584,3735027712
+559939584,559939584,279969792,1119879168,559939584,-559939585,1679818752,2,0,0,0,0,559939584,559939584
+-81657856,4213309440,-40828928,-163315712,-81657856,81657855,-244973568,0,0,0,0,0,-81657856,4213309440
+81657856,81657856,40828928,163315712,81657856,-81657857,244973568,5,0,0,0,0,81657856,81657856
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+4096,4096,2048,8192,4096,-4097,12288,19,0,0,4096,4096,4096,4096
+-989331456,3305635840,-494665728,-1978662912,-989331456,989331455,1326972928,0,0,0,0,0,-989331456,3305635840
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+2,2,1,4,2,-3,6,30,2,2,2,2,2,2
+5,5,2,10,5,-6,15,29,5,5,5,5,5,5
+-1,4294967295,-1,-2,-1,0,-3,0,-1,255,-1,65535,-1,4294967295
+-1981284352,2313682944,-990642176,332398592,-1981284352,1981284351,-1648885760,0,0,0,0,0,-1981284352,2313682944
+792100864,792100864,396050432,1584201728,792100864,-792100865,-1918664704,2,0,0,-32768,32768,792100864,792100864
+-1024,4294966272,-512,-2048,-1024,1023,-3072,0,0,0,-1024,64512,-1024,4294966272
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+0,0,0,0,0,-1,0,32,0,0,0,0,0,0
+-2147483648,2147483648,-1073741824,0,-2147483648,2147483647,-2147483648,0,0,0,0,0,-2147483648,2147483648
+-1,4294967295,-1,-2,-1,0,-3,0,-1,255,-1,65535,-1,4294967295
+0`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+}
+
+// TestPrefixedNumbers (patch 81): 0x, 0b and 0o strings past an int64
+// read as the nearest Number (upstream: NaN), and a sign after the prefix
+// is NaN (upstream read "0x-5" as -5), against Node's answers.
+func TestPrefixedNumbers(t *testing.T) {
+	v, err := New().RunString(`JSON.stringify([Number('0x8000000000000000'), Number('0x'+'f'.repeat(20)), Number('0x-5'), Number('0x+5'), Number('0b-1'), +'0o777', Number('0b' + '1'.repeat(70)), Number('0o' + '7'.repeat(30)), Number(' 0x10 '), Number('0x'), Number('0x1_0'), Number('-0x10'), Number('0X' + 'F'.repeat(300)), Number('0x1fffffffffffff'), Number('0x20000000000001'), Number('0x20000000000003'), '0x8000000000000000' * 1, parseInt('0x8000000000000000'), Number('\u00a00x10\u00a0'), Number('0xé')])`)
+	const want = `[9223372036854776000,1.2089258196146292e+24,null,null,null,511,1.1805916207174113e+21,1.2379400392853803e+27,16,null,null,null,null,9007199254740991,9007199254740992,9007199254740996,9223372036854776000,9223372036854776000,16,null]`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v), want (Node) %s", v, err, want)
+	}
+}

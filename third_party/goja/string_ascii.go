@@ -99,6 +99,9 @@ func stringToInt(ss string) (int64, error) {
 		return 0, strconv.ErrSyntax
 	}
 	if len(ss) > 2 {
+		if ss[0] == '0' && (ss[2] == '-' || ss[2] == '+') {
+			return 0, strconv.ErrSyntax // FlowScript patch 81: no sign after 0x, 0b or 0o
+		}
 		switch ss[:2] {
 		case "0x", "0X":
 			return strconv.ParseInt(ss[2:], 16, 64)
@@ -134,6 +137,10 @@ func (s asciiString) _toFloat(trimmed string) (float64, error) {
 	// Go allows underscores in numbers, when parsed as floats, but ECMAScript expect them to be interpreted as NaN.
 	if strings.ContainsRune(trimmed, '_') {
 		return 0, strconv.ErrSyntax
+	}
+
+	if f, ok, err := prefixedToFloat(trimmed); ok {
+		return f, err
 	}
 
 	// Hexadecimal floats are not supported by ECMAScript.

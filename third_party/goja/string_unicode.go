@@ -603,6 +603,12 @@ func utf16IndexBytes(s, sep []uint16) int {
 }
 
 func (s unicodeString) index(substr String, start int) int {
+	if start > len(s)-1 {
+		// FlowScript patch 79: past the end nothing is found, not even the
+		// empty string (upstream found it there, so replaceAll('', x) of
+		// non-ASCII text looped until the memory limit).
+		return -1
+	}
 	var ss []uint16
 	a, u := devirtualizeString(substr)
 	if u != nil {
