@@ -51,10 +51,24 @@ type ListQuery struct {
 func (q ListQuery) limit() int { return pageLimit(q.Limit) }
 
 // normalized is q with its name filter in the form names are stored in
-// (NFC, see Draft.Normalize).
+// (see NormalizeNameFilter).
 func (q ListQuery) normalized() ListQuery {
-	q.Name = norm.NFC.String(q.Name)
+	q.Name = NormalizeNameFilter(q.Name)
 	return q
+}
+
+// NormalizeNameFilter is a name filter in the form names are stored in
+// (Draft.Normalize): surrounding spaces removed, composed (NFC). Check a
+// filter's length after it: "e" + U+0301 is one character of a name.
+func NormalizeNameFilter(name string) string {
+	return norm.NFC.String(strings.TrimSpace(name))
+}
+
+// NameFilterKey is what tells two name filters apart: filters with the
+// same key keep the same templates (a filter is normalized, and matches
+// ignoring case).
+func NameFilterKey(name string) string {
+	return strings.ToLower(NormalizeNameFilter(name))
 }
 
 func pageLimit(n int) int {

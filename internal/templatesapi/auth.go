@@ -208,6 +208,11 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if _, crit := tok.Header["crit"]; crit {
 		return Principal{}, &authError{message: "the token has a crit header; this service supports no JWT extension", reason: "crit header"}
 	}
+	// An exp past year 9999 is a mistake (milliseconds sent as seconds, or
+	// "never"): the library accepts it while it fits an int64.
+	if farFuture(claims["exp"]) {
+		return Principal{}, &authError{message: msgExpOutOfRange, reason: "exp past year 9999"}
+	}
 	// A time past year 9999 overflows the library's conversion to a time
 	// in the past (nbf 1e19 passed its check): such a token is not valid yet.
 	for _, name := range []string{"nbf", "iat"} {
@@ -219,7 +224,7 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if err != nil {
 		return Principal{}, tokenError(err, claims)
 	}
-	if sub == "" {
+	if strings.TrimSpace(sub) == "" { // a blank subject names no one
 		return Principal{}, &authError{message: "the token has no sub claim: tokens must name their subject", reason: "no sub"}
 	}
 	p := Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}
@@ -284,12 +289,15 @@ func (a *Authenticator) role(claims jwt.MapClaims) Role {
 	return role
 }
 
-// farFuture says whether a numeric claim is past the year 9999, a time
-// jwt's parser cannot hold.
+// farFuture says whether a numeric claim is past the year 9999: no issuer
+// means such a time (most often it is milliseconds sent as seconds), and
+// past 2^63 seconds jwt's parser reads it as a time in the past.
 func farFuture(claim any) bool {
 	f, ok := claim.(float64)
-	return ok && f > 253402300799
+	return ok && f > maxNumericDate
 }
+
+const msgExpOutOfRange = "the token's exp claim is out of range (after the year 9999): the issuer must give exp in seconds since 1970"
 
 // tokenError says why a token was refused, without echoing it. Claim
 // problems are only reported once the signature verified (the parser
@@ -308,7 +316,7 @@ func tokenError(err error, claims jwt.MapClaims) *authError {
 		return refuse(msgUnverifiable)
 	case errors.Is(err, jwt.ErrTokenExpired) && farFuture(claims["exp"]):
 		// So large a time overflows to the past when read: it is no expiry.
-		return refuse("the token's exp claim is out of range (after the year 9999): the issuer must give exp in seconds since 1970")
+		return refuse(msgExpOutOfRange)
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return refuse("the token has expired: get a new one")
 	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):

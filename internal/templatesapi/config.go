@@ -253,10 +253,19 @@ func (c Config) Validate() error {
 	}
 	errs = append(errs, c.validateJWT()...)
 	errs = append(errs, c.validateReplay()...)
+	firstEntry := make(map[string]int, len(c.APIKeys)) // key → its first entry's number
 	for i, entry := range c.APIKeys {
-		if _, err := parseAPIKey(entry); err != nil {
+		k, err := parseAPIKey(entry)
+		if err != nil {
 			fail("AUTH_API_KEYS entry %d: %v", i+1, err)
+			continue
 		}
+		// One key with two roles would get whichever came last, in silence.
+		if first, dup := firstEntry[k.key]; dup {
+			fail("AUTH_API_KEYS entry %d is the same key as entry %d: list each key once, with the one role it should have", i+1, first)
+			continue
+		}
+		firstEntry[k.key] = i + 1
 	}
 	if _, err := c.Level(); err != nil {
 		fail("LOG_LEVEL must be debug, info, warn or error, got %q", c.LogLevel)

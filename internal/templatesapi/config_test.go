@@ -121,6 +121,8 @@ func TestConfigFromEnvRefusesWithPreciseMessages(t *testing.T) {
 		{"repeated word as secret", jwtEnv("AUTH_JWT_SECRET", "changeme-changeme-changeme-changeme"), []string{"AUTH_JWT_SECRET looks guessable"}},
 		{"guessable key", map[string]string{"AUTH_API_KEYS": "aaaaaaaaaaaaaaaaaaaaaaaa"}, []string{"AUTH_API_KEYS entry 1", "guessable", "at least 80"}},
 		{"short key before a role", map[string]string{"AUTH_API_KEYS": "key-one-0123456789abcdef,dev:write"}, []string{"AUTH_API_KEYS entry 2", "at least 16"}},
+		{"one key with two roles", map[string]string{"AUTH_API_KEYS": "key-one-0123456789abcdef:read,key-two-0123456789abcdef,key-one-0123456789abcdef:write"}, []string{"AUTH_API_KEYS entry 3 is the same key as entry 1"}},
+		{"one key twice", map[string]string{"AUTH_API_KEYS": "key-one-0123456789abcdef,key-one-0123456789abcdef:write"}, []string{"AUTH_API_KEYS entry 2 is the same key as entry 1"}},
 		{"no audience", jwtEnv("AUTH_JWT_AUDIENCE", ""), []string{"AUTH_JWT_AUDIENCE is required"}},
 		{"no issuer", jwtEnv("AUTH_JWT_ISSUER", ""), []string{"AUTH_JWT_ISSUER is required"}},
 		{"same read and write scope", jwtEnv("AUTH_JWT_WRITE_SCOPE", "templates:read"), []string{"must differ"}},
@@ -148,6 +150,9 @@ func TestConfigFromEnvRefusesWithPreciseMessages(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not mention %q", err, w)
 				}
+			}
+			if strings.Contains(err.Error(), "0123456789abcdef") {
+				t.Errorf("error %q shows a key", err)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
@@ -51,8 +52,10 @@ func openCursor(raw string, kind byte, size int) []byte {
 	return payload
 }
 
+// filterHash ties a template cursor to its name filter: filters that keep
+// the same templates (typed composed or not, in another case) share it.
 func filterHash(name string) []byte {
-	sum := sha256.Sum256([]byte(name))
+	sum := sha256.Sum256([]byte(templates.NameFilterKey(name)))
 	return sum[:8]
 }
 
@@ -113,7 +116,9 @@ func parseVersionCursor(raw string, id uuid.UUID) (int, *httpError) {
 		return 0, cursorError("the cursor continues the versions of another template: leave cursor out to start from the newest version of this one")
 	}
 	before := int(binary.BigEndian.Uint32(b[17:]))
-	if before < 1 {
+	if before < 1 || before > math.MaxInt32 {
+		// Only a forged cursor (see sealCursor): versions are numbered up
+		// to 2^31-1, as in the path, and PostgreSQL holds no larger one.
 		return 0, badCursor()
 	}
 	return before, nil

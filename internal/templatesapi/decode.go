@@ -142,9 +142,10 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, erro
 			key, _ := kt.(string)
 			name = joinPath(path, key)
 			if seen[key] {
+				shown := shownName(name)
 				return newError(http.StatusBadRequest, CodeDuplicateField,
-					fmt.Sprintf("%s appears twice in the same object: send each field once", name),
-					fieldError{Field: name, Code: CodeDuplicateField, Message: fmt.Sprintf("%s appears twice", name)}), nil
+					fmt.Sprintf("%s appears twice in the same object: send each field once", shown),
+					fieldError{Field: shown, Code: CodeDuplicateField, Message: fmt.Sprintf("%s appears twice", shown)}), nil
 			}
 			seen[key] = true
 			var herr *httpError
@@ -177,8 +178,8 @@ func memberType(t reflect.Type, name, key string) (reflect.Type, *httpError) {
 	case !exact:
 		spelled := name[:len(name)-len(key)] + field
 		return nil, newError(http.StatusBadRequest, CodeFieldCase,
-			fmt.Sprintf("unknown field %q: field names are case-sensitive, did you mean %q?", name, spelled),
-			fieldError{Field: name, Code: CodeFieldCase, Message: fmt.Sprintf("spell it %q", field)})
+			fmt.Sprintf("unknown field %s: field names are case-sensitive, did you mean %s?", quoteName(name), quoteName(spelled)),
+			fieldError{Field: shownName(name), Code: CodeFieldCase, Message: fmt.Sprintf("spell it %q", field)})
 	}
 	sf, _ := structField(t, field)
 	return sf.Type, nil
@@ -403,6 +404,7 @@ func kindError(path string, t reflect.Type, got string) *httpError {
 		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got)
 	}
 	want := jsonKind(t.Kind().String())
+	path = shownName(path)
 	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
 		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
 }
@@ -437,15 +439,30 @@ func rangeError(path, lo, hi, got string) *httpError {
 	if len(got) > 32 {
 		got = got[:32] + "…"
 	}
+	path = shownName(path)
 	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be an integer from %s to %s, got %s", path, lo, hi, got),
 		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be an integer from %s to %s", path, lo, hi)})
 }
 
 func unknownField(name string) *httpError {
 	return newError(http.StatusBadRequest, CodeUnknownField,
-		fmt.Sprintf("unknown field %q: see the OpenAPI document for the fields this route accepts", name),
-		fieldError{Field: name, Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %q", name)})
+		fmt.Sprintf("unknown field %s: see the OpenAPI document for the fields this route accepts", quoteName(name)),
+		fieldError{Field: shownName(name), Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %s", quoteName(name))})
 }
+
+// maxShownName is the most of a field's path or a parameter's name, as the
+// request spelled them, that an answer echoes.
+const maxShownName = 64
+
+// shownName is name (a field's path or a parameter's name: the client
+// chose it, and may have made it megabytes long) cut for an answer to echo.
+func shownName(name string) string {
+	shown, _ := textcut.Cut(name, maxShownName)
+	return shown
+}
+
+// quoteName is name quoted for a message, cut as shownName cuts it.
+func quoteName(name string) string { return textcut.Quote(name, maxShownName) }
 
 func jsonKind(goKind string) string {
 	switch goKind {

@@ -133,3 +133,37 @@ func TestBodyReadFailuresAreNotBadJSON(t *testing.T) {
 		t.Errorf("message %q should say what to do, without the sockets addresses", herr.Message)
 	}
 }
+
+// A field or parameter name is the client's choice and may be huge: the
+// answer names it cut, once per place, never whole (a 1.5 MB key was
+// echoed three times).
+func TestLongFieldNamesAreEchoedCut(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	long := strings.Repeat("k", 20000)
+	for _, tt := range []struct {
+		name, method, path, body, code string
+	}{
+		{"unknown field", "POST", "/api/script-templates", `{"name":"a","source":"return 1","` + long + `":1}`, CodeUnknownField},
+		{"unknown nested field", "POST", "/api/scripts/test", `{"source":"return 1","inputVariables":[{"name":"x","value":"1","` + long + `":1}]}`, CodeUnknownField},
+		{"duplicate key in free JSON", "POST", "/api/scripts/test", `{"source":"return 1","resolutions":[{"` + long + `":1,"` + long + `":2}]}`, CodeDuplicateField},
+		{"unknown query parameter", "GET", "/api/script-templates?" + long + "=1", "", CodeUnknownParameter},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var body any
+			if tt.body != "" {
+				body = tt.body
+			}
+			r := a.authed(tt.method, tt.path, body)
+			wantStatus(t, r, http.StatusBadRequest)
+			if len(r.raw) > 2000 {
+				t.Errorf("the answer is %d bytes for a name of %d: %.300s…", len(r.raw), len(long), r.raw)
+			}
+			e := r.apiErr(t)
+			if e.Code != tt.code || len(e.Fields) != 1 || !strings.HasSuffix(e.Fields[0].Field, "…") ||
+				!strings.Contains(e.Message, "kkkk") || !strings.Contains(e.Fields[0].Message, "kkkk") {
+				t.Errorf("error %.500v, want %s naming the field cut", e, tt.code)
+			}
+		})
+	}
+}

@@ -17,9 +17,10 @@
 //     orchestrator probes; they reveal nothing but ok/ready. The service
 //     refuses to start with no credential configured; there is no switch to
 //     turn authentication off (for development set AUTH_API_KEYS).
-//   - Tokens: exp is required and must be a number; nbf and iat, when
+//   - Tokens: exp is required and must be a number no later than the year
+//     9999 (a later one is milliseconds sent as seconds); nbf and iat, when
 //     present, must not be in the future (5 s leeway, as for exp); sub is
-//     required; aud must name one of AUTH_JWT_AUDIENCE and iss must be
+//     required and not blank; aud must name one of AUTH_JWT_AUDIENCE and iss must be
 //     AUTH_JWT_ISSUER, both required whenever a JWT method is configured (a
 //     token the same identity provider issued for another application is
 //     refused); a crit header is refused (no extension is supported).
@@ -131,13 +132,16 @@
 //     templates.Draft.Normalize). Query parameters a
 //     route does not take, or given twice, are refused (UNKNOWN_PARAMETER,
 //     INVALID_PARAMETER), as unknown JSON fields are. Reads carry an ETag
-//     (a hash of the body and the next link) and answer If-None-Match with
+//     (a mark of the resource, and a hash of the body and the next link)
+//     and answer If-None-Match with
 //     304, an If-Match that names only other tags with 412; they are
 //     Cache-Control private, no-cache, everything else no-store. PUT stores the next version (templates.Store.Update); a
 //     version never changes. PUT and DELETE with If-Match write only while
 //     the template is as the ETag it names was read (precondition in
 //     etag.go; the store checks the version in the write itself), else 412
-//     PRECONDITION_FAILED; a PUT answers the template's new ETag.
+//     PRECONDITION_FAILED, saying so when every tag is of another resource;
+//     a PUT answers the template's new ETag. A PUT reads the template
+//     before its source is checked in a worker: none is 404 at once.
 //   - POST {base}/failures/{jobId}/replay is a test run of a recorded
 //     failed job (replay_handler.go): the record is read from the
 //     executor's failures stream over a connection opened for the request

@@ -22,6 +22,7 @@ const (
 	CodeBodyTooLarge         = "BODY_TOO_LARGE"
 	CodeRequestTimeout       = "REQUEST_TIMEOUT"
 	CodeHeadersTooLarge      = "HEADERS_TOO_LARGE"
+	CodeURITooLong           = "URI_TOO_LONG"
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE"
 	CodeValidationFailed     = "VALIDATION_FAILED"
 	CodePreconditionFailed   = "PRECONDITION_FAILED"

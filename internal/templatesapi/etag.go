@@ -1,12 +1,14 @@
 package templatesapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"iter"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -14,13 +16,14 @@ import (
 	"github.com/flowscript/flowscript/internal/templates"
 )
 
-// writeCachedJSON answers a read with v and an ETag: the hash of the body
-// and of vary (what else the answer says, such as the next page's link).
+// writeCachedJSON answers a read of resource (see entityTag) with v and an
+// ETag: its mark and the hash of the body and of vary (what else the
+// answer says, such as the next page's link).
 // When If-None-Match names that tag, the answer is 304 Not Modified with no
 // body; when If-Match names only others, 412. Reads may be kept by the
 // client (never by a shared cache: the sources are the authors') but must
 // be revalidated: Cache-Control private, no-cache.
-func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string) {
+func writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v any, vary string) {
 	body, err := encodeJSON(v)
 	if err != nil {
 		status, body := errEncoding()
@@ -30,7 +33,7 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, v any, vary string)
 		w.Write(body) //nolint:errcheck // the client is gone; nothing to do
 		return
 	}
-	tag := entityTag(body, vary)
+	tag := entityTag(resource, body, vary)
 	// RFC 9110 §13.2.2: If-Match first, and a read whose tag it does not
 	// name is 412 too (a client that reads only the version it holds).
 	if values := r.Header.Values("If-Match"); len(values) > 0 {
@@ -78,13 +81,52 @@ func entityTags(values []string) iter.Seq[string] {
 	}
 }
 
-// entityTag is the strong ETag of a read's body and vary.
-func entityTag(body []byte, vary string) string {
+// An entity tag is base64url of the mark of the resource it is of (which
+// list, template or version: see the *Resource functions) and of the hash
+// of a read's body and vary, quoted. Both are opaque to clients; the mark
+// lets a write tell a tag of another resource from a stale one.
+const (
+	tagMarkSize = 6
+	tagHashSize = 18
+)
+
+// entityTag is the strong ETag of a read of resource: its body and vary.
+func entityTag(resource string, body []byte, vary string) string {
 	h := sha256.New()
 	h.Write(body)
 	h.Write([]byte{0})
 	h.Write([]byte(vary))
-	return `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18]) + `"`
+	b := append(resourceMark(resource), h.Sum(nil)[:tagHashSize]...)
+	return `"` + base64.RawURLEncoding.EncodeToString(b) + `"`
+}
+
+func resourceMark(resource string) []byte {
+	sum := sha256.Sum256([]byte("flowscript etag\x00" + resource))
+	return sum[:tagMarkSize]
+}
+
+// tagMark is the resource mark of tag when it has the shape of a tag this
+// service gives out, nil otherwise.
+func tagMark(tag string) []byte {
+	inner, quoted := strings.CutPrefix(tag, `"`)
+	inner, closed := strings.CutSuffix(inner, `"`)
+	if !quoted || !closed {
+		return nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(inner)
+	if err != nil || len(b) != tagMarkSize+tagHashSize {
+		return nil
+	}
+	return b[:tagMarkSize]
+}
+
+// Resources an ETag can be of.
+const listResource = "templates"
+
+func templateResource(id uuid.UUID) string { return "template " + id.String() }
+func versionsResource(id uuid.UUID) string { return "versions " + id.String() }
+func versionResource(id uuid.UUID, n int) string {
+	return "version " + id.String() + " " + strconv.Itoa(n)
 }
 
 // templateTag is the ETag GET /templates/{id} answers for t.
@@ -93,7 +135,22 @@ func templateTag(t templates.Template) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return entityTag(body, ""), nil
+	return entityTag(templateResource(t.ID), body, ""), nil
+}
+
+// allOfOtherResources reports whether every entity tag of If-Match values
+// is one this service gave out for a resource other than resource (so
+// none can be a stale tag of it).
+func allOfOtherResources(values []string, resource string) bool {
+	mark, some := resourceMark(resource), false
+	for t := range entityTags(values) {
+		m := tagMark(t)
+		if m == nil || bytes.Equal(m, mark) {
+			return false
+		}
+		some = true
+	}
+	return some
 }
 
 // ifMatch reads If-Match (RFC 9110 §13.1.1) against the current tag:
@@ -111,24 +168,34 @@ func ifMatch(values []string, tag string) (star, match bool) {
 	return star, match
 }
 
-// precondition evaluates a write's If-Match and If-None-Match against the
-// template as it is: with neither it returns 0 (write whatever the
-// version); otherwise the version the write must still find (0 for "*" or
-// with If-None-Match alone), 404 when the template does not exist, or 412
-// PRECONDITION_FAILED when no If-Match tag matches or an If-None-Match one
-// does (RFC 9110 §13.1.2: "*" matches any template). The store checks the
-// version again in the write itself, so a change made between the two is
-// refused too.
-func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
-	values, none := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
-	if len(values) == 0 && len(none) == 0 {
-		return 0, nil
-	}
+// conditional reports whether a write carries If-Match or If-None-Match.
+func conditional(r *http.Request) bool {
+	return len(r.Header.Values("If-Match")) > 0 || len(r.Header.Values("If-None-Match")) > 0
+}
+
+// current reads the template a write is about: the answer is 404 when it
+// does not exist.
+func (s *Server) current(r *http.Request, id uuid.UUID) (templates.Template, *httpError) {
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	cur, err := s.store.Get(ctx, id)
 	if err != nil {
-		return 0, s.storeError(r, err)
+		return templates.Template{}, s.storeError(r, err)
+	}
+	return cur, nil
+}
+
+// precondition evaluates a write's If-Match and If-None-Match against the
+// template as it is (cur): with neither it returns 0 (write whatever the
+// version); otherwise the version the write must still find (0 for "*" or
+// with If-None-Match alone), or 412 PRECONDITION_FAILED when no If-Match
+// tag matches or an If-None-Match one does (RFC 9110 §13.1.2: "*" matches
+// any template). The store checks the version again in the write itself,
+// so a change made between the two is refused too.
+func (s *Server) precondition(r *http.Request, cur templates.Template) (int, *httpError) {
+	values, none := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
+	if len(values) == 0 && len(none) == 0 {
+		return 0, nil
 	}
 	tag, err := templateTag(cur)
 	if err != nil {
@@ -157,6 +224,11 @@ func (s *Server) precondition(r *http.Request, id uuid.UUID) (int, *httpError) {
 		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed, fmt.Sprintf(
 			"If-Match holds no strong entity tag (%q): nothing was written; send the ETag a GET of the template "+
 				"answered, quoted and without W/ (a weak tag never matches), or \"*\"", got))
+	}
+	if allOfOtherResources(values, templateResource(cur.ID)) {
+		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed,
+			"the If-Match tag is of another template or version, not of this template: nothing was written; "+
+				"GET this template and send its ETag in If-Match")
 	}
 	return 0, errChanged(cur.Version)
 }

@@ -45,17 +45,25 @@ func withUnreadBodyClosing(next http.Handler) http.Handler {
 }
 
 // withHeaderLimit answers a request whose line and headers are over
-// maxHeaderBytes with 431 HEADERS_TOO_LARGE, in JSON as every answer, and
-// closes the connection.
+// maxHeaderBytes, in JSON as every answer, and closes the connection: 414
+// URI_TOO_LONG when the URL is most of them, 431 HEADERS_TOO_LARGE
+// otherwise, so the message names what to shorten.
 func withHeaderLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n := headerBytes(r); n > maxHeaderBytes {
+		n := headerBytes(r)
+		switch {
+		case n <= maxHeaderBytes:
+			next.ServeHTTP(w, r)
+			return
+		case len(r.RequestURI) > n/2:
+			w.Header().Set("Connection", "close")
+			writeError(w, newError(http.StatusRequestURITooLong, CodeURITooLong, fmt.Sprintf(
+				"the URL is %d bytes, which puts the request's line and headers over the limit of %d: send a shorter URL", len(r.RequestURI), maxHeaderBytes)))
+		default:
 			w.Header().Set("Connection", "close")
 			writeError(w, newError(http.StatusRequestHeaderFieldsTooLarge, CodeHeadersTooLarge, fmt.Sprintf(
 				"the request's headers are about %d bytes, over the limit of %d: send a shorter token or fewer headers", n, maxHeaderBytes)))
-			return
 		}
-		next.ServeHTTP(w, r)
 	})
 }
 

@@ -123,3 +123,24 @@ func TestOversizedHeadersAnswerInJSON(t *testing.T) {
 	wantStatus(t, a.do("GET", "/api/script-templates", nil, "Authorization", "Bearer "+strings.Repeat("a", 20<<10)), http.StatusUnauthorized)
 	wantStatus(t, a.authed("GET", "/api/script-templates", nil, "X-Padding", strings.Repeat("p", 20<<10)), http.StatusOK)
 }
+
+// TestLongURLAnswersURITooLong: when the URL is what passes the limit on
+// the request's line and headers, the answer says so (414 URI_TOO_LONG),
+// rather than asking for a shorter token.
+func TestLongURLAnswersURITooLong(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	long := "/api/script-templates/" + strings.Repeat("a", 40<<10)
+	for _, r := range []response{a.do("GET", long, nil), a.authed("GET", "/api/script-templates?name="+strings.Repeat("n", 40<<10), nil)} {
+		wantStatus(t, r, http.StatusRequestURITooLong)
+		if e := r.apiErr(t); e.Code != CodeURITooLong || !strings.Contains(e.Message, "shorter URL") || !strings.Contains(e.Message, "32768") {
+			t.Errorf("%+v, want URI_TOO_LONG naming the limit", e)
+		}
+	}
+	// Headers that pass the limit beside a long URL are still headers.
+	r := a.do("GET", "/api/script-templates?name="+strings.Repeat("n", 10<<10), nil, "Authorization", "Bearer "+strings.Repeat("a", 30<<10))
+	wantStatus(t, r, http.StatusRequestHeaderFieldsTooLarge)
+	if e := r.apiErr(t); e.Code != CodeHeadersTooLarge {
+		t.Errorf("%+v, want HEADERS_TOO_LARGE", e)
+	}
+}

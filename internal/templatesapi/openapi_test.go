@@ -105,7 +105,7 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 	enum := doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum
 	for _, code := range []string{
 		CodeUnauthenticated, CodeForbidden, CodeNotFound, CodeMethodNotAllowed, CodeInvalidID, CodeInvalidJSON,
-		CodeDuplicateField, CodeFieldCase, CodeInvalidUTF8, CodeUnknownField, CodeBodyTooLarge, CodeRequestTimeout, CodeHeadersTooLarge,
+		CodeDuplicateField, CodeFieldCase, CodeInvalidUTF8, CodeUnknownField, CodeBodyTooLarge, CodeRequestTimeout, CodeHeadersTooLarge, CodeURITooLong,
 		CodeUnsupportedMediaType, CodeValidationFailed, CodePreconditionFailed, CodeSandboxBusy,
 		CodeStoreUnavailable, CodeInternal, CodeInvalidParameter, CodeUnknownParameter, CodeInvalidCursor,
 		CodeFailuresUnavailable,

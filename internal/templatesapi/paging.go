@@ -53,17 +53,13 @@ func readQuery(r *http.Request, allowed ...string) (url.Values, *httpError) {
 	for _, name := range names {
 		switch {
 		case !slices.Contains(allowed, name):
-			shown := name
-			if len(shown) > 64 {
-				shown = shown[:64] + "…"
-			}
 			takes := "no query parameters"
 			if len(allowed) > 0 {
 				takes = strings.Join(allowed, ", ")
 			}
 			return nil, newError(http.StatusBadRequest, CodeUnknownParameter,
-				fmt.Sprintf("unknown query parameter %q: this route takes %s", shown, takes),
-				fieldError{Field: name, Code: CodeUnknownParameter, Message: fmt.Sprintf("unknown parameter %q", shown)})
+				fmt.Sprintf("unknown query parameter %s: this route takes %s", quoteName(name), takes),
+				fieldError{Field: shownName(name), Code: CodeUnknownParameter, Message: "unknown parameter " + quoteName(name)})
 		case len(q[name]) > 1:
 			return nil, paramError(name, fmt.Sprintf("%s is given %d times: give it once", name, len(q[name])))
 		}
@@ -95,12 +91,15 @@ func readLimit(q url.Values) (int, *httpError) {
 }
 
 // readNameFilter reads the name filter: a case-insensitive substring of
-// the name, surrounding spaces removed, "" for none.
+// the name, normalized as saved names are (templates.NormalizeNameFilter),
+// "" for none.
 func readNameFilter(q url.Values) (string, *httpError) {
-	name := strings.TrimSpace(q.Get("name"))
-	switch {
-	case !utf8.ValidString(name):
+	name := q.Get("name")
+	if !utf8.ValidString(name) {
 		return "", paramError("name", "name is not valid UTF-8 text: percent-encode its UTF-8 bytes")
+	}
+	name = templates.NormalizeNameFilter(name) // before its length: as a saved name is counted
+	switch {
 	case utf8.RuneCountInString(name) > templates.MaxNameRunes:
 		return "", paramError("name", fmt.Sprintf("name is %d characters, longer than any template name (%d)", utf8.RuneCountInString(name), templates.MaxNameRunes))
 	case strings.ContainsFunc(name, unicode.IsControl):

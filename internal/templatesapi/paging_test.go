@@ -158,6 +158,48 @@ func TestListRefusesBadParameters(t *testing.T) {
 	wantStatus(t, a.authed("GET", "/api/script-templates?name=t&cursor="+filtered, nil), http.StatusOK)
 }
 
+// TestNameFilterIsNormalizedAsNames: a filter is composed (NFC) before
+// its length is checked, as a saved name is, so the name a template was
+// saved with finds it however it was typed; and a cursor continues the
+// listing under any spelling of its filter the stores treat as the same.
+func TestNameFilterIsNormalizedAsNames(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		decomposed := strings.Repeat("e\u0301", templates.MaxNameRunes) // 240 runes typed, 120 once composed
+		long := a.create(decomposed, "return 1")
+		r := a.authed("GET", "/api/script-templates?name="+url.QueryEscape(decomposed), nil)
+		wantStatus(t, r, http.StatusOK)
+		var page []templates.Template
+		if r.json(t, &page); len(page) != 1 || page[0].ID != long.ID {
+			t.Errorf("filter by the name as saved: %+v, want the template", page)
+		}
+
+		for i := range 3 {
+			a.create(fmt.Sprintf("caf\u00e9 %d", i), "return 1")
+		}
+		r = a.authed("GET", "/api/script-templates?limit=1&name="+url.QueryEscape("cafe\u0301"), nil)
+		wantStatus(t, r, http.StatusOK)
+		cursor := r.header.Get("X-Next-Cursor")
+		seen := map[string]bool{}
+		for _, spelled := range []string{"caf\u00e9", "CAF\u00c9", "CAFE\u0301", " caf\u00e9\t"} {
+			r = a.authed("GET", "/api/script-templates?limit=1&cursor="+cursor+"&name="+url.QueryEscape(spelled), nil)
+			wantStatus(t, r, http.StatusOK)
+			if r.json(t, &page); len(page) != 1 || page[0].Name != "caf\u00e9 1" {
+				t.Errorf("continued with name %q: %+v, want the second café", spelled, page)
+			}
+			seen[r.header.Get("X-Next-Cursor")] = true
+		}
+		if len(seen) != 1 {
+			t.Errorf("one position under four spellings of the filter gave %d cursors", len(seen))
+		}
+		r = a.authed("GET", "/api/script-templates?limit=1&cursor="+cursor+"&name=cafe", nil)
+		if e := r.apiErr(t); r.status != http.StatusBadRequest || e.Code != CodeInvalidCursor {
+			t.Errorf("continued with another filter: %d %+v, want INVALID_CURSOR", r.status, e)
+		}
+	})
+}
+
 // TestForgedCursorTimes: a cursor's checksum is not a secret, so a caller
 // can build one for any creation time; one outside years 1 to 9999 is
 // INVALID_CURSOR on both stores (PostgreSQL answered 500, and the stores
@@ -185,6 +227,33 @@ func TestForgedCursorTimes(t *testing.T) {
 		// The bounds themselves are times a cursor may carry.
 		for _, at := range []time.Time{cursorTimeMin, cursorTimeMax} {
 			wantStatus(t, a.authed("GET", "/api/script-templates?cursor="+forge(at.UnixMicro()), nil), http.StatusOK)
+		}
+	})
+}
+
+// TestForgedVersionCursors: the cursor format is public, so a caller can
+// build one continuing below any uint32; one past the largest version
+// (2^31-1, as in the path) is INVALID_CURSOR on both stores (PostgreSQL
+// answered 500: it cannot pass 2^31 as an int4).
+func TestForgedVersionCursors(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		id := a.create("forged-version-cursor", "return 1").ID
+		versions := "/api/script-templates/" + id.String() + "/versions?cursor="
+		for _, before := range []int{0, math.MaxInt32 + 1, math.MaxUint32} {
+			r := a.authed("GET", versions+versionCursor(id, before), nil)
+			wantStatus(t, r, http.StatusBadRequest)
+			if e := r.apiErr(t); e.Code != CodeInvalidCursor {
+				t.Errorf("a cursor before %d: %+v, want %s", before, e, CodeInvalidCursor)
+			}
+		}
+		// The largest version a cursor may continue below lists them all.
+		r := a.authed("GET", versions+versionCursor(id, math.MaxInt32), nil)
+		wantStatus(t, r, http.StatusOK)
+		var list []templates.VersionInfo
+		if r.json(t, &list); len(list) != 1 {
+			t.Errorf("below version 2^31-1: %d versions, want 1", len(list))
 		}
 	})
 }

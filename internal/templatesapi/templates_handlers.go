@@ -82,7 +82,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 	if page.Next != nil {
 		link = setNextPage(w, s.prefix+"/script-templates", q, templateCursor(*page.Next, query.Name), query.Limit)
 	}
-	writeCachedJSON(w, r, page.Templates, link)
+	writeCachedJSON(w, r, listResource, page.Templates, link)
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
@@ -98,7 +98,7 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeCachedJSON(w, r, templateResponse{Template: t}, "")
+	writeCachedJSON(w, r, templateResource(id), templateResponse{Template: t}, "")
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
@@ -127,7 +127,15 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	ifVersion, herr := s.precondition(r, id)
+	// The template is read first, by its id: a PUT to none is 404 before
+	// its source waits for a sandbox worker to be checked. The write
+	// checks again that it exists (a delete may come in between).
+	cur, herr := s.current(r, id)
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	ifVersion, herr := s.precondition(r, cur)
 	if herr != nil {
 		writeError(w, herr)
 		return
@@ -158,10 +166,17 @@ func (s *Server) deleteTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	ifVersion, herr := s.precondition(r, id)
-	if herr != nil {
-		writeError(w, herr)
-		return
+	ifVersion := 0
+	if conditional(r) {
+		cur, herr := s.current(r, id)
+		if herr != nil {
+			writeError(w, herr)
+			return
+		}
+		if ifVersion, herr = s.precondition(r, cur); herr != nil {
+			writeError(w, herr)
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()

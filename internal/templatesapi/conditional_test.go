@@ -1,0 +1,104 @@
+package templatesapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/flowscript/flowscript/internal/guardrails"
+	"github.com/flowscript/flowscript/internal/sandbox"
+	"github.com/flowscript/flowscript/internal/templates"
+)
+
+// TestIfMatchOfAnotherResource: a PUT or DELETE whose If-Match is the ETag
+// of another template, of a version or of a list is told so, not that the
+// template changed (it did not), and nothing is written.
+func TestIfMatchOfAnotherResource(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		x, y := a.create("x", "return 1"), a.create("y", "return 1")
+		one := "/api/script-templates/" + y.ID.String()
+		tagOf := func(path string) string {
+			r := a.authed("GET", path, nil)
+			wantStatus(t, r, http.StatusOK)
+			return r.header.Get("ETag")
+		}
+		others := map[string]string{
+			"another template":            tagOf("/api/script-templates/" + x.ID.String()),
+			"a version of this template":  tagOf(one + "/versions/1"),
+			"the versions of this one":    tagOf(one + "/versions"),
+			"the list":                    tagOf("/api/script-templates"),
+			"another template and a list": tagOf("/api/script-templates/"+x.ID.String()) + ", " + tagOf("/api/script-templates"),
+		}
+		for name, tag := range others {
+			for _, r := range []response{
+				a.authed("PUT", one, map[string]string{"name": "y", "source": "return 2"}, "If-Match", tag),
+				a.authed("DELETE", one, nil, "If-Match", tag),
+			} {
+				wantStatus(t, r, http.StatusPreconditionFailed)
+				if e := r.apiErr(t); e.Code != CodePreconditionFailed || !strings.Contains(e.Message, "of another template or version") ||
+					strings.Contains(e.Message, "changed") {
+					t.Errorf("If-Match of %s: %+v, want it named a tag of another resource", name, e)
+				}
+			}
+		}
+		// A stale tag of this template beside another's is still stale.
+		stale := tagOf(one)
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "y", "source": "return 3"}), http.StatusOK)
+		r := a.authed("PUT", one, map[string]string{"name": "y", "source": "return 4"}, "If-Match", stale+", "+others["another template"])
+		wantStatus(t, r, http.StatusPreconditionFailed)
+		if e := r.apiErr(t); !strings.Contains(e.Message, "changed") || !strings.Contains(e.Message, "version 2") {
+			t.Errorf("a stale tag: %+v, want it called changed", e)
+		}
+		var got templates.Template
+		if a.authed("GET", one, nil).json(t, &got); got.Version != 2 {
+			t.Errorf("after refused writes: version %d, want 2", got.Version)
+		}
+	})
+}
+
+// countingChecker counts the compile checks a save asks for.
+type countingChecker struct {
+	guardrails.Checker
+	checks atomic.Int64
+}
+
+func (c *countingChecker) Check(ctx context.Context, req guardrails.CheckRequest) guardrails.CheckResult {
+	c.checks.Add(1)
+	return c.Checker.Check(ctx, req)
+}
+
+// TestPutToMissingTemplateChecksNoSource: a PUT to an id no template has is
+// 404 before its source is checked, a check that waits for a sandbox
+// worker (seconds while test runs hold them all).
+func TestPutToMissingTemplateChecksNoSource(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		checker := &countingChecker{Checker: guardrails.NewInProcess(cfg.Sandbox)}
+		srv, err := NewServer(cfg, open(t, cfg), sandbox.NewInProcess(cfg.Sandbox), checker, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(srv)
+		t.Cleanup(srv.Close)
+		t.Cleanup(ts.Close)
+		a := &api{t: t, srv: srv, ts: ts, client: ts.Client()}
+
+		r := a.authed("PUT", "/api/script-templates/"+uuid.NewString(), map[string]string{"name": "x", "source": "return 1"})
+		wantStatus(t, r, http.StatusNotFound)
+		if n := checker.checks.Load(); n != 0 {
+			t.Errorf("a PUT to no template checked its source %d times, want none", n)
+		}
+		tpl := a.create("x", "return 1")
+		wantStatus(t, a.authed("PUT", "/api/script-templates/"+tpl.ID.String(), map[string]string{"name": "x", "source": "return 2"}), http.StatusOK)
+		if n := checker.checks.Load(); n != 2 {
+			t.Errorf("a create and a PUT checked %d sources, want 2", n)
+		}
+	})
+}
