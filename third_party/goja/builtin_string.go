@@ -425,6 +425,9 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	case asciiString:
 		return s
 	case unicodeString:
+		if hasLoneSurrogate(s) { // FlowScript patch 82
+			return mapWellFormed(s, func(x string) String { return newStringValue(f.String(x)) })
+		}
 		ss := s.String()
 		return newStringValue(f.String(ss))
 	case *importedString:

@@ -135,10 +135,16 @@ func (r *Runtime) stringproto_toLocaleCase(upper bool) func(FunctionCall) Value 
 		s := call.This.toString()
 		tag, special := r.caseLocale(call.Argument(0))
 		switch {
-		case special && upper:
-			return newStringValue(cases.Upper(tag).String(s.String()))
 		case special:
-			return newStringValue(cases.Lower(tag).String(s.String()))
+			caser := cases.Lower(tag)
+			if upper {
+				caser = cases.Upper(tag)
+			}
+			conv := func(x string) String { return newStringValue(caser.String(x)) }
+			if _, u := devirtualizeString(s); u != nil && hasLoneSurrogate(u) { // FlowScript patch 82
+				return mapWellFormed(u, conv)
+			}
+			return conv(s.String())
 		case upper:
 			return s.toUpper()
 		}

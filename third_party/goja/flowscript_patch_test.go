@@ -1837,3 +1837,31 @@ func TestPrefixedNumbers(t *testing.T) {
 		t.Fatalf("%v (%v), want (Node) %s", v, err, want)
 	}
 }
+
+// TestCaseMappingKeepsLoneSurrogates (patch 82): toUpperCase,
+// toLowerCase, their locale forms (tr, a special one, and none) and
+// normalize keep lone surrogates (upstream: U+FFFD), so an emoji cut by
+// slice and mapped piece by piece joins back to the whole; Node's answers,
+// with final sigma, ǅ, ß and ﬃ beside the surrogates.
+func TestCaseMappingKeepsLoneSurrogates(t *testing.T) {
+	v, err := New().RunString(`const s = 'Oi 😀 tudo ção ß', cut = s.slice(0, 4);
+const cases = [cut, s.slice(4), '\uDC00ação\uD800', '\uD800', 'x\uDBFF\uDBFF\uDC00y', 'ǅ\uD800ǆ', 'ΣΑΣ\uD800ΣΑΣ', 'e\u0301\uD800e\u0301', 'ﬃ\uDC00ß'];
+const out = [];
+for (const c of cases) out.push([c.toUpperCase(), c.toLowerCase(), c.toLocaleUpperCase('tr'), c.toLocaleLowerCase('tr'), c.toLocaleUpperCase(), c.normalize('NFC'), c.normalize('NFD'), c.normalize('NFKC')].map(escape).join('|'));
+out.push(cut.toUpperCase() + s.slice(4).toUpperCase() === s.toUpperCase());
+out.join('\n')
+`)
+	const want = `OI%20%uD83D|oi%20%uD83D|O%u0130%20%uD83D|oi%20%uD83D|OI%20%uD83D|Oi%20%uD83D|Oi%20%uD83D|Oi%20%uD83D
+%uDE00%20TUDO%20%C7%C3O%20SS|%uDE00%20tudo%20%E7%E3o%20%DF|%uDE00%20TUDO%20%C7%C3O%20SS|%uDE00%20tudo%20%E7%E3o%20%DF|%uDE00%20TUDO%20%C7%C3O%20SS|%uDE00%20tudo%20%E7%E3o%20%DF|%uDE00%20tudo%20c%u0327a%u0303o%20%DF|%uDE00%20tudo%20%E7%E3o%20%DF
+%uDC00A%C7%C3O%uD800|%uDC00a%E7%E3o%uD800|%uDC00A%C7%C3O%uD800|%uDC00a%E7%E3o%uD800|%uDC00A%C7%C3O%uD800|%uDC00a%E7%E3o%uD800|%uDC00ac%u0327a%u0303o%uD800|%uDC00a%E7%E3o%uD800
+%uD800|%uD800|%uD800|%uD800|%uD800|%uD800|%uD800|%uD800
+X%uDBFF%uDBFF%uDC00Y|x%uDBFF%uDBFF%uDC00y|X%uDBFF%uDBFF%uDC00Y|x%uDBFF%uDBFF%uDC00y|X%uDBFF%uDBFF%uDC00Y|x%uDBFF%uDBFF%uDC00y|x%uDBFF%uDBFF%uDC00y|x%uDBFF%uDBFF%uDC00y
+%u01C4%uD800%u01C4|%u01C6%uD800%u01C6|%u01C4%uD800%u01C4|%u01C6%uD800%u01C6|%u01C4%uD800%u01C4|%u01C5%uD800%u01C6|%u01C5%uD800%u01C6|D%u017E%uD800d%u017E
+%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3|%u03C3%u03B1%u03C2%uD800%u03C3%u03B1%u03C2|%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3|%u03C3%u03B1%u03C2%uD800%u03C3%u03B1%u03C2|%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3|%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3|%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3|%u03A3%u0391%u03A3%uD800%u03A3%u0391%u03A3
+E%u0301%uD800E%u0301|e%u0301%uD800e%u0301|E%u0301%uD800E%u0301|e%u0301%uD800e%u0301|E%u0301%uD800E%u0301|%E9%uD800%E9|e%u0301%uD800e%u0301|%E9%uD800%E9
+FFI%uDC00SS|%uFB03%uDC00%DF|FFI%uDC00SS|%uFB03%uDC00%DF|FFI%uDC00SS|%uFB03%uDC00%DF|%uFB03%uDC00%DF|ffi%uDC00%DF
+true`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+}

@@ -1,5 +1,7 @@
 package goja
 
+import "unicode/utf16"
+
 // FlowScript patch 13: reading a property of a primitive string.
 //
 // A property read on a string primitive (s.length, s.trim(), s[i]) goes
@@ -69,4 +71,62 @@ func trimString(s String, left, right bool) String {
 		return s
 	}
 	return s.Substring(start, end)
+}
+
+// FlowScript patch 82: case mapping and normalization keep lone
+// surrogates. Upstream mapped the string's UTF-8 copy, in which a lone
+// surrogate is U+FFFD, so an emoji cut in half by slice and then
+// upper-cased (or normalized) came back with U+FFFD, and a text rejoined
+// from its pieces no longer equalled the original. mapWellFormed maps the
+// runs between lone surrogates and keeps those as they are, as V8 does.
+
+// loneSurrogateAt reports whether units[i] is a surrogate outside a pair,
+// and how many units the character at i takes.
+func loneSurrogateAt(units []uint16, i int) (lone bool, width int) {
+	c := units[i]
+	switch {
+	case c < 0xD800 || c > 0xDFFF:
+		return false, 1
+	case c <= 0xDBFF && i+1 < len(units) && units[i+1] >= 0xDC00 && units[i+1] <= 0xDFFF:
+		return false, 2
+	}
+	return true, 1
+}
+
+// hasLoneSurrogate reports whether s holds a surrogate outside a pair.
+func hasLoneSurrogate(s unicodeString) bool {
+	units := s[1:]
+	for i := 0; i < len(units); {
+		lone, w := loneSurrogateAt(units, i)
+		if lone {
+			return true
+		}
+		i += w
+	}
+	return false
+}
+
+// mapWellFormed is s with f applied to each run between its lone
+// surrogates (given to f as UTF-8), the surrogates kept.
+func mapWellFormed(s unicodeString, f func(string) String) String {
+	units := s[1:]
+	var b StringBuilder
+	b.Grow(len(units))
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			b.WriteString(f(string(utf16.Decode(units[start:end]))))
+		}
+	}
+	for i := 0; i < len(units); {
+		lone, w := loneSurrogateAt(units, i)
+		if lone {
+			flush(i)
+			b.WriteRune(rune(units[i]))
+			start = i + 1
+		}
+		i += w
+	}
+	flush(len(units))
+	return b.String()
 }

@@ -729,6 +729,9 @@ func (s unicodeString) toLower() String {
 	if l, ok := latin1Case(s, "", latin1Lower); ok {
 		return l
 	}
+	if hasLoneSurrogate(s) { // FlowScript patch 82
+		return mapWellFormed(s, toLower)
+	}
 	return toLower(s.String())
 }
 
@@ -737,6 +740,9 @@ func (s unicodeString) toUpper() String {
 		return u
 	}
 	caser := cases.Upper(language.Und)
+	if hasLoneSurrogate(s) { // FlowScript patch 82
+		return mapWellFormed(s, func(x string) String { return newStringValue(caser.String(x)) })
+	}
 	return newStringValue(caser.String(s.String()))
 }
 
