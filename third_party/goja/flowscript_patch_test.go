@@ -1865,3 +1865,32 @@ true`
 		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
 	}
 }
+
+// TestNamedGroupsWithIAndU (patch 83): named groups of a pattern with the
+// u flag searched by Go's regexp over non-ASCII text as runes (the i flag
+// with a non-ASCII source takes that path) are there in exec, match,
+// matchAll, $<name> replacements and a replacer's last argument; Node's
+// answers.
+func TestNamedGroupsWithIAndU(t *testing.T) {
+	v, err := New().RunString(`const r = [];
+r.push(JSON.stringify(/(?<n>ç)/iu.exec('ç').groups), 'Cidade: São Paulo'.match(/(?<c>são|rio)/iu).groups.c, 'João Silva'.replace(/(?<p>[a-zà-ú]+) (?<s>[a-zà-ú]+)/iu, '$<s>, $<p>'));
+r.push(JSON.stringify(/(?<n>c)/iu.exec('ç C').groups), JSON.stringify(/(?<n>ç)/u.exec('ç').groups), JSON.stringify(/(?<n>ç)/i.exec('Ç').groups));
+r.push('Ana Lú'.replace(/(?<a>[a-zú]+)/giu, (...args) => typeof args[args.length - 1] + ':' + args[args.length - 1].a));
+r.push(JSON.stringify([...'ÉÉ ée'.matchAll(/(?<x>é)/giu)].map((m) => m.groups.x)));
+r.push(JSON.stringify(/(?<n>😀)/u.exec('a😀').groups), JSON.stringify(/(?<n>ç)(?<m>x)?/iu.exec('Ç').groups));
+r.join('\n')
+`)
+	const want = `{"n":"ç"}
+São
+Silva, João
+{"n":"C"}
+{"n":"ç"}
+{"n":"Ç"}
+object:Ana object:Lú
+["É","É","é"]
+{"n":"😀"}
+{"n":"Ç"}`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+}
