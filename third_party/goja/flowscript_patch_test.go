@@ -1894,3 +1894,28 @@ object:Ana object:Lú
 		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
 	}
 }
+
+// TestEmptyMatchesWithGIU (patch 84): a global search with i and u of a
+// non-ASCII pattern (the path Go's FindAll took) keeps an empty match
+// right where a match ended, in match, matchAll, replace (named groups,
+// sticky) and split, over accented, ASCII and surrogate-pair texts;
+// Node's answers.
+func TestEmptyMatchesWithGIU(t *testing.T) {
+	v, err := New().RunString(`const r = [];
+r.push('João'.replace(/ã?/giu, '-'), JSON.stringify('aÑ'.match(/Ñ?/giu)), JSON.stringify('ÃãÃ'.match(/ã*/giu)), 'Joao'.replace(/ã?/giu, '-'), JSON.stringify('ÉéxÉ'.split(/é?/iu)), 'çÇc'.replace(/(?<x>ç)|/giu, '[$<x>]'), JSON.stringify([...'ããb'.matchAll(/ã?/giu)].map((m) => m.index)), JSON.stringify('Ñ😀Ñ'.match(/ñ?/giu)), 'aÑ'.replace(/Ñ?/giuy, '-'), JSON.stringify('ÑÑ'.match(/\bñ?/giu)));
+r.join('\n')
+`)
+	const want = `-J-o--o-
+["","Ñ",""]
+["ÃãÃ",""]
+-J-o-a-o-
+["","","x",""]
+[ç][Ç][]c[]
+[0,1,2,3]
+["Ñ","","Ñ",""]
+-a--
+null`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
+	}
+}

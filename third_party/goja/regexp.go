@@ -211,7 +211,7 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 	if start == 0 {
 		a, u := devirtualizeString(s)
 		if u == nil {
-			return p.regexpWrapper.findAllSubmatchIndex(string(a), limit, sticky)
+			return p.findAllECMA(string(a), limit, sticky) // FlowScript patch 84
 		}
 		if limit == 1 {
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
@@ -227,7 +227,7 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 			// Try to convert s to UTF-8. If it does not contain any invalid UTF-16 we can do the matching in UTF-8.
 			pm, str := buildUTF8PosMap(u)
 			if pm != nil {
-				res := p.regexpWrapper.findAllSubmatchIndex(str, limit, sticky)
+				res := p.findAllECMA(str, limit, sticky) // FlowScript patch 84
 				for _, result := range res {
 					for i, idx := range result.indexes {
 						result.indexes[i] = pm.get(idx)

@@ -414,6 +414,11 @@ func (p *regexpPattern) goFind(s string, pos int) []int {
 		}
 		pos = resume // the tries read too much: one search from there
 	}
+	return p.goFindRegexp(s, pos)
+}
+
+// goFindRegexp is goFind by Go's regexp alone, without the fast paths.
+func (p *regexpPattern) goFindRegexp(s string, pos int) []int {
 	re := (*regexp.Regexp)(p.regexpWrapper)
 	if pos == 0 {
 		return re.FindStringSubmatchIndex(s)
@@ -490,6 +495,36 @@ func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky bool) []re
 		}
 		_, w := utf8.DecodeRuneInString(s[end:])
 		pos = end + w
+	}
+	return results
+}
+
+// findAllECMA is Go's FindAllStringSubmatchIndex of the pattern in s, a
+// UTF-8 text, but for empty matches, which follow ECMAScript: one right
+// where a match ended is kept, where Go's FindAll drops it (FlowScript
+// patch 84: with g, i and u and a non-ASCII pattern, the path that took
+// it, 'João'.replace(/ã?/giu, '-') lost the empty match after the ã). The
+// fast paths are left out: goTextOf refused this text or pattern.
+func (p *regexpPattern) findAllECMA(s string, limit int, sticky bool) []regexpResult {
+	p.fast.init(p)
+	names := (*regexp.Regexp)(p.regexpWrapper).SubexpNames()
+	var results []regexpResult
+	for pos := 0; limit != 0 && pos <= len(s); {
+		m := p.goFindRegexp(s, pos)
+		if m == nil || sticky && m[0] != pos {
+			break
+		}
+		results = append(results, regexpResult{indexes: m, groups: names})
+		limit--
+		if m[0] != m[1] {
+			pos = m[1]
+			continue
+		}
+		if m[1] == len(s) {
+			break
+		}
+		_, w := utf8.DecodeRuneInString(s[m[1]:])
+		pos = m[1] + w
 	}
 	return results
 }
