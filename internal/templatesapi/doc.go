@@ -118,9 +118,11 @@
 //     script's error (code, message, line, column) and durationMs; the
 //     guardrail findings and the uses come along. A source that does not compile, or
 //     cannot be checked within the limits, is answered without running. At
-//     most SANDBOX_MAX_PARALLEL test runs at a time per replica: one more
-//     answers 429 SANDBOX_BUSY with the seed's message at once, never
-//     queued.
+//     most SANDBOX_MAX_PARALLEL − 1 test runs and replays at a time per
+//     replica (1 when SANDBOX_MAX_PARALLEL is 1), so that saves, whose
+//     checks run in a worker too, always find one: one more answers 429
+//     SANDBOX_BUSY with the seed's message, naming that number, at once,
+//     never queued.
 //   - Reads page (issue 19): the template list and a template's versions
 //     answer a JSON array of at most limit items (default 50, at most
 //     200; a page of templates also ends once its text passes 1 MiB), with

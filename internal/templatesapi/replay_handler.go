@@ -116,7 +116,7 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	default:
-		writeError(w, busy(s.cfg.Sandbox.MaxParallel))
+		writeError(w, busy(cap(s.slots)))
 		return
 	}
 	if len(rec.Job.Capabilities) > 0 {

@@ -104,7 +104,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	case s.slots <- struct{}{}:
 		defer func() { <-s.slots }()
 	default:
-		writeError(w, busy(s.cfg.Sandbox.MaxParallel))
+		writeError(w, busy(cap(s.slots)))
 		return
 	}
 

@@ -29,7 +29,7 @@ type Server struct {
 	checker guardrails.Checker
 	auth    *Authenticator
 	log     *slog.Logger
-	slots   chan struct{} // test runs in flight, at most Sandbox.MaxParallel
+	slots   chan struct{} // test runs and replays in flight, at most testRunSlots
 	openapi []byte
 	probes  map[string]bool // paths of the public probes
 	ready   readiness
@@ -64,7 +64,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		runner:  runner,
 		auth:    NewAuthenticator(cfg, nil, logger),
 		log:     logger,
-		slots:   make(chan struct{}, cfg.Sandbox.MaxParallel),
+		slots:   make(chan struct{}, testRunSlots(cfg.Sandbox.MaxParallel)),
 		probes:  map[string]bool{},
 		refused: newLogLimiter(refusedLogEvery),
 	}
@@ -367,4 +367,16 @@ func (s *Server) forbidden(p Principal) *httpError {
 		msg = "this API key may only read templates: changing them and running tests need a key with the write role"
 	}
 	return newError(http.StatusForbidden, CodeForbidden, msg)
+}
+
+// testRunSlots is how many test runs and replays may be in flight at once
+// on a pool of parallel workers: all but one, so that a save's check of its
+// source (which runs in a worker too) never waits behind authors' test
+// runs (eight while(true) test runs held saves for 4-5 s); all of them on
+// a pool of one.
+func testRunSlots(parallel int) int {
+	if parallel > 1 {
+		return parallel - 1
+	}
+	return parallel
 }
