@@ -310,21 +310,20 @@ func (c *goTextCache) runesOf(s String) []rune {
 		return s.utf16Runes()
 	}
 	a, u := devirtualizeString(s)
-	key := &runeText{n: len(u), ascii: u == nil}
+	key := runeText{data: unsafe.Pointer(unsafe.SliceData(u)), n: len(u), ascii: u == nil}
 	if key.ascii {
 		key.data, key.n = unsafe.Pointer(unsafe.StringData(string(a))), len(a)
-	} else {
-		key.data = unsafe.Pointer(unsafe.SliceData(u))
 	}
 	for i := range c.runes {
 		if t := c.runes[i].Value(); t != nil && t.data == key.data && t.n == key.n && t.ascii == key.ascii {
 			return t.runes
 		}
 	}
-	key.runes = s.utf16Runes()
-	c.runes[c.nextRunes] = weak.Make(key)
+	t := key // escapes, so it is allocated on a miss only
+	t.runes = s.utf16Runes()
+	c.runes[c.nextRunes] = weak.Make(&t)
 	c.nextRunes = (c.nextRunes + 1) % len(c.runes)
-	return key.runes
+	return t.runes
 }
 
 // find returns the cached text of u, or nil. A nil cache (a pattern made
@@ -476,27 +475,36 @@ func (p *regexpPattern) goFindAt(t *goText, start int) regexpResult {
 // start where the last ended.
 func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky bool) []regexpResult {
 	var results []regexpResult
-	s := t.src
-	pos := t.offset(start)
+	eachMatch(t.src, t.offset(start), limit, sticky, p.goFind, func(m []int) {
+		results = append(results, p.goResult(t, m))
+	})
+	return results
+}
+
+// eachMatch calls f with each match find gives in s from byte offset pos,
+// limit of them at most (-1: all), as a global search takes them: the
+// next search starts where a match ended, or a character further after an
+// empty match (so an empty match right where a match ended is kept, as
+// ECMAScript keeps it), and with sticky each match must start there.
+func eachMatch(s string, pos, limit int, sticky bool, find func(s string, pos int) []int, f func(m []int)) {
 	for limit != 0 && pos <= len(s) {
-		m := p.goFind(s, pos)
+		m := find(s, pos)
 		if m == nil || sticky && m[0] != pos {
-			break
+			return
 		}
 		end, empty := m[1], m[0] == m[1]
-		results = append(results, p.goResult(t, m))
+		f(m) // which may turn m into UTF-16 indexes
 		limit--
 		if !empty {
 			pos = end
 			continue
 		}
 		if end == len(s) {
-			break
+			return
 		}
 		_, w := utf8.DecodeRuneInString(s[end:])
 		pos = end + w
 	}
-	return results
 }
 
 // findAllECMA is Go's FindAllStringSubmatchIndex of the pattern in s, a
@@ -509,23 +517,9 @@ func (p *regexpPattern) findAllECMA(s string, limit int, sticky bool) []regexpRe
 	p.fast.init(p)
 	names := (*regexp.Regexp)(p.regexpWrapper).SubexpNames()
 	var results []regexpResult
-	for pos := 0; limit != 0 && pos <= len(s); {
-		m := p.goFindRegexp(s, pos)
-		if m == nil || sticky && m[0] != pos {
-			break
-		}
+	eachMatch(s, 0, limit, sticky, p.goFindRegexp, func(m []int) {
 		results = append(results, regexpResult{indexes: m, groups: names})
-		limit--
-		if m[0] != m[1] {
-			pos = m[1]
-			continue
-		}
-		if m[1] == len(s) {
-			break
-		}
-		_, w := utf8.DecodeRuneInString(s[m[1]:])
-		pos = m[1] + w
-	}
+	})
 	return results
 }
 
