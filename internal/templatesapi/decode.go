@@ -445,9 +445,10 @@ func rangeError(path, lo, hi, got string) *httpError {
 }
 
 func unknownField(name string) *httpError {
+	quoted := quoteName(name)
 	return newError(http.StatusBadRequest, CodeUnknownField,
-		fmt.Sprintf("unknown field %s: see the OpenAPI document for the fields this route accepts", quoteName(name)),
-		fieldError{Field: shownName(name), Code: CodeUnknownField, Message: fmt.Sprintf("unknown field %s", quoteName(name))})
+		fmt.Sprintf("unknown field %s: see the OpenAPI document for the fields this route accepts", quoted),
+		fieldError{Field: shownName(name), Code: CodeUnknownField, Message: "unknown field " + quoted})
 }
 
 // maxShownName is the most of a field's path or a parameter's name, as the
