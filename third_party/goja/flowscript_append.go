@@ -201,10 +201,8 @@ func (a *stringAppender) startUTF16(ascii asciiString, u unicodeString, size int
 	switch {
 	case owned:
 		return i, a.utf16[i].array()
-	case u != nil:
-		return i, append(make([]uint16, 0, size), u...)
-	default:
-		return i, appendUTF16(append(make([]uint16, 0, size), unistring.BOM), ascii, nil)
+	default: // u[0] is not the BOM in a shared substring (patch 85)
+		return i, appendUTF16(append(make([]uint16, 0, size), unistring.BOM), ascii, u)
 	}
 }
 

@@ -1919,3 +1919,35 @@ null`
 		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
 	}
 }
+
+// TestSharedSubstrings (patch 85): a long substring of accented text shares
+// its string's characters, and behaves as a copy would everywhere (equality,
+// Map, Set and property keys, Symbol.for, concatenation, comparison, case
+// mapping, normalization, regular expressions, JSON), against Node's
+// answers; a parse that consumes 70 KB of text from the front allocates
+// its lines, not a copy of the rest at each line (upstream: about 280 MB).
+func TestSharedSubstrings(t *testing.T) {
+	matchesFile(t, "shared_substrings", "shared_substrings.node.json")
+
+	r := New()
+	if _, err := r.RunString(`const T = Array.from({length: 4000}, (_, i) => 'Pedido ' + i + ': maçã').join('\n');`); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	v, err := r.RunString(`let rest = T, n = 0;
+while (true) {
+	const i = rest.indexOf('\n');
+	n += (i < 0 ? rest : rest.slice(0, i)).length;
+	if (i < 0) break;
+	rest = rest.slice(i + 1);
+}
+n`)
+	runtime.ReadMemStats(&after)
+	if err != nil || v.ToInteger() != 66890 { // Node's
+		t.Fatalf("%v (%v), want 66890", v, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Errorf("the parse allocated %d MB, want under 16", got>>20)
+	}
+}

@@ -1,6 +1,9 @@
 package goja
 
-import "unicode/utf16"
+import (
+	"unicode/utf16"
+	"unicode/utf8"
+)
 
 // FlowScript patch 13: reading a property of a primitive string.
 //
@@ -129,4 +132,16 @@ func mapWellFormed(s unicodeString, f func(string) String) String {
 	}
 	flush(len(units))
 	return b.String()
+}
+
+// hasNonASCII reports whether units holds a character past ASCII, looking
+// from both ends at once (patch 85): a text consumed from either end is
+// then seldom read whole at every step.
+func hasNonASCII(units []uint16) bool {
+	for i, j := 0, len(units)-1; i <= j; i, j = i+1, j-1 {
+		if units[i] >= utf8.RuneSelf || units[j] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }

@@ -416,12 +416,7 @@ func (s unicodeString) equals(other unicodeString) bool {
 		// by character, at every exec.
 		return true
 	}
-	for i, r := range s {
-		if r != other[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(s[1:], other[1:]) // not the first: a shared substring's is not the BOM (patch 85)
 }
 
 func (s unicodeString) SameAs(other Value) bool {
@@ -472,12 +467,14 @@ func (s unicodeString) Concat(other String) String {
 	a, u := devirtualizeString(other)
 	if u != nil {
 		b := make(unicodeString, len(s)+len(u)-1)
-		copy(b, s)
+		b[0] = unistring.BOM // s's first may not be (patch 85)
+		copy(b[1:], s[1:])
 		copy(b[len(s):], u[1:])
 		return b
 	}
 	b := make([]uint16, len(s)+len(a))
-	copy(b, s)
+	b[0] = unistring.BOM
+	copy(b[1:], s[1:])
 	b1 := b[len(s):]
 	for i := 0; i < len(a); i++ {
 		b1[i] = uint16(a[i])
@@ -485,15 +482,30 @@ func (s unicodeString) Concat(other String) String {
 	return unicodeString(b)
 }
 
+// FlowScript patch 85: a long substring that is at least half of its
+// string shares the string's characters, as V8's sliced strings do. Its
+// first element (a unicodeString's BOM) is then the character before it, so
+// no code reads a unicodeString's first element but string(), which puts
+// the BOM back. Upstream copied every substring, so a parse that consumes a
+// text from the front (rest = rest.slice(i + 1)) was quadratic: 200 KB of
+// accented lines took 341 ms (Node 14).
+//
+// shareMinLength is the shortest substring shared: below it a copy costs
+// no more. A shared substring keeps its whole string alive, at most twice
+// its own size when it is taken; a chain of them (each at least half of
+// the last) can keep more, as in V8, until they are dropped.
+const shareMinLength = 256
+
 func (s unicodeString) Substring(start, end int) String {
 	ss := s[start+1 : end+1]
-	for _, c := range ss {
-		if c >= utf8.RuneSelf {
-			b := make(unicodeString, end-start+1)
-			b[0] = unistring.BOM
-			copy(b[1:], ss)
-			return b
+	if hasNonASCII(ss) {
+		if n := end - start; n >= shareMinLength && 2*n >= len(s)-1 {
+			return s[start : end+1 : end+1] // the capacity cut: nothing appends into s
 		}
+		b := make(unicodeString, end-start+1)
+		b[0] = unistring.BOM
+		copy(b[1:], ss)
+		return b
 	}
 	as := make([]byte, end-start)
 	for i, c := range ss {
@@ -755,12 +767,18 @@ func (s unicodeString) ExportType() reflect.Type {
 }
 
 func (s unicodeString) hash(hash *maphash.Hash) uint64 {
-	_, _ = hash.WriteString(string(unistring.FromUtf16(s)))
+	_, _ = hash.Write(uint16AsBytes(s[1:])) // not the first element (patch 85)
 	h := hash.Sum64()
 	hash.Reset()
 	return h
 }
 
 func (s unicodeString) string() unistring.String {
+	if s[0] != unistring.BOM { // a shared substring (patch 85)
+		b := make([]uint16, len(s))
+		b[0] = unistring.BOM
+		copy(b[1:], s[1:])
+		s = b
+	}
 	return unistring.FromUtf16(s)
 }
