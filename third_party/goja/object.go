@@ -392,30 +392,60 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 	return true
 }
 
+// FlowScript patch 86: deleting a name looks for it from both ends of
+// the names at once and closes the gap from the nearer end, and the first
+// name goes by reslicing, even while an iteration shares the names. Upstream
+// looked from the front and moved every later name, so emptying an object
+// of 50,000 keys took 0.3 s in insertion order (a for-in that deletes) and
+// 2.9 s in reverse (Node 30-60 ms).
 func (o *baseObject) _delete(name unistring.String) {
 	delete(o.values, name)
-	for i, n := range o.propNames {
-		if n == name {
-			names := o.propNames
-			if namesMarkedForCopy(names) {
-				newNames := make([]unistring.String, len(names)-1, shrinkCap(len(names), cap(names)))
-				copy(newNames, names[:i])
-				copy(newNames[i:], names[i+1:])
-				o.propNames = newNames
-			} else {
-				copy(names[i:], names[i+1:])
-				names[len(names)-1] = ""
-				o.propNames = names[:len(names)-1]
-			}
-			if i < o.lastSortedPropLen {
-				o.lastSortedPropLen--
-				if i < o.idxPropCount {
-					o.idxPropCount--
-				}
-			}
-			break
+	names := o.propNames
+	i := indexFromBothEnds(names, name)
+	if i < 0 {
+		return
+	}
+	switch {
+	case i == 0:
+		names[0] = "" // the iteration that may share it holds its own slice
+		if namesMarkedForCopy(names) {
+			names[0] = name
+		}
+		o.propNames = names[1:]
+	case namesMarkedForCopy(names):
+		newNames := make([]unistring.String, len(names)-1, shrinkCap(len(names), cap(names)))
+		copy(newNames, names[:i])
+		copy(newNames[i:], names[i+1:])
+		o.propNames = newNames
+	case i < len(names)/2:
+		copy(names[1:i+1], names[:i])
+		names[0] = ""
+		o.propNames = names[1:]
+	default:
+		copy(names[i:], names[i+1:])
+		names[len(names)-1] = ""
+		o.propNames = names[:len(names)-1]
+	}
+	if i < o.lastSortedPropLen {
+		o.lastSortedPropLen--
+		if i < o.idxPropCount {
+			o.idxPropCount--
 		}
 	}
+}
+
+// indexFromBothEnds is the index of name in names, or -1, looked for from
+// both ends at once (patch 86).
+func indexFromBothEnds(names []unistring.String, name unistring.String) int {
+	for i, j := 0, len(names)-1; i <= j; i, j = i+1, j-1 {
+		if names[i] == name {
+			return i
+		}
+		if names[j] == name {
+			return j
+		}
+	}
+	return -1
 }
 
 func (o *baseObject) deleteIdx(idx valueInt, throw bool) bool {
