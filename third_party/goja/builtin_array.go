@@ -34,7 +34,15 @@ func (r *Runtime) newArrayObject() *arrayObject {
 func setArrayValues(a *arrayObject, values []Value) *arrayObject {
 	a.values = values
 	a.length = uint32(len(values))
+	// FlowScript patch 87: the holes (map over a holed array leaves them)
+	// are not values. Upstream counted them, so the array passed for a
+	// dense one and new Set(a), spread and Array.from read nil.
 	a.objCount = len(values)
+	for _, v := range values {
+		if v == nil {
+			a.objCount--
+		}
+	}
 	return a
 }
 
@@ -185,6 +193,8 @@ func (r *Runtime) arrayproto_pop(call FunctionCall) Value {
 			//a._setLengthInt(l, false)
 			a.values[l] = nil
 			a.values = a.values[:l]
+			a.objCount-- // FlowScript patch 87: upstream kept counting it
+
 		} else {
 			val = _undefined
 		}
@@ -536,7 +546,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 			copy(values[actualStart:], call.Arguments[2:])
 		}
 		src.values = values
-		src.objCount = len(values)
+		src.objCount = len(values) // dense: src was, and no argument is a hole
 	} else {
 		for k := int64(0); k < actualDeleteCount; k++ {
 			from := valueInt(k + actualStart)

@@ -2016,3 +2016,24 @@ k29998,added
 		t.Fatalf("%v (%v)\nwant (Node):\n%s", v, err, want)
 	}
 }
+
+// TestArraysWithHoles (patch 87): an array whose holes come from map,
+// pop, a shorter length or a store past the end is not taken for a dense
+// one, so new Set, spread, Array.from, includes and the copying methods
+// read its holes as undefined (upstream: a nil pointer panic, or holes
+// kept); Node's answers, with random walks of array operations.
+func TestArraysWithHoles(t *testing.T) {
+	matchesFile(t, "array_holes", "array_holes.node.json")
+}
+
+// TestMathSignConverts (patch 88): Math.sign returns a number for an
+// argument that converts to 0, -0 or NaN (upstream returned the argument:
+// Math.sign("0") was "0"); Node's answers.
+func TestMathSignConverts(t *testing.T) {
+	v, err := New().RunString(`const r = [Math.sign("0"), Math.sign(""), Math.sign(null), Math.sign("abc"), Math.sign(-0), Math.sign("-0"), Math.sign({valueOf() { return 0; }}), Math.sign([]), Math.sign(undefined), Math.sign(false), Math.sign("-3"), Math.sign(" "), Math.sign(NaN), Math.sign(-Infinity), Math.sign({})];
+r.map(x => typeof x + ':' + (Object.is(x, -0) ? '-0' : String(x))).join(',')`)
+	const want = `number:0,number:0,number:0,number:NaN,number:-0,number:-0,number:0,number:0,number:NaN,number:0,number:-1,number:0,number:NaN,number:-1,number:NaN`
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v), want (Node) %s", v, err, want)
+	}
+}
