@@ -97,9 +97,13 @@ func NewAuthenticator(cfg Config, client *http.Client, logger *slog.Logger) *Aut
 		k, _ := parseAPIKey(entry) // cfg is valid
 		a.keys = append(a.keys, storedKey{sum: sha256.Sum256([]byte(k.key)), role: k.role})
 	}
+	// Strict decoding: a segment whose last base64url character differs
+	// only in the bits the encoding leaves unused decodes to the same bytes
+	// under the lenient decoder, so an altered token would still verify.
+	// Only the encoding the issuer produced is accepted.
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(a.methods), jwt.WithExpirationRequired(), jwt.WithIssuedAt(), jwt.WithLeeway(leeway),
-		jwt.WithIssuer(cfg.JWTIssuer),
+		jwt.WithIssuer(cfg.JWTIssuer), jwt.WithStrictDecoding(),
 	}
 	if len(cfg.JWTAudience) > 0 {
 		opts = append(opts, jwt.WithAudience(cfg.JWTAudience...))
@@ -227,7 +231,11 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if strings.TrimSpace(sub) == "" { // a blank subject names no one
 		return Principal{}, &authError{message: "the token has no sub claim: tokens must name their subject", reason: "no sub"}
 	}
-	p := Principal{Method: "jwt", Subject: sub, Role: a.role(claims)}
+	role, err := a.role(claims)
+	if err != nil {
+		return Principal{}, err
+	}
+	p := Principal{Method: "jwt", Subject: sub, Role: role}
 	if a.tenantClaim != "" {
 		p.TenantBound = true
 		// An empty tenant id is an attribute left unset (identity providers
@@ -262,31 +270,39 @@ func tenantClaimError(claim string) *authError {
 	return &authError{message: "the token's " + claim + " claim must be a tenant id or an array of tenant ids", reason: "bad tenant claim"}
 }
 
+func scopeClaimError(claim string) *authError {
+	return &authError{message: "the token's " + claim + " claim must be a string of scopes separated by spaces or an array of scopes", reason: "bad scope claim"}
+}
+
 // role reads the scope claim: a string of scopes separated by spaces
 // (OAuth 2, RFC 6749 §3.3: ASCII spaces only, so "a\u00a0templates:read" is
-// one unknown scope) or an array of strings. Anything else grants nothing.
-func (a *Authenticator) role(claims jwt.MapClaims) Role {
+// one unknown scope) or an array of strings. An array holding anything but
+// strings is refused, as the tenant claim's is (its role would depend on
+// which elements were skipped); a claim of another type grants nothing.
+func (a *Authenticator) role(claims jwt.MapClaims) (Role, error) {
 	var scopes []string
 	switch v := claims[a.scopeClaim].(type) {
 	case string:
 		scopes = strings.Split(v, " ")
 	case []any:
 		for _, e := range v {
-			if s, ok := e.(string); ok {
-				scopes = append(scopes, s)
+			s, ok := e.(string)
+			if !ok {
+				return RoleNone, scopeClaimError(a.scopeClaim)
 			}
+			scopes = append(scopes, s)
 		}
 	}
 	role := RoleNone
 	for _, s := range scopes {
 		switch s {
 		case a.writeScope:
-			return RoleWrite
+			return RoleWrite, nil
 		case a.readScope:
 			role = RoleRead
 		}
 	}
-	return role
+	return role, nil
 }
 
 // farFuture says whether a numeric claim is past the year 9999: no issuer

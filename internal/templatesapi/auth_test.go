@@ -1,6 +1,8 @@
 package templatesapi
 
 import (
+	"bytes"
+	"encoding/base64"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,6 +55,9 @@ func TestAuthentication(t *testing.T) {
 		{"blank sub", hs(with(write, "sub", "   ")), 401, "no sub claim"},
 		{"sub of a tab and a newline", hs(with(write, "sub", "\t\n")), 401, "no sub claim"},
 		{"numeric sub", hs(with(write, "sub", 42)), 401, "wrong type"},
+		// As the tenant claim's: an element the role would skip is refused.
+		{"scope array with a number", hs(with(write, "scope", []any{DefaultJWTWriteScope, 1})), 401, "scope claim must be"},
+		{"scope array with an object", hs(with(write, "scope", []any{map[string]any{}, DefaultJWTReadScope})), 401, "scope claim must be"},
 		{"future iat", hs(with(write, "iat", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
 		{"future nbf", hs(with(write, "nbf", time.Now().Add(time.Minute).Unix())), 401, "not valid yet"},
 		// Past int64 seconds: the library's conversion wrapped to the past.
@@ -101,6 +106,37 @@ func TestAuthentication(t *testing.T) {
 	// Unknown kids do not make every request fetch the key set again.
 	if n := is.fetches.Load(); n > 2 {
 		t.Errorf("the JWKS was fetched %d times; an unknown kid must not trigger a fetch per request", n)
+	}
+}
+
+// TestTrailingBitsOfTheSignatureMatter: base64url leaves the low bits of a
+// segment's last character unused (two for an HS256 signature); a lenient
+// decoder reads a token whose last character differs only there as the
+// same bytes, so a token no issuer produced verified. Strict decoding
+// refuses it.
+func TestTrailingBitsOfTheSignatureMatter(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	token := hsToken(t, testJWTSecret, tokenClaims(DefaultJWTWriteScope))
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, token[len(token)-1])
+	altered := token[:len(token)-1] + string(alphabet[last^1]) // a low, unused bit
+	sig := func(tok string) []byte {
+		b, err := base64.RawURLEncoding.DecodeString(tok[strings.LastIndexByte(tok, '.')+1:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if !bytes.Equal(sig(token), sig(altered)) {
+		t.Fatal("the altered token's signature does not decode leniently to the same bytes: the test alters the wrong bit")
+	}
+
+	wantStatus(t, a.do("GET", "/api/script-templates", nil, "Authorization", "Bearer "+token), http.StatusOK)
+	r := a.do("GET", "/api/script-templates", nil, "Authorization", "Bearer "+altered)
+	wantStatus(t, r, http.StatusUnauthorized)
+	if e := r.apiErr(t); e.Code != CodeUnauthenticated || !strings.Contains(e.Message, "well-formed") {
+		t.Errorf("the altered token: %+v, want %s saying it is not a well-formed JWT", e, CodeUnauthenticated)
 	}
 }
 

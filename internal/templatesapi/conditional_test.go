@@ -63,6 +63,46 @@ func TestIfMatchOfAnotherResource(t *testing.T) {
 	})
 }
 
+// TestIfMatchNotOfThisService: a PUT or DELETE whose If-Match holds only
+// tags this service never gave out ("bogus", another service's) is told
+// that, and what to send, not that the template changed since a read
+// (there was none); a GET so too. A stale tag beside one is still stale.
+func TestIfMatchNotOfThisService(t *testing.T) {
+	eachStore(t, func(t *testing.T, open func(testing.TB, Config) templates.Store) {
+		cfg := testConfig()
+		a := startAPI(t, cfg, open(t, cfg), nil)
+		one := "/api/script-templates/" + a.create("x", "return 1").ID.String()
+		for _, tag := range []string{`"bogus"`, `"bogus", "another-bogus"`, `"` + strings.Repeat("A", 31) + `"`} {
+			for _, r := range []response{
+				a.authed("PUT", one, map[string]string{"name": "x", "source": "return 2"}, "If-Match", tag),
+				a.authed("DELETE", one, nil, "If-Match", tag),
+			} {
+				wantStatus(t, r, http.StatusPreconditionFailed)
+				if e := r.apiErr(t); e.Code != CodePreconditionFailed || !strings.Contains(e.Message, "no tag of this service") ||
+					!strings.Contains(e.Message, "ETag a GET of this template answered") || strings.Contains(e.Message, "changed") {
+					t.Errorf("If-Match %s: %+v, want it called no tag of this service", tag, e)
+				}
+			}
+			r := a.authed("GET", one, nil, "If-Match", tag)
+			wantStatus(t, r, http.StatusPreconditionFailed)
+			if e := r.apiErr(t); !strings.Contains(e.Message, "no tag of this service") || strings.Contains(e.Message, "changed") {
+				t.Errorf("GET with If-Match %s: %+v, want it called no tag of this service", tag, e)
+			}
+		}
+		stale := a.authed("GET", one, nil).header.Get("ETag")
+		wantStatus(t, a.authed("PUT", one, map[string]string{"name": "x", "source": "return 3"}, "If-Match", stale), http.StatusOK)
+		r := a.authed("PUT", one, map[string]string{"name": "x", "source": "return 4"}, "If-Match", `"bogus", `+stale)
+		wantStatus(t, r, http.StatusPreconditionFailed)
+		if e := r.apiErr(t); !strings.Contains(e.Message, "changed") || !strings.Contains(e.Message, "version 2") {
+			t.Errorf("a stale tag beside a bogus one: %+v, want it called changed", e)
+		}
+		var got templates.Template
+		if a.authed("GET", one, nil).json(t, &got); got.Version != 2 {
+			t.Errorf("after refused writes: version %d, want 2", got.Version)
+		}
+	})
+}
+
 // countingChecker counts the compile checks a save asks for.
 type countingChecker struct {
 	guardrails.Checker

@@ -24,14 +24,18 @@
 //     AUTH_JWT_ISSUER, both required whenever a JWT method is configured (a
 //     token the same identity provider issued for another application is
 //     refused); a crit header is refused (no extension is supported).
+//     Segments are base64url decoded strictly: a token altered in the
+//     unused low bits of a segment's last character is not the token the
+//     issuer signed, and is refused.
 //   - Roles: reading (GET: list, get, the OpenAPI document) needs the read
 //     role; creating, updating, deleting and test runs need the write role,
 //     which includes read (a test run executes code and may call granted
 //     host functions: it is authoring). A token's role comes from the claim
 //     AUTH_JWT_SCOPE_CLAIM (default scope; a space-separated string or an
-//     array of strings) holding AUTH_JWT_WRITE_SCOPE (templates:write) or
-//     AUTH_JWT_READ_SCOPE (templates:read); a token with neither gets 403
-//     everywhere. An API key's role is its entry's suffix in AUTH_API_KEYS:
+//     array of strings; an array holding anything else is refused with
+//     401, as the tenant claim's is) holding AUTH_JWT_WRITE_SCOPE
+//     (templates:write) or AUTH_JWT_READ_SCOPE (templates:read); a token
+//     with neither gets 403 everywhere. An API key's role is its entry's suffix in AUTH_API_KEYS:
 //     key:read or key:write; a bare key may write, as every key could
 //     before roles existed. Only a final :read or :write is a role, so keys
 //     containing colons keep working. With both headers, the token's role
@@ -86,6 +90,18 @@
 //     timeout, and an idle keep-alive connection is closed after 30 s. /readyz pings the store
 //     at most once a second, one ping at a time on its own context; other
 //     callers get the cached answer.
+//   - Request bodies (body_budget.go) are read whole into memory and cost
+//     several times their size while decoded, so every route that reads
+//     one (saves, test runs, replays) first takes the bytes it may bring
+//     from one budget per process: its Content-Length, or the route's cap
+//     without one, given back when the handler ends. The budget is four
+//     bodies of the largest size a route accepts (a test run's:
+//     6 × (SANDBOX_MAX_SOURCE_BYTES + SANDBOX_MAX_INPUT_BYTES) + 64 KiB,
+//     about 30 MiB with the defaults). A body it cannot hold is answered at
+//     once, unread, with 503 SERVICE_BUSY and Retry-After. A body whose
+//     Content-Length is at most 64 KiB is counted but always admitted, so
+//     large bodies never lock out small requests (TEMPLATES_MAX_CONNS
+//     bounds how many are in flight).
 //   - Requests with no or refused credentials are logged at debug, with an
 //     info summary at most once a minute; their spans (see Telemetry) never
 //     continue the caller's traceparent. X-Request-Id is echoed only when it
@@ -122,7 +138,8 @@
 //     replica (1 when SANDBOX_MAX_PARALLEL is 1), so that saves, whose
 //     checks run in a worker too, always find one: one more answers 429
 //     SANDBOX_BUSY with the seed's message, naming that number, at once,
-//     never queued.
+//     never queued, and before any of its body is read (the slot is
+//     taken first, the body budget next).
 //   - Reads page (issue 19): the template list and a template's versions
 //     answer a JSON array of at most limit items (default 50, at most
 //     200; a page of templates also ends once its text passes 1 MiB), with
@@ -141,14 +158,18 @@
 //     version never changes. PUT and DELETE with If-Match write only while
 //     the template is as the ETag it names was read (precondition in
 //     etag.go; the store checks the version in the write itself), else 412
-//     PRECONDITION_FAILED, saying so when every tag is of another resource;
-//     a PUT answers the template's new ETag. A PUT reads the template
+//     PRECONDITION_FAILED, saying so when every tag is of another resource,
+//     and that the tag is none of this service's when it never gave any of
+//     them out (only a tag of this template can be stale); a read's
+//     If-Match too. A PUT answers the template's new ETag. A 405 names the
+//     path's methods in Allow, HEAD included wherever GET is served. A PUT reads the template
 //     before its source is checked in a worker: none is 404 at once.
 //   - POST {base}/failures/{jobId}/replay is a test run of a recorded
 //     failed job (replay_handler.go): the record is read from the
 //     executor's failures stream over a connection opened for the request
 //     (NATS_URL; unset: 503 FAILURES_UNAVAILABLE), run with its recorded
-//     inputs, or with the body's source, under the same slots as test runs,
+//     inputs, or with the body's source, under the same slots as test runs
+//     (taken before the body is read, and held while the record is read),
 //     and answered with the original error beside the new outcome
 //     (failrecord.Report). Write role: it runs code and shows session
 //     variables. Nothing is published.

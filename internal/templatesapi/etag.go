@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/flowscript/flowscript/internal/templates"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // writeCachedJSON answers a read of resource (see entityTag) with v and an
@@ -38,6 +39,10 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v 
 	// name is 412 too (a client that reads only the version it holds).
 	if values := r.Header.Values("If-Match"); len(values) > 0 {
 		if star, match := ifMatch(values, tag); !star && !match {
+			if o := originsOf(values, resource); o.this == 0 && o.other == 0 {
+				writeError(w, foreignTags(values, "send an ETag this service answered for this URL, or read without If-Match"))
+				return
+			}
 			writeError(w, newError(http.StatusPreconditionFailed, CodePreconditionFailed,
 				"If-Match names none of the current ETag ("+tag+"): what you read has changed; read it again without If-Match"))
 			return
@@ -138,19 +143,36 @@ func templateTag(t templates.Template) (string, error) {
 	return entityTag(templateResource(t.ID), body, ""), nil
 }
 
-// allOfOtherResources reports whether every entity tag of If-Match values
-// is one this service gave out for a resource other than resource (so
-// none can be a stale tag of it).
-func allOfOtherResources(values []string, resource string) bool {
-	mark, some := resourceMark(resource), false
+// tagOrigins counts the entity tags of If-Match values ("*" aside) by
+// where they come from, for resource: tags of it (stale, when none
+// matched), tags this service gave out for another resource, and tags it
+// never gave out (another service's, or made up).
+type tagOrigins struct{ this, other, foreign int }
+
+func originsOf(values []string, resource string) tagOrigins {
+	var o tagOrigins
+	mark := resourceMark(resource)
 	for t := range entityTags(values) {
-		m := tagMark(t)
-		if m == nil || bytes.Equal(m, mark) {
-			return false
+		switch m := tagMark(t); {
+		case t == "*":
+		case m == nil:
+			o.foreign++
+		case bytes.Equal(m, mark):
+			o.this++
+		default:
+			o.other++
 		}
-		some = true
 	}
-	return some
+	return o
+}
+
+// foreignTags is the 412 of an If-Match none of whose tags this service
+// ever gave out (another service's, or made up): it is not that what was
+// read has changed. next says what to send instead.
+func foreignTags(values []string, next string) *httpError {
+	got, _ := textcut.Cut(strings.Join(values, ", "), 80)
+	return newError(http.StatusPreconditionFailed, CodePreconditionFailed, fmt.Sprintf(
+		"If-Match holds no tag of this service (got %s): it never gave that tag out, so nothing was written; %s", got, next))
 }
 
 // ifMatch reads If-Match (RFC 9110 §13.1.1) against the current tag:
@@ -225,12 +247,18 @@ func (s *Server) precondition(r *http.Request, cur templates.Template) (int, *ht
 			"If-Match holds no strong entity tag (%q): nothing was written; send the ETag a GET of the template "+
 				"answered, quoted and without W/ (a weak tag never matches), or \"*\"", got))
 	}
-	if allOfOtherResources(values, templateResource(cur.ID)) {
+	// Only a tag of this template can be stale: for any other, "the
+	// template changed" would send the author to reapply a change over
+	// nothing.
+	switch o := originsOf(values, templateResource(cur.ID)); {
+	case o.this > 0:
+		return 0, errChanged(cur.Version)
+	case o.other > 0:
 		return 0, newError(http.StatusPreconditionFailed, CodePreconditionFailed,
 			"the If-Match tag is of another template or version, not of this template: nothing was written; "+
 				"GET this template and send its ETag in If-Match")
 	}
-	return 0, errChanged(cur.Version)
+	return 0, foreignTags(values, "send the ETag a GET of this template answered, or \"*\" for whatever version it is at")
 }
 
 // anyStrongTag reports whether If-Match values hold "*" or a strong entity

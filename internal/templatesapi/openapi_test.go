@@ -102,13 +102,22 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 	if err := json.Unmarshal(openAPISource, &doc); err != nil {
 		t.Fatal(err)
 	}
+	var components struct {
+		Components struct {
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openAPISource, &components); err != nil {
+		t.Fatal(err)
+	}
+	responses := components.Components.Responses
 	enum := doc.Components.Schemas.Error.Properties.Error.Properties.Code.Enum
 	for _, code := range []string{
 		CodeUnauthenticated, CodeForbidden, CodeNotFound, CodeMethodNotAllowed, CodeInvalidID, CodeInvalidJSON,
 		CodeDuplicateField, CodeFieldCase, CodeInvalidUTF8, CodeUnknownField, CodeBodyTooLarge, CodeRequestTimeout, CodeHeadersTooLarge, CodeURITooLong,
 		CodeUnsupportedMediaType, CodeValidationFailed, CodePreconditionFailed, CodeSandboxBusy,
 		CodeStoreUnavailable, CodeInternal, CodeInvalidParameter, CodeUnknownParameter, CodeInvalidCursor,
-		CodeFailuresUnavailable,
+		CodeFailuresUnavailable, CodeServiceBusy,
 	} {
 		if !slices.Contains(enum, code) {
 			t.Errorf("the Error schema's code enum lacks %s", code)
@@ -121,6 +130,22 @@ func TestOpenAPIListsEveryErrorCode(t *testing.T) {
 		}
 		if _, ok := op.Responses["429"]; !ok {
 			t.Errorf("%s %s documents no 429: a save whose check finds no free worker answers SANDBOX_BUSY", method, path)
+		}
+	}
+	// Every route that reads a body may find the body budget spent.
+	for path, method := range map[string]string{
+		"/script-templates": "post", "/script-templates/{id}": "put", "/scripts/test": "post", "/failures/{jobId}/replay": "post",
+	} {
+		var op struct{ Responses map[string]json.RawMessage }
+		if err := json.Unmarshal(doc.Paths[path][method], &op); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+		answer := string(op.Responses["503"])
+		if ref, ok := strings.CutPrefix(answer, `{"$ref": "#/components/responses/`); ok {
+			answer = string(responses[strings.TrimSuffix(ref, `"}`)])
+		}
+		if !strings.Contains(answer, CodeServiceBusy) {
+			t.Errorf("%s %s: its 503 does not document %s (the body budget spent): %s", method, path, CodeServiceBusy, answer)
 		}
 	}
 }

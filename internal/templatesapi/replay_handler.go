@@ -50,9 +50,27 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			fieldError{Field: "jobId", Code: CodeInvalidID, Message: "jobId must be a job id"}))
 		return
 	}
+	if s.cfg.NATSURL == "" {
+		writeError(w, newError(http.StatusServiceUnavailable, CodeFailuresUnavailable,
+			"replaying a failed job needs the executor's NATS: set NATS_URL on the templates API (and NATS_CREDS, JOBS_STREAM, SUBJECT_PREFIX as the executor has them)"))
+		return
+	}
+	// A replay runs a script: its slot is taken before its body is read,
+	// as a test run's, so one over the limit is answered at once.
+	if !s.takeSlot() {
+		writeError(w, busy(cap(s.slots)))
+		return
+	}
+	defer s.giveSlot()
 	var body replayRequest
 	if r.ContentLength != 0 {
-		if herr := decodeJSON(w, r, int64(6*s.cfg.Sandbox.MaxSourceBytes)+64<<10, &body); herr != nil {
+		release, herr := s.admitBody(r, s.cfg.replayBodyBytes())
+		if herr != nil {
+			writeError(w, herr)
+			return
+		}
+		defer release()
+		if herr := decodeJSON(w, r, s.cfg.replayBodyBytes(), &body); herr != nil {
 			writeError(w, herr)
 			return
 		}
@@ -80,11 +98,6 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if s.cfg.NATSURL == "" {
-		writeError(w, newError(http.StatusServiceUnavailable, CodeFailuresUnavailable,
-			"replaying a failed job needs the executor's NATS: set NATS_URL on the templates API (and NATS_CREDS, JOBS_STREAM, SUBJECT_PREFIX as the executor has them)"))
-		return
-	}
 	rec, herr := s.loadFailure(r.Context(), jobID)
 	if herr != nil {
 		writeError(w, herr)
@@ -111,13 +124,6 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts.Source, opts.SourceLabel = src, fmt.Sprintf("template version %d", *body.Version)
-	}
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	default:
-		writeError(w, busy(cap(s.slots)))
-		return
 	}
 	if len(rec.Job.Capabilities) > 0 {
 		opts.Grants = capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{})).HostFor

@@ -79,13 +79,23 @@ type testResponse struct {
 	LogsTruncated bool                 `json:"logsTruncated,omitempty"`
 }
 
-func (s *Server) testBodyLimit() int64 {
-	return int64(6*(s.cfg.Sandbox.MaxSourceBytes+s.cfg.Sandbox.MaxInputBytes)) + 64<<10
-}
-
 func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
+	// The slot before the body: a test run over the limit is answered at
+	// once, with none of its body read (up to testBodyBytes, and several
+	// times that while decoded).
+	if !s.takeSlot() {
+		writeError(w, busy(cap(s.slots)))
+		return
+	}
+	defer s.giveSlot()
+	release, herr := s.admitBody(r, s.cfg.testBodyBytes())
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	defer release()
 	var body testRequest
-	if herr := decodeJSON(w, r, s.testBodyLimit(), &body); herr != nil {
+	if herr := decodeJSON(w, r, s.cfg.testBodyBytes(), &body); herr != nil {
 		writeError(w, herr)
 		return
 	}
@@ -99,13 +109,6 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 			writeError(w, herr)
 			return
 		}
-	}
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	default:
-		writeError(w, busy(cap(s.slots)))
-		return
 	}
 
 	inputs := body.inputs()
@@ -186,6 +189,20 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, out)
 }
+
+// takeSlot takes one of the test runs' and replays' slots, or reports
+// false at once when none is free: an author is never queued.
+func (s *Server) takeSlot() bool {
+	select {
+	case s.slots <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+// giveSlot gives back a slot takeSlot took.
+func (s *Server) giveSlot() { <-s.slots }
 
 func busy(limit int) *httpError {
 	return newError(http.StatusTooManyRequests, CodeSandboxBusy, sandbox.BusyMessage(limit)).with("Retry-After", "1")

@@ -30,6 +30,7 @@ type Server struct {
 	auth    *Authenticator
 	log     *slog.Logger
 	slots   chan struct{} // test runs and replays in flight, at most testRunSlots
+	bodies  *bodyBudget   // the request bodies handlers may hold at once (body_budget.go)
 	openapi []byte
 	probes  map[string]bool // paths of the public probes
 	ready   readiness
@@ -65,6 +66,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		auth:    NewAuthenticator(cfg, nil, logger),
 		log:     logger,
 		slots:   make(chan struct{}, testRunSlots(cfg.Sandbox.MaxParallel)),
+		bodies:  newBodyBudget(cfg.bodyBudgetBytes()),
 		probes:  map[string]bool{},
 		refused: newLogLimiter(refusedLogEvery),
 	}
@@ -211,6 +213,9 @@ func (s *Server) mux() (http.Handler, *http.ServeMux) {
 		}
 		mux.Handle(rt.method+" "+rt.path, h)
 		allowed[rt.path] = append(allowed[rt.path], rt.method)
+		if rt.method == http.MethodGet { // ServeMux serves HEAD on every GET pattern
+			allowed[rt.path] = append(allowed[rt.path], http.MethodHead)
+		}
 	}
 	for path, methods := range allowed {
 		sort.Strings(methods)

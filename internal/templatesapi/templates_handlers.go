@@ -41,12 +41,6 @@ type saveNotes struct {
 	capped bool
 }
 
-// templateBodyLimit: a source at its cap, every byte escaped as \u00XX,
-// plus room for the name and description.
-func (s *Server) templateBodyLimit() int64 {
-	return int64(6*s.cfg.Sandbox.MaxSourceBytes) + 64<<10
-}
-
 // listTemplates answers one page of templates, newest first: an array, as
 // before paging, with the next page in the Link header (rel="next") and
 // its cursor in X-Next-Cursor; neither on the last page.
@@ -102,6 +96,12 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
+	release, herr := s.admitBody(r, s.cfg.templateBodyBytes())
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	defer release()
 	d, notes, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
@@ -140,6 +140,12 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
+	release, herr := s.admitBody(r, s.cfg.templateBodyBytes())
+	if herr != nil {
+		writeError(w, herr)
+		return
+	}
+	defer release()
 	d, notes, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
@@ -207,9 +213,10 @@ func parseID(r *http.Request) (uuid.UUID, *httpError) {
 // readDraft decodes and checks a template body: the field rules, then the
 // source through the sandbox's builder and the guardrails, in a sandbox
 // worker (the checker). Nothing is written unless it returns no error.
+// The caller has admitted the body (admitBody).
 func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Draft, saveNotes, *httpError) {
 	var body templateRequest
-	if herr := decodeJSON(w, r, s.templateBodyLimit(), &body); herr != nil {
+	if herr := decodeJSON(w, r, s.cfg.templateBodyBytes(), &body); herr != nil {
 		return templates.Draft{}, saveNotes{}, herr
 	}
 	d := templates.Draft{Name: body.Name, Description: body.Description, Source: body.Source}.Normalize()

@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -196,7 +197,7 @@ func TestBadInputIsAClear4xxAndWritesNothing(t *testing.T) {
 	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
 	existing := a.create("existing", "return 1")
 	one := "/api/script-templates/" + existing.ID.String()
-	huge := `{"name":"a","source":"` + strings.Repeat("x", int(a.srv.templateBodyLimit())) + `"}`
+	huge := `{"name":"a","source":"` + strings.Repeat("x", int(a.srv.cfg.templateBodyBytes())) + `"}`
 	tests := []struct {
 		name, method, path, body, contentType string
 		status                                int
@@ -221,7 +222,7 @@ func TestBadInputIsAClear4xxAndWritesNothing(t *testing.T) {
 		{"unknown route", "GET", "/api/templates", ``, "", 404, CodeNotFound, "/api/templates"},
 		{"trailing slash", "GET", "/api/script-templates/", ``, "", 404, CodeNotFound, ""},
 		{"unclean path", "GET", "/api/../api/script-templates", ``, "", 404, CodeNotFound, ""},
-		{"wrong method", "PATCH", one, `{}`, "", 405, CodeMethodNotAllowed, "DELETE, GET, PUT"},
+		{"wrong method", "PATCH", one, `{}`, "", 405, CodeMethodNotAllowed, "DELETE, GET, HEAD, PUT"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -253,8 +254,39 @@ func TestBadInputIsAClear4xxAndWritesNothing(t *testing.T) {
 	}
 	r = a.authed("POST", "/api/script-templates", `{"name":"identity","source":"return 1"}`, "Content-Encoding", "identity")
 	wantStatus(t, r, http.StatusCreated)
-	if r := a.authed("PATCH", one, nil); r.header.Get("Allow") != "DELETE, GET, PUT" {
+	if r := a.authed("PATCH", one, nil); r.header.Get("Allow") != "DELETE, GET, HEAD, PUT" {
 		t.Errorf("405 Allow = %q", r.header.Get("Allow"))
+	}
+}
+
+// TestAllowNamesEveryServedMethod: a 405's Allow lists every method the
+// path answers, HEAD included wherever GET is (net/http serves HEAD on
+// every GET route), and none it refuses.
+func TestAllowNamesEveryServedMethod(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	id := a.create("x", "return 1").ID.String()
+	seen := map[string]bool{}
+	for _, rt := range a.srv.routes() {
+		path := strings.NewReplacer("{id}", id, "{version}", "1", "{jobId}", "job-1").Replace(rt.path)
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		r := a.authed("PATCH", path, nil)
+		wantStatus(t, r, http.StatusMethodNotAllowed)
+		allow := strings.Split(r.header.Get("Allow"), ", ")
+		if slices.Contains(allow, "GET") != slices.Contains(allow, "HEAD") {
+			t.Errorf("PATCH %s: Allow %q, want HEAD beside GET", rt.path, r.header.Get("Allow"))
+		}
+		if e := r.apiErr(t); !strings.Contains(e.Message, r.header.Get("Allow")) {
+			t.Errorf("PATCH %s: the message %q does not name the allowed methods", rt.path, e.Message)
+		}
+		if slices.Contains(allow, "HEAD") {
+			if r := a.authed("HEAD", path, nil); r.status == http.StatusMethodNotAllowed {
+				t.Errorf("HEAD %s is in Allow but answers 405", rt.path)
+			}
+		}
 	}
 }
 
