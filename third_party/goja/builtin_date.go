@@ -202,10 +202,7 @@ func (r *Runtime) dateproto_toLocaleString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "both"); ok {
-				return newStringValue(s) // FlowScript patch 25
-			}
-			return asciiString(d.time().Format(datetimeLayout_en_GB))
+			return newStringValue(r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "both")) // FlowScript patches 25, 90
 		} else {
 			return stringInvalidDate
 		}
@@ -217,10 +214,7 @@ func (r *Runtime) dateproto_toLocaleDateString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "date"); ok {
-				return newStringValue(s) // FlowScript patch 25
-			}
-			return asciiString(d.time().Format(dateLayout_en_GB))
+			return newStringValue(r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "date")) // FlowScript patches 25, 90
 		} else {
 			return stringInvalidDate
 		}
@@ -232,10 +226,7 @@ func (r *Runtime) dateproto_toLocaleTimeString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			if s, ok := r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "time"); ok {
-				return newStringValue(s) // FlowScript patch 25
-			}
-			return asciiString(d.time().Format(timeLayout_en_GB))
+			return newStringValue(r.localeDateString(d.time(), call.Argument(0), call.Argument(1), "time")) // FlowScript patches 25, 90
 		} else {
 			return stringInvalidDate
 		}
@@ -464,7 +455,10 @@ func (r *Runtime) dateproto_getTimezoneOffset(call FunctionCall) Value {
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
 			_, offset := d.time().Zone()
-			return floatToValue(float64(-offset) / 60)
+			// Whole minutes, cut toward zero, as V8 gives them (FlowScript
+			// patch 89): a local mean time of the 1800s (-3:06:28 in São
+			// Paulo) was 186.46666666666667, Node 186.
+			return intToValue(int64(-offset / 60))
 		} else {
 			return _NaN
 		}

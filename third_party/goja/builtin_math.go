@@ -205,7 +205,7 @@ func pow(x, y Value) Value {
 	if xf == 1 && math.IsNaN(yf) {
 		return _NaN
 	}
-	return floatToValue(math.Pow(xf, yf))
+	return floatToValue(fdlibmPow(xf, yf)) // V8's (FlowScript patch 92)
 }
 
 func (r *Runtime) math_pow(call FunctionCall) Value {

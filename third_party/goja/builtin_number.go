@@ -89,9 +89,9 @@ func (r *Runtime) numberproto_toString(call FunctionCall) Value {
 	if num < 0 {
 		// ftoa dropped the sign of a number between -1 and 0:
 		// (-0.5).toString(2) was "0.1" (FlowScript patch 45).
-		return asciiString("-" + ftoa.FToBaseStr(-num, radix))
+		return asciiString("-" + radixString(-num, radix)) // V8's digits (patch 91)
 	}
-	return asciiString(ftoa.FToBaseStr(num, radix))
+	return asciiString(radixString(num, radix))
 }
 
 func (r *Runtime) numberproto_toFixed(call FunctionCall) Value {

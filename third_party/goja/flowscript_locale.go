@@ -11,8 +11,8 @@ package goja
 // what Node writes for most locales' plain numbers but not for all their
 // currency symbols. An option this code does not implement throws a
 // RangeError that names it, rather than format differently from Node.
-// Date's toLocale*String write the same locales' forms when they are given
-// no options, or timeZone alone (dateLocales). Intl itself stays absent.
+// Date's toLocale*String write the same locales' forms (patch 90:
+// datePatternTable). Intl itself stays absent.
 
 import (
 	"errors"
@@ -588,127 +588,313 @@ func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value {
 	return newStringValue(f.format(x))
 }
 
-// dateLocale is how a locale writes Date's toLocaleDateString,
-// toLocaleTimeString and toLocaleString without options (ICU patterns:
-// d, dd day; M, MM month; y year; H, HH 0–23 hour; h, hh 1–12 hour; mm
-// minute; ss second; a day period).
-type dateLocale struct {
-	date, time, join string
-	am, pm           string
+// FlowScript patch 90: Date's toLocaleDateString, toLocaleTimeString and
+// toLocaleString take Intl.DateTimeFormat's options weekday, year, month
+// (a number or a name), day, hour, minute, second, hour12, hourCycle,
+// timeZone, dateStyle and timeStyle (medium or short), and write what Node
+// writes for the locales of numberLocales: the patterns (datePatternTable)
+// are read from Node's ICU by testdata/flowscript/date_patterns_gen.js.
+// Given an option they do not format (era, dayPeriod, timeZoneName,
+// fractionalSecondDigits, a long or full timeStyle, which names the zone),
+// they write the fields upstream wrote, 12/25/2020, 15:14:59, in the
+// timeZone's zone when one is given (before this patch, any option but
+// timeZone alone was written so, and dropped the zone too).
+
+// datePatterns is how a locale writes a date. Its patterns are keyed as
+// date_patterns_gen.js says: date by the widths of weekday, year, month and
+// day; time by those of hour, minute and second, then hour12 or the
+// hourCycle; styles by dateStyle and timeStyle. A date with a time is the
+// date's pattern, the join (joins[date|time], else joins[date], else join)
+// and the time's, or wholes[date|time] where ICU writes the pair otherwise.
+// In a pattern, y is the year (yy its last two digits), M the month, Nn the
+// month's name from months[n], d the day, En the weekday's name from
+// weekdays[n], H the hour 0-23, h 1-12, K 0-11, k 1-24, m the minute, s
+// the second (a doubled letter: two digits), a the day period (periods:
+// AM, PM), and quoted text is written as it is.
+type datePatterns struct {
+	periods            [2]string
+	join               string
+	joins, wholes      map[string]string
+	months             [][12]string
+	weekdays           [][7]string
+	date, time, styles map[string]string
 }
 
-// dateLocales are keyed by the tags of numberLocales (FlowScript patch
-// 25), read from Node 20 (ICU 78).
-var dateLocales = map[string]dateLocale{
-	"en-US":  {"M/d/y", "h:mm:ss a", ", ", "AM", "PM"},
-	"en-GB":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-BR":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"pt-PT":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
-	"es-ES":  {"d/M/y", "H:mm:ss", ", ", "", ""},
-	"es-MX":  {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
-	"es-419": {"d/M/y", "h:mm:ss a", ", ", "a.m.", "p.m."},
-	"es-AR":  {"d/M/y", "hh:mm:ss", ", ", "", ""},
-	"es-CO":  {"d/M/y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"es-CL":  {"dd-MM-y", "h:mm:ss a", ", ", "a. m.", "p. m."},
-	"de-DE":  {"d.M.y", "HH:mm:ss", ", ", "", ""},
-	"fr-FR":  {"dd/MM/y", "HH:mm:ss", " ", "", ""},
-	"it-IT":  {"dd/MM/y", "HH:mm:ss", ", ", "", ""},
+// dateOptions are the options of a toLocale*String call: each field's
+// width ('-' absent; 'n' numeric, '2' 2-digit; 'L' long, 'S' short, 'N'
+// narrow), the styles ('-', or dateStyles'), hour12 ('-', 't', 'f'),
+// hourCycle and the zone.
+type dateOptions struct {
+	weekday, year, month, day, hour, minute, second byte
+	dateStyle, timeStyle, hour12                    byte
+	hourCycle                                       string
+	zone                                            *time.Location
 }
 
-// format writes t in pattern for l.
-func (l dateLocale) format(pattern string, t time.Time) string {
+// localeDateString is Date's toLocale*String (which is "date", "time" or
+// "both") of t by locales and options.
+func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) string {
+	l := datePatternTable()[r.numberLocaleFor(locales).tag]
+	o, ok := r.readDateOptions(options, which)
+	if o.zone != nil {
+		t = t.In(o.zone)
+	}
+	if !ok {
+		switch which {
+		case "date":
+			return t.Format(dateLayout_en_GB)
+		case "time":
+			return t.Format(timeLayout_en_GB)
+		}
+		return t.Format(datetimeLayout_en_GB)
+	}
+	cycle := ""
+	switch {
+	case o.hour12 != '-': // hour12 rules hourCycle out
+		cycle = string(o.hour12)
+	case o.hourCycle != "":
+		cycle = string(hourCycleLetter[o.hourCycle])
+	}
 	var b strings.Builder
+	if o.dateStyle != '-' || o.timeStyle != '-' {
+		if o.timeStyle == '-' {
+			cycle = ""
+		}
+		l.format(&b, l.styles["s"+string([]byte{o.dateStyle, o.timeStyle})+cycle], t)
+		return b.String()
+	}
+	date, tm := string([]byte{o.weekday, o.year, o.month, o.day}), string([]byte{o.hour, o.minute, o.second})
+	if o.hour != '-' {
+		tm += cycle
+	}
+	switch {
+	case tm == "---":
+		l.format(&b, l.date[date], t)
+	case date == "----":
+		l.format(&b, l.time[tm], t)
+	case l.wholes[date+"|"+tm] != "":
+		l.format(&b, l.wholes[date+"|"+tm], t)
+	default:
+		l.format(&b, l.date[date], t)
+		join, ok := l.joins[date+"|"+tm]
+		if !ok {
+			if join, ok = l.joins[date]; !ok {
+				join = l.join
+			}
+		}
+		b.WriteString(join)
+		l.format(&b, l.time[tm], t)
+	}
+	return b.String()
+}
+
+// readDateOptions reads the options of a toLocale*String call and adds
+// the fields it writes by default, as ToDateTimeOptions does: ok is false
+// when an option this code does not format is given (the zone is read
+// still). A value out of range, a zone that does not exist and a style
+// given with fields, or to the method that does not write it, are Node's
+// errors.
+func (r *Runtime) readDateOptions(options Value, which string) (o dateOptions, ok bool) {
+	o = dateOptions{weekday: '-', year: '-', month: '-', day: '-', hour: '-', minute: '-', second: '-',
+		dateStyle: '-', timeStyle: '-', hour12: '-'}
+	ok = true
+	if options == nil || options == _undefined {
+		return o.withDefaults(which), true
+	}
+	obj := options.ToObject(r)
+	get := func(name string) Value {
+		if v := obj.self.getStr(unistring.String(name), nil); v != nil && v != _undefined {
+			return v
+		}
+		return nil
+	}
+	outOfRange := func(name, value string) {
+		panic(r.newErrorf(r.getRangeError(), "Value %s out of range for Date.prototype.%s options property %s", value, dateMethods[which], name))
+	}
+	if v := get("hour12"); v != nil {
+		o.hour12 = map[bool]byte{true: 't', false: 'f'}[v.ToBoolean()]
+	}
+	if v := get("hourCycle"); v != nil {
+		if o.hourCycle = v.String(); hourCycleLetter[o.hourCycle] == 0 {
+			outOfRange("hourCycle", o.hourCycle)
+		}
+	}
+	if v := get("timeZone"); v != nil {
+		o.zone = r.dateZone(v.String())
+	}
+	var given string // the first field given, for the error of a style given with fields
+	for _, f := range []struct {
+		name   string
+		dst    *byte
+		widths string
+	}{{"weekday", &o.weekday, "LSN"}, {"era", nil, ""}, {"year", &o.year, "n2"}, {"month", &o.month, "n2LSN"},
+		{"day", &o.day, "n2"}, {"dayPeriod", nil, ""}, {"hour", &o.hour, "n2"}, {"minute", &o.minute, "n2"},
+		{"second", &o.second, "n2"}, {"fractionalSecondDigits", nil, ""}, {"timeZoneName", nil, ""}} {
+		v := get(f.name)
+		if v == nil {
+			continue
+		}
+		if given == "" {
+			given = f.name
+		}
+		if f.dst == nil {
+			ok = false // not formatted here
+			continue
+		}
+		w := v.String()
+		c := dateWidths[w]
+		if c == 0 || !strings.ContainsRune(f.widths, rune(c)) {
+			outOfRange(f.name, w)
+		}
+		*f.dst = c
+	}
+	for _, f := range []struct {
+		name string
+		dst  *byte
+	}{{"dateStyle", &o.dateStyle}, {"timeStyle", &o.timeStyle}} {
+		v := get(f.name)
+		if v == nil {
+			continue
+		}
+		w := v.String()
+		if *f.dst = dateStyles[w]; *f.dst == 0 {
+			outOfRange(f.name, w)
+		}
+	}
+	for _, name := range []string{"calendar", "numberingSystem"} {
+		if get(name) != nil {
+			ok = false
+		}
+	}
+	if o.dateStyle != '-' || o.timeStyle != '-' {
+		style := "dateStyle"
+		if o.dateStyle == '-' {
+			style = "timeStyle"
+		}
+		switch {
+		case which == "date" && o.timeStyle != '-':
+			panic(r.NewTypeError("Invalid option : timeStyle"))
+		case which == "time" && o.dateStyle != '-':
+			panic(r.NewTypeError("Invalid option : dateStyle"))
+		case given != "":
+			panic(r.NewTypeError("Can't set option %s when %s is used", given, style))
+		case o.timeStyle == 'f' || o.timeStyle == 'L':
+			ok = false // it names the zone
+		}
+		return o, ok
+	}
+	return o.withDefaults(which), ok
+}
+
+// withDefaults is o with the fields a method writes when none of its kind
+// is given (ToDateTimeOptions): the date's for toLocaleDateString, the
+// time's for toLocaleTimeString, both for toLocaleString when neither is.
+func (o dateOptions) withDefaults(which string) dateOptions {
+	date := o.weekday != '-' || o.year != '-' || o.month != '-' || o.day != '-'
+	tm := o.hour != '-' || o.minute != '-' || o.second != '-'
+	if which == "date" && !date || which == "both" && !date && !tm {
+		o.year, o.month, o.day = 'n', 'n', 'n'
+	}
+	if which == "time" && !tm || which == "both" && !date && !tm {
+		o.hour, o.minute, o.second = 'n', 'n', 'n'
+	}
+	return o
+}
+
+// dateWidths code the widths of the fields' options.
+var dateWidths = map[string]byte{"numeric": 'n', "2-digit": '2', "long": 'L', "short": 'S', "narrow": 'N'}
+
+// dateStyles code the values of dateStyle and timeStyle.
+var dateStyles = map[string]byte{"full": 'f', "long": 'L', "medium": 'm', "short": 'S'}
+
+// dateMethods name the method of each which, for Node's errors.
+var dateMethods = map[string]string{"date": "toLocaleDateString", "time": "toLocaleTimeString", "both": "toLocaleString"}
+
+// hourCycleLetter is the hour's letter in a pattern of each hourCycle.
+var hourCycleLetter = map[string]byte{"h11": 'K', "h12": 'h', "h23": 'H', "h24": 'k'}
+
+// format writes t in pattern to b.
+func (l *datePatterns) format(b *strings.Builder, pattern string, t time.Time) {
 	for i := 0; i < len(pattern); {
 		c := pattern[i]
+		if c == '\'' {
+			j := i + 1
+			for j < len(pattern) {
+				if pattern[j] == '\'' {
+					if j+1 < len(pattern) && pattern[j+1] == '\'' {
+						b.WriteByte('\'')
+						j += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(pattern[j])
+				j++
+			}
+			i = j + 1
+			continue
+		}
+		if c == 'N' || c == 'E' { // a name, from the list its digit picks
+			list := int(pattern[i+1] - '0')
+			if c == 'N' {
+				b.WriteString(l.months[list][t.Month()-1])
+			} else {
+				b.WriteString(l.weekdays[list][t.Weekday()])
+			}
+			i += 2
+			continue
+		}
 		n := 1
 		for i+n < len(pattern) && pattern[i+n] == c {
 			n++
 		}
+		i += n
 		num := func(v int) {
-			s := strconv.Itoa(v)
-			if n == 2 && len(s) < 2 {
+			if n == 2 && v < 10 {
 				b.WriteByte('0')
 			}
-			b.WriteString(s)
+			b.WriteString(strconv.Itoa(v))
 		}
 		switch c {
-		case 'd':
-			num(t.Day())
+		case 'y':
+			if n == 2 {
+				num(t.Year() % 100)
+			} else {
+				b.WriteString(strconv.Itoa(t.Year()))
+			}
 		case 'M':
 			num(int(t.Month()))
-		case 'y':
-			b.WriteString(strconv.Itoa(t.Year()))
+		case 'd':
+			num(t.Day())
 		case 'H':
 			num(t.Hour())
 		case 'h':
-			h := t.Hour() % 12
-			if h == 0 {
-				h = 12
-			}
-			num(h)
+			num((t.Hour()+11)%12 + 1)
+		case 'K':
+			num(t.Hour() % 12)
+		case 'k':
+			num((t.Hour()+23)%24 + 1)
 		case 'm':
 			num(t.Minute())
 		case 's':
 			num(t.Second())
 		case 'a':
-			if t.Hour() < 12 {
-				b.WriteString(l.am)
-			} else {
-				b.WriteString(l.pm)
-			}
-		default:
-			b.WriteString(pattern[i : i+n])
+			b.WriteString(l.periods[t.Hour()/12])
 		}
-		i += n
 	}
-	return b.String()
 }
 
-// localeDateString is Date's toLocale*String for the locales argument
-// when no options are given, or only timeZone: which is "date", "time" or
-// "both". ok is false when other options are given: the caller then writes
-// what upstream wrote, which ignores the locale and the options.
-func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) (string, bool) {
-	if options != nil && options != _undefined {
-		zone, ok := r.timeZoneOnly(options)
-		if !ok {
-			return "", false
-		}
-		t = t.In(zone)
-	}
-	l := dateLocales[r.numberLocaleFor(locales).tag]
-	switch which {
-	case "date":
-		return l.format(l.date, t), true
-	case "time":
-		return l.format(l.time, t), true
-	}
-	return l.format(l.date, t) + l.join + l.format(l.time, t), true
-}
-
-// timeZoneOnly reads options that hold no option but timeZone (an IANA
-// name, or UTC in any case): its zone, or ok false when other options are
-// set. A zone that does not exist is Node's RangeError.
-func (r *Runtime) timeZoneOnly(options Value) (zone *time.Location, ok bool) {
-	obj := options.ToObject(r)
-	for _, key := range obj.self.stringKeys(false, nil) {
-		if key.String() != "timeZone" {
-			return nil, false
-		}
-	}
-	v := obj.self.getStr("timeZone", nil)
-	if v == nil || v == _undefined {
-		return time.Local, true
-	}
-	name := v.String()
+// dateZone is the zone of a timeZone option (an IANA name, or UTC in any
+// case); one that does not exist is Node's RangeError.
+func (r *Runtime) dateZone(name string) *time.Location {
 	if strings.EqualFold(name, "UTC") || strings.EqualFold(name, "Etc/UTC") || strings.EqualFold(name, "GMT") {
-		return time.UTC, true
+		return time.UTC
 	}
 	zone, err := loadZone(name)
 	if err != nil {
 		panic(r.newErrorf(r.getRangeError(), "Invalid time zone specified: %s", name))
 	}
-	return zone, true
+	return zone
 }
 
 var zones sync.Map // IANA name → *time.Location
