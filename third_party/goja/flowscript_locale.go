@@ -634,7 +634,7 @@ type dateOptions struct {
 // localeDateString is Date's toLocale*String (which is "date", "time" or
 // "both") of t by locales and options.
 func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) string {
-	l := datePatternTable()[r.numberLocaleFor(locales).tag]
+	l := datePatternTable[r.numberLocaleFor(locales).tag]()
 	o, ok := r.readDateOptions(options, which)
 	if o.zone != nil {
 		t = t.In(o.zone)

@@ -395,7 +395,12 @@ func TestReplacedWorkerNamesItsJob(t *testing.T) {
 	}
 
 	// A request cancelled (a shutdown handing its job back) names no
-	// code: nothing timed out.
+	// code: nothing timed out. A job first, so that the replacement worker
+	// is up: a request cancelled while it waits for one stops no worker
+	// (on a busy machine the replacement took longer than the 200 ms).
+	if res := p.Run(context.Background(), sandbox.Request{Source: "return 1"}); !res.OK() {
+		t.Fatalf("a job after the replacement: %v", res.Err)
+	}
 	buf.Reset()
 	cctx, cancel := context.WithCancel(sandbox.WithJobID(context.Background(), "job-handed-back"))
 	time.AfterFunc(200*time.Millisecond, cancel)

@@ -171,20 +171,20 @@ lines.push("package goja");
 lines.push("");
 lines.push('import "sync"');
 lines.push("");
-lines.push("// datePatternTable is made on first use: a worker that formats no date does");
-lines.push("// not hold it.");
-lines.push("var datePatternTable = sync.OnceValue(func() map[string]*datePatterns {");
-lines.push("\treturn map[string]*datePatterns{");
+lines.push("// datePatternTable makes each locale's patterns on first use: a worker holds");
+lines.push("// those of the locales it formats dates in.");
+lines.push("var datePatternTable = map[string]func() *datePatterns{");
 for (const loc of locales) {
   const g = generate(loc);
-  lines.push(`\t${q(loc)}: {periods: [2]string{${q(g.periods[0])}, ${q(g.periods[1])}}, join: ${q(g.join)}, joins: ${map(g.joins)},`);
+  lines.push(`\t${q(loc)}: sync.OnceValue(func() *datePatterns {`);
+  lines.push(`\t\treturn &datePatterns{periods: [2]string{${q(g.periods[0])}, ${q(g.periods[1])}}, join: ${q(g.join)}, joins: ${map(g.joins)},`);
   lines.push(`\t\tmonths: [][12]string{${g.months.map((l) => `{${l.map(q).join(", ")}}`).join(", ")}},`);
   lines.push(`\t\tweekdays: [][7]string{${g.weekdays.map((l) => `{${l.map(q).join(", ")}}`).join(", ")}},`);
   lines.push(`\t\tdate: ${map(g.date)},`);
   lines.push(`\t\ttime: ${map(g.time)},`);
   lines.push(`\t\tstyles: ${map(g.styles)},`);
-  lines.push(`\t\twholes: ${map(g.wholes)}},`);
+  lines.push(`\t\twholes: ${map(g.wholes)}}`);
+  lines.push(`\t}),`);
 }
-lines.push("\t}");
-lines.push("})");
+lines.push("}");
 console.log(lines.join("\n"));
