@@ -595,7 +595,8 @@ func (r *Runtime) numberproto_toLocaleString(call FunctionCall) Value {
 // writes for the locales of numberLocales: the patterns (datePatternTable)
 // are read from Node's ICU by testdata/flowscript/date_patterns_gen.js.
 // Given an option they do not format (era, dayPeriod, timeZoneName,
-// fractionalSecondDigits, a long or full timeStyle, which names the zone),
+// fractionalSecondDigits, a long or full timeStyle, which names the zone,
+// a calendar but gregory, a numberingSystem but latn),
 // they write the fields upstream wrote, 12/25/2020, 15:14:59, in the
 // timeZone's zone when one is given (before this patch, any option but
 // timeZone alone was written so, and dropped the zone too).
@@ -761,9 +762,9 @@ func (r *Runtime) readDateOptions(options Value, which string) (o dateOptions, o
 			outOfRange(f.name, w)
 		}
 	}
-	for _, name := range []string{"calendar", "numberingSystem"} {
-		if get(name) != nil {
-			ok = false
+	for name, plain := range map[string]string{"calendar": "gregory", "numberingSystem": "latn"} {
+		if v := get(name); v != nil && v.String() != plain {
+			ok = false // another calendar or digits: not written here
 		}
 	}
 	if o.dateStyle != '-' || o.timeStyle != '-' {
@@ -857,10 +858,14 @@ func (l *datePatterns) format(b *strings.Builder, pattern string, t time.Time) {
 		}
 		switch c {
 		case 'y':
+			year := t.Year()
+			if year <= 0 {
+				year = 1 - year // the era's year, as Node writes it: 0 is 1 (BC), -1 is 2
+			}
 			if n == 2 {
-				num(t.Year() % 100)
+				num(year % 100)
 			} else {
-				b.WriteString(strconv.Itoa(t.Year()))
+				b.WriteString(strconv.Itoa(year))
 			}
 		case 'M':
 			num(int(t.Month()))

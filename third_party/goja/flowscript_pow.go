@@ -56,7 +56,9 @@ func withHi32(x float64, hi int32) float64 {
 
 // fdlibmPow is x**y as fdlibm computes it (see the patch's comment); the
 // caller has taken the cases where JavaScript differs from C (a y of NaN
-// or ±Infinity with |x| = 1).
+// or ±Infinity with |x| = 1). Every product is converted to float64
+// explicitly: Go may otherwise fuse a multiplication and an addition into
+// one rounding (it does on arm64), and fdlibm counts on each step's.
 func fdlibmPow(x, y float64) float64 {
 	hx, lx := hi32(x), lo32(x)
 	hy, ly := hi32(y), lo32(y)
@@ -177,9 +179,9 @@ func fdlibmPow(x, y float64) float64 {
 		}
 		// |1-x| ≤ 2**-20: log(x) is x - x²/2 + x³/3 - x⁴/4.
 		t := ax - 1
-		w := (t * t) * (0.5 - t*(0.3333333333333333333333-t*0.25))
-		u := powIvH * t
-		v := t*powIvL - w*powIvln2
+		w := float64(float64(t*t) * (0.5 - float64(t*(0.3333333333333333333333-float64(t*0.25)))))
+		u := float64(powIvH * t)
+		v := float64(t*powIvL) - float64(w*powIvln2)
 		t1 = withLo32(u+v, 0)
 		t2 = v - (t1 - u)
 	} else {
@@ -208,26 +210,26 @@ func fdlibmPow(x, y float64) float64 {
 		// ss = s_h + s_l = (x-1)/(x+1) or (x-1.5)/(x+1.5)
 		u := ax - powBp[k]
 		v := 1 / (ax + powBp[k])
-		ss := u * v
+		ss := float64(u * v)
 		sh := withLo32(ss, 0)
 		th := withHi32(0, ((ix>>1)|0x20000000)+0x00080000+int32(k<<18))
 		tl := ax - (th - powBp[k])
-		sl := v * ((u - sh*th) - sh*tl)
+		sl := float64(v * ((u - float64(sh*th)) - float64(sh*tl)))
 		// log(ax)
-		s2 := ss * ss
-		r := s2 * s2 * (powL1 + s2*(powL2+s2*(powL3+s2*(powL4+s2*(powL5+s2*powL6)))))
-		r += sl * (sh + ss)
-		s2 = sh * sh
+		s2 := float64(ss * ss)
+		r := float64(float64(s2*s2) * (powL1 + float64(s2*(powL2+float64(s2*(powL3+float64(s2*(powL4+float64(s2*(powL5+float64(s2*powL6)))))))))))
+		r += float64(sl * (sh + ss))
+		s2 = float64(sh * sh)
 		th = withLo32(3.0+s2+r, 0)
 		tl = r - ((th - 3.0) - s2)
 		// u + v = ss*(1+...)
-		u = sh * th
-		v = sl*th + tl*ss
+		u = float64(sh * th)
+		v = float64(sl*th) + float64(tl*ss)
 		// 2/(3log2)*(ss+...)
 		ph := withLo32(u+v, 0)
 		pl := v - (ph - u)
-		zh := powCpH * ph
-		zl := powCpL*ph + pl*powCp + powDpL[k]
+		zh := float64(powCpH * ph)
+		zl := float64(powCpL*ph) + float64(pl*powCp) + powDpL[k]
 		// log2(ax) = (ss+..)*2/(3*log2) = n + dp_h + z_h + z_l
 		t := float64(n)
 		t1 = withLo32(((zh+zl)+powDpH[k])+t, 0)
@@ -236,8 +238,8 @@ func fdlibmPow(x, y float64) float64 {
 
 	// (y1+y2)*(t1+t2), y split in two
 	y1 := withLo32(y, 0)
-	pl := (y-y1)*t1 + y*t2
-	ph := y1 * t1
+	pl := float64((y-y1)*t1) + float64(y*t2)
+	ph := float64(y1 * t1)
 	z := pl + ph
 	j := hi32(z)
 	i := int32(lo32(z))
@@ -266,13 +268,13 @@ func fdlibmPow(x, y float64) float64 {
 		ph -= t
 	}
 	t := withLo32(pl+ph, 0)
-	u := t * powLg2H
-	v := (pl-(t-ph))*powLg2 + t*powLg2L
+	u := float64(t * powLg2H)
+	v := float64((pl-(t-ph))*powLg2) + float64(t*powLg2L)
 	z = u + v
 	w := v - (z - u)
-	t = z * z
-	t1 = z - t*(powP1+t*(powP2+t*(powP3+t*(powP4+t*powP5))))
-	r := (z*t1)/(t1-2) - (w + z*w)
+	t = float64(z * z)
+	t1 = z - float64(t*(powP1+float64(t*(powP2+float64(t*(powP3+float64(t*(powP4+float64(t*powP5)))))))))
+	r := float64(z*t1)/(t1-2) - (w + float64(z*w))
 	z = 1 - (r - z)
 	j = hi32(z) + n<<20
 	if j>>20 <= 0 {

@@ -23,8 +23,10 @@ func radixString(x float64, radix int) string {
 	if fraction >= delta {
 		frac = append(frac, '.')
 		for {
-			fraction *= float64(radix)
-			delta *= float64(radix)
+			// Explicit conversions: no multiplication is fused with the
+			// subtraction or the addition after it (Go fuses on arm64).
+			fraction = float64(fraction * float64(radix))
+			delta = float64(delta * float64(radix))
 			digit := int(fraction)
 			frac = append(frac, digits[digit])
 			fraction -= float64(digit)

@@ -39,6 +39,13 @@
   t(() => d.toLocaleTimeString("pt-BR", {dateStyle: "short"}));
   t(() => d.toLocaleDateString("pt-BR", {timeStyle: "short"}));
   t(() => d.toLocaleString("pt-BR", {timeZone: "Mars/Base", hour: "numeric"}));
+  t(() => d.toLocaleString("en-US", {calendar: "gregory", numberingSystem: "latn", hour: "numeric"}));
+  // Years before 1 are the era's (0 is 1 BC, -1 is 2), as Node writes them.
+  for (const y of [-1000, -99, -1, 0, 1, 5, 99, 100, 12345]) {
+    const x = new Date(Date.UTC(2000, 0, 1));
+    x.setUTCFullYear(y);
+    t(() => [x.toLocaleDateString("en-US"), x.toLocaleString("pt-BR", {year: "2-digit", month: "short"}), x.toLocaleDateString("pt-BR", {dateStyle: "short"})].join(" | "));
+  }
 
   let seed = 7;
   const rnd = (n) => {
