@@ -635,7 +635,6 @@ type dateOptions struct {
 // localeDateString is Date's toLocale*String (which is "date", "time" or
 // "both") of t by locales and options.
 func (r *Runtime) localeDateString(t time.Time, locales, options Value, which string) string {
-	l := datePatternTable[r.numberLocaleFor(locales).tag]()
 	o, ok := r.readDateOptions(options, which)
 	if o.zone != nil {
 		t = t.In(o.zone)
@@ -649,6 +648,7 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 		}
 		return t.Format(datetimeLayout_en_GB)
 	}
+	l := datePatternTable[r.numberLocaleFor(locales).tag]()
 	cycle := ""
 	switch {
 	case o.hour12 != '-': // hour12 rules hourCycle out
@@ -671,21 +671,25 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 	switch {
 	case tm == "---":
 		l.format(&b, l.date[date], t)
+		return b.String()
 	case date == "----":
 		l.format(&b, l.time[tm], t)
-	case l.wholes[date+"|"+tm] != "":
-		l.format(&b, l.wholes[date+"|"+tm], t)
-	default:
-		l.format(&b, l.date[date], t)
-		join, ok := l.joins[date+"|"+tm]
-		if !ok {
-			if join, ok = l.joins[date]; !ok {
-				join = l.join
-			}
-		}
-		b.WriteString(join)
-		l.format(&b, l.time[tm], t)
+		return b.String()
 	}
+	pair := date + "|" + tm
+	if whole, ok := l.wholes[pair]; ok {
+		l.format(&b, whole, t)
+		return b.String()
+	}
+	join, ok := l.joins[pair]
+	if !ok {
+		if join, ok = l.joins[date]; !ok {
+			join = l.join
+		}
+	}
+	l.format(&b, l.date[date], t)
+	b.WriteString(join)
+	l.format(&b, l.time[tm], t)
 	return b.String()
 }
 
