@@ -119,7 +119,8 @@ type retireReason byte
 const (
 	retireNone retireReason = iota
 	// retireSpent: the job took the heap's address space past the
-	// script's share (it failed for memory); the next job starts clean.
+	// script's share (it failed for memory), or near it; the next job
+	// starts clean.
 	retireSpent
 	// retireBaseline: the worker's own memory between jobs (runtime,
 	// caches) grew past its bound.

@@ -151,7 +151,9 @@ const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 //     ends above which it failed for memory. The heap never gives address
 //     space back, so this catches a buffer allocated and dropped between
 //     two samples even when a GC freed it before the job ended. A worker
-//     past it retires after answering, so the next job starts below it.
+//     past it, or within S/4 of it, retires after answering, so the next
+//     job starts at least S/4 below it: a job fails for its own growth,
+//     never for the address space an earlier one left.
 //
 // B is measured (a GC, then the live heap) whenever garbage or programs
 // added since the last measure could make it stale, and at least every
@@ -473,17 +475,28 @@ func (w *worker) guarded(work func(ctx context.Context)) (overMemory bool, retir
 	tripped := dog.stop()
 	m := readMemory()
 	w.heapAfterLastJob = m.heapObjects
-	spent := m.heapSpace > lim.space
-	overMemory = tripped || m.heapObjects > lim.end || spent
+	overMemory = tripped || m.heapObjects > lim.end || m.heapSpace > lim.space
+	return overMemory, w.retirement(m, lim, panicked)
+}
+
+// retirement says whether the worker retires after a job that left its
+// memory at m, and why (retireNone: it stays).
+func (w *worker) retirement(m memory, lim budget, panicked bool) retireReason {
 	switch {
 	case panicked:
-		retiring = retirePanic
-	case spent:
-		retiring = retireSpent
+		return retirePanic
+	case m.heapSpace > lim.space-w.script/4:
+		// Past the line, or so near it that the next job would cross it
+		// on a few pages of its own and fail for what this one left (a
+		// job tripped on its live heap can leave the address space a few
+		// kilobytes short of the line). A job that stays under the GC's
+		// limit (B + 1.25 S) leaves more than S/4 and the stack limit
+		// (measured: 16 MB or more of 60 with the defaults).
+		return retireSpent
 	case lim.retire:
-		retiring = retireBaseline
+		return retireBaseline
 	}
-	return overMemory, retiring
+	return retireNone
 }
 
 // errWorkerPanic is the answer to a request during which the worker's own
