@@ -75,6 +75,21 @@ func (s *Server) admitBody(r *http.Request, limit int64) (release func(), herr *
 	return func() { s.bodies.give(n) }, nil
 }
 
+// readJSON admits r's body (admitBody) and decodes it into dst
+// (decodeJSON), under one route cap. Defer release when herr is nil: the
+// bytes stay held until the handler ends, as the decoded body does.
+func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) (release func(), herr *httpError) {
+	release, herr = s.admitBody(r, limit)
+	if herr != nil {
+		return nil, herr
+	}
+	if herr := decodeJSON(w, r, limit, dst); herr != nil {
+		release()
+		return nil, herr
+	}
+	return release, nil
+}
+
 // bodiesBusy is the answer to a body of n bytes that the spent body budget
 // could not admit.
 func bodiesBusy(n int64) *httpError {

@@ -64,16 +64,12 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 	defer s.giveSlot()
 	var body replayRequest
 	if r.ContentLength != 0 {
-		release, herr := s.admitBody(r, s.cfg.replayBodyBytes())
+		release, herr := s.readJSON(w, r, s.cfg.replayBodyBytes(), &body)
 		if herr != nil {
 			writeError(w, herr)
 			return
 		}
 		defer release()
-		if herr := decodeJSON(w, r, s.cfg.replayBodyBytes(), &body); herr != nil {
-			writeError(w, herr)
-			return
-		}
 	}
 	switch {
 	case body.Source != nil && body.Version != nil:

@@ -88,17 +88,13 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.giveSlot()
-	release, herr := s.admitBody(r, s.cfg.testBodyBytes())
+	var body testRequest
+	release, herr := s.readJSON(w, r, s.cfg.testBodyBytes(), &body)
 	if herr != nil {
 		writeError(w, herr)
 		return
 	}
 	defer release()
-	var body testRequest
-	if herr := decodeJSON(w, r, s.cfg.testBodyBytes(), &body); herr != nil {
-		writeError(w, herr)
-		return
-	}
 	if herr := s.validateTest(body); herr != nil {
 		writeError(w, herr)
 		return

@@ -96,17 +96,12 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
-	release, herr := s.admitBody(r, s.cfg.templateBodyBytes())
+	d, notes, release, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
 		return
 	}
 	defer release()
-	d, notes, herr := s.readDraft(w, r)
-	if herr != nil {
-		writeError(w, herr)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	t, err := s.store.Create(ctx, d)
@@ -140,17 +135,12 @@ func (s *Server) updateTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, herr)
 		return
 	}
-	release, herr := s.admitBody(r, s.cfg.templateBodyBytes())
+	d, notes, release, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
 		return
 	}
 	defer release()
-	d, notes, herr := s.readDraft(w, r)
-	if herr != nil {
-		writeError(w, herr)
-		return
-	}
 	ctx, cancel := context.WithTimeout(r.Context(), storeTimeout)
 	defer cancel()
 	t, err := s.store.Update(ctx, id, d, ifVersion)
@@ -210,15 +200,26 @@ func parseID(r *http.Request) (uuid.UUID, *httpError) {
 	return id, nil
 }
 
-// readDraft decodes and checks a template body: the field rules, then the
-// source through the sandbox's builder and the guardrails, in a sandbox
-// worker (the checker). Nothing is written unless it returns no error.
-// The caller has admitted the body (admitBody).
-func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Draft, saveNotes, *httpError) {
+// readDraft reads a template body (readJSON) and checks it (checkDraft).
+// Nothing is written unless it returns no error. Defer release when herr
+// is nil: the body's bytes stay held from the body budget until the
+// handler ends.
+func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (d templates.Draft, notes saveNotes, release func(), herr *httpError) {
 	var body templateRequest
-	if herr := decodeJSON(w, r, s.cfg.templateBodyBytes(), &body); herr != nil {
-		return templates.Draft{}, saveNotes{}, herr
+	if release, herr = s.readJSON(w, r, s.cfg.templateBodyBytes(), &body); herr != nil {
+		return d, notes, nil, herr
 	}
+	if d, notes, herr = s.checkDraft(r.Context(), body); herr != nil {
+		release()
+		return d, notes, nil, herr
+	}
+	return d, notes, release, nil
+}
+
+// checkDraft checks a template body: the field rules, then the source
+// through the sandbox's builder and the guardrails, in a sandbox worker
+// (the checker).
+func (s *Server) checkDraft(ctx context.Context, body templateRequest) (templates.Draft, saveNotes, *httpError) {
 	d := templates.Draft{Name: body.Name, Description: body.Description, Source: body.Source}.Normalize()
 	var fields []fieldError
 	var ve *templates.ValidationError
@@ -229,7 +230,7 @@ func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (templates.Dr
 	}
 	var notes saveNotes
 	if !hasField(fields, "source") {
-		sourceFields, found, herr := s.checkSource(r.Context(), d.Source)
+		sourceFields, found, herr := s.checkSource(ctx, d.Source)
 		if herr != nil {
 			return templates.Draft{}, saveNotes{}, herr
 		}
