@@ -298,6 +298,10 @@ func (p *Program) checkOutput(out *output, l Limits) (string, *Error) {
 	return str, nil
 }
 
+// oversized is the interrupt of a string or buffer over the allocation
+// ceiling: its size, asked for and never made.
+type oversized struct{ bytes int64 }
+
 // classify turns what the VM returned into a coded error.
 func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Error {
 	var interrupted *goja.InterruptedError
@@ -312,6 +316,13 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 		errors.As(err, &st)
 		return st.err
 	case errors.As(err, &interrupted):
+		if o, ok := interrupted.Value().(*oversized); ok {
+			e := &Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
+				"Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB): it asked for one string or buffer of %d bytes or more",
+				l.MemoryMB, o.bytes)}
+			e.Line, e.Column = p.position(interrupted.Stack())
+			return e
+		}
 		return causeOf(ctx)
 	case errors.As(err, &overflow):
 		e := &Error{Code: CodeScriptError, Message: "RangeError: Maximum call stack size exceeded"}

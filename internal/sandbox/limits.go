@@ -12,9 +12,10 @@ import (
 type Limits struct {
 	// Timeout is the wall-clock limit of one script (SANDBOX_TIMEOUT_MS).
 	Timeout time.Duration
-	// MemoryMB is the heap a script may use (SANDBOX_MEMORY_MB). Enforced only
-	// by the worker pool; the in-process runner cannot attribute heap to a
-	// script.
+	// MemoryMB is the heap a script may use (SANDBOX_MEMORY_MB). Enforced by
+	// the worker pool; the in-process runner cannot attribute heap to a
+	// script, and refuses only a single string or buffer over it (goja
+	// patch 93's ceiling, in every runtime).
 	MemoryMB int
 	// MaxParallel is how many scripts run at once per process
 	// (SANDBOX_MAX_PARALLEL).

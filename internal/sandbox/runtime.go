@@ -80,6 +80,10 @@ func newVMFor(l Limits, f features) (*vm, error) {
 	// The sandbox's JSON.parse is the built-in: the JSON object and each of
 	// its methods are made when a script first reads them (goja patch 26).
 	rt.SetJSONParse(v.jsonParse)
+	// A string or buffer over the script's whole memory share, its size
+	// known before it is made, ends the run unmade (goja patch 93): the
+	// worker keeps its heap, and the machine is spared the pages.
+	rt.SetAllocationCeiling(int64(l.MemoryMB)<<20, func(n int64) any { return &oversized{bytes: n} })
 
 	if err := v.lockDown(proto, f); err != nil {
 		return nil, fmt.Errorf("locking the runtime down: %w", err)

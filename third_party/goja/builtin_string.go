@@ -528,6 +528,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	if numInt > maxStringLength/int64(s.Length()) {
 		panic(r.invalidStringLength()) // FlowScript patch 71
 	}
+	r.checkAllocation(numInt * int64(s.Length())) // FlowScript patch 93
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
 	if u == nil {

@@ -36,10 +36,14 @@ import (
 const maxStringLength = 1<<29 - 24
 
 // checkStringLength throws V8's RangeError for a string of n characters
-// past maxStringLength.
+// past maxStringLength, and ends the run for one over the allocation
+// ceiling (patch 93).
 func (r *Runtime) checkStringLength(n int64) {
-	if n > maxStringLength {
-		panic(r.invalidStringLength())
+	if n > r.stringCeiling {
+		if n > maxStringLength {
+			panic(r.invalidStringLength())
+		}
+		r.checkAllocation(n)
 	}
 }
 

@@ -2139,3 +2139,70 @@ func powInput(r *rand.Rand) (float64, float64) {
 		return float64(r.IntN(21) - 10), float64(r.IntN(61) - 30)
 	}
 }
+
+// TestAllocationCeiling: a string or buffer over the ceiling, its size
+// known before it is made, ends the run with the embedder's value and is
+// never made; try, catch and finally do not see it. Below the ceiling, and
+// without one, nothing changes, and a string past V8's maximum length is
+// still its catchable RangeError (patch 93).
+func TestAllocationCeiling(t *testing.T) {
+	const ceiling = 1 << 20
+	type hit struct{ n int64 }
+	over := []struct {
+		script string
+		n      int64
+	}{
+		{"'x'.repeat(2e6)", 2e6},
+		{"'ab'.repeat(6e5)", 12e5},
+		{"'ção'.repeat(4e5)", 12e5},
+		{"'x'.padStart(3e6, 'ab')", 3e6},
+		{"'x'.padEnd(2e6)", 2e6},
+		{"const a = 'x'.repeat(6e5); a + a", 12e5},
+		{"const a = 'x'.repeat(6e5); `${a}-${a}`", 12e5 + 1},
+		{"const a = 'x'.repeat(6e5); a.concat(a)", 12e5},
+		{"new ArrayBuffer(2e6)", 2e6},
+		{"new Uint8Array(2e6)", 2e6},
+		{"new Float64Array(2e5)", 16e5},
+		{"new Int32Array(new Array(3e5).fill(1))", 12e5},
+		{"new Uint16Array(6e5).map(x => x)", 12e5},
+		{"try { 'x'.repeat(2e6) } catch (e) { 'caught' } finally { globalThis.ran = true }", 2e6},
+		{"for (;;) { try { new Uint8Array(2e6) } catch (e) {} }", 2e6},
+	}
+	for _, c := range over {
+		r := New()
+		r.SetAllocationCeiling(ceiling, func(n int64) interface{} { return &hit{n} })
+		_, err := r.RunString(c.script)
+		var ie *InterruptedError
+		if !errors.As(err, &ie) {
+			t.Errorf("%s: %v; want the run interrupted", c.script, err)
+			continue
+		}
+		if h, ok := ie.Value().(*hit); !ok || h.n != c.n {
+			t.Errorf("%s: interrupted with %v; want a hit of %d bytes", c.script, ie.Value(), c.n)
+		}
+		if r.Get("ran") != nil {
+			t.Errorf("%s: a finally block ran", c.script)
+		}
+	}
+	under := "[" + strings.Join([]string{
+		"'x'.repeat(1 << 20).length", "'x'.padEnd(1 << 20).length", "new Uint8Array(1 << 20).length",
+		"new ArrayBuffer(1 << 20).byteLength", "('x'.repeat(1 << 19) + 'y'.repeat(1 << 19)).length",
+		"(() => { try { return 'x'.repeat(2**30) } catch (e) { return String(e) } })()",
+	}, ", ") + "].join()"
+	want := "1048576,1048576,1048576,1048576,1048576,RangeError: Invalid string length"
+	for _, set := range []bool{true, false} {
+		r := New()
+		if set {
+			r.SetAllocationCeiling(ceiling, func(n int64) interface{} { return &hit{n} })
+		}
+		if v, err := r.RunString(under); err != nil || v.String() != want {
+			t.Errorf("ceiling set %v: %v (%v); want %s", set, v, err, want)
+		}
+	}
+	r := New()
+	r.SetAllocationCeiling(ceiling, func(n int64) interface{} { return &hit{n} })
+	r.SetAllocationCeiling(0, nil)
+	if v, err := r.RunString("'x'.repeat(2e6).length"); err != nil || v.ToInteger() != 2e6 {
+		t.Errorf("with the ceiling removed: %v (%v)", v, err)
+	}
+}

@@ -198,6 +198,13 @@ type Runtime struct {
 	goTexts         goTextCache                  // the last UTF-8 texts made for regex searches (FlowScript patch 76)
 	parserOptions   []parser.Option
 
+	// The allocation ceiling (FlowScript patch 93): stringCeiling is the
+	// longest string made without a check, the lower of the ceiling and
+	// maxStringLength.
+	allocCeiling  int64
+	allocOver     func(n int64) interface{}
+	stringCeiling int64
+
 	symbolRegistry map[unistring.String]*Symbol
 
 	fieldsInfoCache  map[reflect.Type]*reflectFieldsInfo
@@ -480,6 +487,7 @@ func (r *Runtime) getIteratorPrototype() *Object {
 }
 
 func (r *Runtime) init() {
+	r.stringCeiling = maxStringLength // FlowScript patch 93
 	r.rand = rand.Float64
 	r.now = time.Now
 

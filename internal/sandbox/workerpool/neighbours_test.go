@@ -2,7 +2,9 @@ package workerpool
 
 import (
 	"context"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,4 +98,40 @@ func TestMemoryBombsLeaveTheirNeighboursAlone(t *testing.T) {
 		t.Fatal("no ordinary job ran")
 	}
 	t.Logf("%d ordinary jobs beside the bombs", ran)
+}
+
+// TestOversizedValuesKeepTheirWorker: a string or buffer over the script's
+// whole memory share, its size known before it is made, fails its job with
+// SCRIPT_MEMORY_LIMIT at its line, and its worker stays: nothing was
+// allocated, so no page is faulted in and no replacement started (goja
+// patch 93). Before, the OS limit ended the worker of each, and on this
+// machine a bomb and its replacement cost some 35 ms of CPU, which ordinary
+// jobs beside two callers of 'x'.repeat(4e8) paid for: p99 60 ms, not 1.
+func TestOversizedValuesKeepTheirWorker(t *testing.T) {
+	var restarts atomic.Int64
+	p := newTestPool(t, Config{
+		Limits:          sandbox.Limits{Timeout: testTimeout, MaxParallel: 1},
+		OnWorkerRestart: func(string) { restarts.Add(1) },
+	})
+	for _, c := range []struct {
+		script string
+		line   int
+	}{
+		{"return 'x'.repeat(4e8).length", 1},
+		{"const s = 'ab'.repeat(1e7);\nreturn (s + s).length", 2},
+		{"return 'x'.padEnd(1e8).length", 1},
+		{"const a = 1;\n\nreturn new Uint8Array(1e8).length", 3},
+		{"try { return new Float64Array(1e7).length } catch (e) { return 'caught' }", 1},
+	} {
+		res := p.Run(context.Background(), sandbox.Request{Source: c.script})
+		if res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit || res.Err.Line != c.line || !strings.Contains(res.Err.Message, "32 MB") {
+			t.Errorf("%q: %q, %+v; want SCRIPT_MEMORY_LIMIT naming 32 MB at line %d", c.script, res.Output, res.Err, c.line)
+		}
+	}
+	if res := p.Run(context.Background(), seedJobs[0].req); res.Output != seedJobs[0].want {
+		t.Errorf("an ordinary job after them: %q, %v", res.Output, res.Err)
+	}
+	if n := restarts.Load(); n != 0 {
+		t.Errorf("%d workers replaced; want 0", n)
+	}
 }
