@@ -96,7 +96,7 @@ func (d Draft) Validate(maxSourceBytes int) error {
 		add("name", CodeTooLong, "name is %d characters, over the limit of %d", utf8.RuneCountInString(d.Name), MaxNameRunes)
 	case hasControl(d.Name, false) || strings.ContainsFunc(d.Name, hiddenInName):
 		add("name", CodeInvalidText, "name must be one line of text without control characters, line separators or bidirectional overrides")
-	case !strings.ContainsFunc(d.Name, visible):
+	case !HasVisible(d.Name):
 		add("name", CodeInvalidText, "name must hold a visible character: it is only invisible format characters")
 	}
 
@@ -168,6 +168,10 @@ func hasControl(s string, multiline bool) bool {
 func hiddenInName(r rune) bool {
 	return r == '\u2028' || r == '\u2029' || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
 }
+
+// HasVisible reports whether s holds a character that shows (visible):
+// text made only of spaces and invisible characters is blank.
+func HasVisible(s string) bool { return strings.ContainsFunc(s, visible) }
 
 // visible reports a character that shows: not a space, not a format
 // character (zero-width space and joiners, marks of direction), not one

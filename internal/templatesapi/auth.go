@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/flowscript/flowscript/internal/templates"
 )
 
 // Principal is who a request authenticated as: the JWT subject, or the
@@ -228,7 +230,7 @@ func (a *Authenticator) bearer(ctx context.Context, header string) (Principal, e
 	if err != nil {
 		return Principal{}, tokenError(err, claims)
 	}
-	if strings.TrimSpace(sub) == "" { // a blank subject names no one
+	if !templates.HasVisible(sub) { // a blank subject (spaces, a zero-width space) names no one
 		return Principal{}, &authError{message: "the token has no sub claim: tokens must name their subject", reason: "no sub"}
 	}
 	role, err := a.role(claims)

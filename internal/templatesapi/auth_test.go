@@ -54,6 +54,8 @@ func TestAuthentication(t *testing.T) {
 		{"empty sub", hs(with(write, "sub", "")), 401, "no sub claim"},
 		{"blank sub", hs(with(write, "sub", "   ")), 401, "no sub claim"},
 		{"sub of a tab and a newline", hs(with(write, "sub", "\t\n")), 401, "no sub claim"},
+		{"sub of a zero-width space", hs(with(write, "sub", "\u200b")), 401, "no sub claim"},
+		{"sub of a no-break space and a joiner", hs(with(write, "sub", "\u00a0\u2060")), 401, "no sub claim"},
 		{"numeric sub", hs(with(write, "sub", 42)), 401, "wrong type"},
 		// As the tenant claim's: an element the role would skip is refused.
 		{"scope array with a number", hs(with(write, "scope", []any{DefaultJWTWriteScope, 1})), 401, "scope claim must be"},

@@ -507,7 +507,7 @@ func (n *wholeNumber) UnmarshalJSON(b []byte) error {
 // ±2^53 (exactly, whatever its notation).
 func parseWhole(text string) (int, bool) {
 	if v, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return int(v), true
+		return int(v), v >= -1<<53 && v <= 1<<53
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {

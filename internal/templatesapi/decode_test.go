@@ -34,6 +34,8 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		{"unknown field", "/api/script-templates", `{"name":"a","source":"return 1","owner":"x"}`, CodeUnknownField, "owner", "unknown field"},
 		{"byte order mark", "/api/script-templates", "\ufeff" + `{"name":"a","source":"return 1"}`, CodeInvalidJSON, "", "byte order mark"},
 		{"integer too large", "/api/scripts/test", `{"source":"return 1","timeoutMs":99999999999999999999999}`, CodeInvalidJSON, "timeoutMs", "must be an integer from -9007199254740992 to 9007199254740992, got 99999999999999999999999"},
+		{"integer past 2^53 that fits 64 bits", "/api/scripts/test", `{"source":"return 1","timeoutMs":9007199254740993}`, CodeInvalidJSON, "timeoutMs", "must be an integer from -9007199254740992 to 9007199254740992, got 9007199254740993"},
+		{"largest 64-bit integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":9223372036854775807}`, CodeInvalidJSON, "timeoutMs", "to 9007199254740992"},
 		{"fraction for an integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":1.5}`, CodeInvalidJSON, "timeoutMs", "must be an integer, got number"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -88,6 +90,9 @@ func TestUnknownPathsSayWhatToChange(t *testing.T) {
 		"/api/script-templates/" + tpl.ID.String() + "/": "drop the trailing slash",
 		"/api/scripts":      "the routes are in /api/openapi.json",
 		"/script-templates": "the routes are under /api",
+		// The decoded path names a route that exists: the answer shows
+		// the path as sent, and why it is not that route.
+		"/api/script-templates%2F" + tpl.ID.String(): "/api/script-templates%2F" + tpl.ID.String() + ": a path segment cannot hold an encoded slash (%2F)",
 	} {
 		r := a.authed("GET", path, nil)
 		wantStatus(t, r, http.StatusNotFound)

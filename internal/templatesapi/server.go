@@ -274,10 +274,14 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case len(path) > 1 && strings.HasSuffix(path, "/"):
 		hint = fmt.Sprintf("drop the trailing slash (the routes are in %s/openapi.json)", s.prefix)
+	case strings.Contains(strings.ToLower(r.URL.RawPath), "%2f"):
+		// The decoded path may name a route: the router matched the path
+		// as sent, where an encoded slash is part of a segment.
+		hint = "a path segment cannot hold an encoded slash (%2F): write / itself"
 	case strings.HasPrefix(path, s.prefix+"/"):
 		hint = fmt.Sprintf("the routes are in %s/openapi.json", s.prefix)
 	}
-	writeError(w, newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s: %s", r.Method, path, hint)))
+	writeError(w, newError(http.StatusNotFound, CodeNotFound, fmt.Sprintf("no route %s %s: %s", r.Method, r.URL.EscapedPath(), hint)))
 }
 
 func methodNotAllowed(methods []string) http.Handler {
