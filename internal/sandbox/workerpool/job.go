@@ -159,8 +159,11 @@ func (p *Pool) runOn(ctx context.Context, proc *process, req *request) (out outc
 		return lost(p.finish(ctx, proc, req.kind, endDied, err))
 	case end != 0:
 		// The answer came, but the worker was killed as it arrived: it
-		// has its answer, the slot gets a new worker.
-		_ = p.finish(ctx, proc, req.kind, endDied, errors.New("the worker was killed as it answered"))
+		// has its answer, the slot gets a new worker, and the kill is
+		// reported for what it was (the deadline, a cancel), not as a
+		// crash: a script at its time limit paged the operator's crash
+		// alert about once in a hundred such jobs.
+		_ = p.finish(ctx, proc, req.kind, end, errors.New("the worker was killed as it answered"))
 	case reply.Retiring != retireNone:
 		p.retire(proc, reply.Retiring)
 	default:
