@@ -103,6 +103,29 @@ func TestIfMatchNotOfThisService(t *testing.T) {
 	})
 }
 
+// TestConditionalCreate: a POST to the collection evaluates its
+// conditions against the collection, which exists and has no entity tag
+// (RFC 9110 §13.1): If-None-Match: * and an If-Match other than * are 412
+// and nothing is saved; If-Match: * and a tag in If-None-Match create.
+func TestConditionalCreate(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	body := map[string]string{"name": "made", "source": "return 1"}
+	for _, h := range [][]string{{"If-None-Match", "*"}, {"If-Match", `"bogus"`}, {"If-Match", `"a", "b"`}} {
+		r := a.authed("POST", "/api/script-templates", body, h...)
+		wantStatus(t, r, http.StatusPreconditionFailed)
+		if e := r.apiErr(t); e.Code != CodePreconditionFailed || !strings.Contains(e.Message, "nothing was written") {
+			t.Errorf("%s: %+v", h, e)
+		}
+	}
+	var list []templates.Template
+	if a.authed("GET", "/api/script-templates", nil).json(t, &list); len(list) != 0 {
+		t.Fatalf("refused creates saved %d templates", len(list))
+	}
+	wantStatus(t, a.authed("POST", "/api/script-templates", body, "If-Match", "*"), http.StatusCreated)
+	wantStatus(t, a.authed("POST", "/api/script-templates", body, "If-None-Match", `"x"`), http.StatusCreated)
+}
+
 // countingChecker counts the compile checks a save asks for.
 type countingChecker struct {
 	guardrails.Checker

@@ -207,6 +207,29 @@ func (s *Server) current(r *http.Request, id uuid.UUID) (templates.Template, *ht
 	return cur, nil
 }
 
+// createPrecondition checks the conditions of a POST to the collection,
+// whose target is the collection itself (RFC 9110 §13.1): it always
+// exists, so If-None-Match: * fails, and it has no entity tag, so If-Match
+// holds only for "*". A client that means the new template's tag has no
+// tag to send yet: the answer says so rather than ignore the header.
+func createPrecondition(r *http.Request) *httpError {
+	if none := r.Header.Values("If-None-Match"); len(none) > 0 {
+		if star, _ := ifMatch(none, ""); star {
+			return newError(http.StatusPreconditionFailed, CodePreconditionFailed,
+				"If-None-Match: * fails on a POST to the collection, which exists: nothing was written; "+
+					"a new template always gets a new id, so drop the header")
+		}
+	}
+	if values := r.Header.Values("If-Match"); len(values) > 0 {
+		if star, _ := ifMatch(values, ""); !star {
+			return newError(http.StatusPreconditionFailed, CodePreconditionFailed,
+				"If-Match on a POST to the collection matches no entity tag (the collection has none): nothing was written; "+
+					"drop the header, or send If-Match with a template's ETag on a PUT to that template")
+		}
+	}
+	return nil
+}
+
 // precondition evaluates a write's If-Match and If-None-Match against the
 // template as it is (cur): with neither it returns 0 (write whatever the
 // version); otherwise the version the write must still find (0 for "*" or

@@ -96,6 +96,10 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {
+	if herr := createPrecondition(r); herr != nil {
+		writeError(w, herr)
+		return
+	}
 	d, notes, release, herr := s.readDraft(w, r)
 	if herr != nil {
 		writeError(w, herr)
