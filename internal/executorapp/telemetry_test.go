@@ -490,10 +490,11 @@ func TestAdminMetricsAfterJobs(t *testing.T) {
 		ctx := testenv.Context(t, 60*time.Second)
 
 		memory := slowJob("m-memory", 0)
-		// fill grows the array in one native call past the worker's hard
-		// budget: the worker is ended and replaced (a string or buffer over
-		// the share would be refused unmade, and its worker kept).
-		memory.Action.Source = "return new Array(1e8).fill(0).length"
+		// split grows its array in one native call past the worker's
+		// hard budget: the worker is ended and replaced (a string, buffer
+		// or fill over the share would be refused unmade, and its worker
+		// kept).
+		memory.Action.Source = "return 'x'.repeat(3e7).split('').length"
 		codes := map[string]int{} // result code ("" on success) → jobs
 		for _, job := range []*flowjob.Job{slowJob("m-ok-1", 1), slowJob("m-ok-2", 1), failingJob("m-fail"), memory} {
 			res, err := client.Run(ctx, job)

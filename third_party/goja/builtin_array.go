@@ -253,6 +253,13 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	if l == 0 {
 		return stringEmpty
 	}
+	// FlowScript patch 93: the separators alone are (l-1) × its length.
+	if n := int64(sep.Length()); n > 0 {
+		if int64(l-1) > maxStringLength/n {
+			panic(r.invalidStringLength())
+		}
+		r.checkStringLength(int64(l-1) * n)
+	}
 
 	var buf StringBuilder
 
@@ -1192,6 +1199,7 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 		// filled, none a hole held in memory (a review: a fill of the
 		// last two of 3e7 slots).
 		if int64(len(arr.values)) < final {
+			r.checkAllocation(final * valueBytes) // FlowScript patch 93
 			values := make([]Value, final)
 			copy(values, arr.values)
 			arr.values = values

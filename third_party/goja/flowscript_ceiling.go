@@ -1,8 +1,11 @@
 package goja
 
+import "unsafe"
+
 // FlowScript patch 93: an allocation ceiling. A string, an ArrayBuffer or a
 // typed array's buffer whose size is known before it is made (a repeat, a
-// pad, a concatenation, new Uint8Array(n)) and is over the ceiling ends the
+// pad, a concatenation, the separators of a join, new Uint8Array(n), the
+// slots new Array(n).fill(x) makes) and is over the ceiling ends the
 // run at once, uncatchable like an interrupt, instead of being allocated.
 //
 // The embedder's memory limit stopped such a value only after the engine
@@ -12,8 +15,8 @@ package goja
 // for in latency.
 
 // SetAllocationCeiling ends the run before a string of more than bytes
-// characters (each takes a byte at least), or a buffer of more than bytes
-// bytes, is made: the runtime is interrupted with over(n), n the size asked
+// characters (each takes a byte at least), or a buffer or an array's slots
+// of more than bytes bytes, is made: the runtime is interrupted with over(n), n the size asked
 // for, and the Go call running the script returns an *InterruptedError
 // holding it. A string past V8's maximum length is still its RangeError.
 // bytes ≤ 0 removes the ceiling.
@@ -24,6 +27,9 @@ func (r *Runtime) SetAllocationCeiling(bytes int64, over func(n int64) interface
 	}
 	r.allocCeiling, r.allocOver, r.stringCeiling = bytes, over, min(bytes, maxStringLength)
 }
+
+// valueBytes is what one slot of an array's values takes.
+const valueBytes = int64(unsafe.Sizeof(Value(nil)))
 
 // checkAllocation ends the run when n bytes are over the ceiling.
 func (r *Runtime) checkAllocation(n int64) {

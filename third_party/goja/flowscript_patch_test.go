@@ -2163,10 +2163,13 @@ func TestAllocationCeiling(t *testing.T) {
 		{"new ArrayBuffer(2e6)", 2e6},
 		{"new Uint8Array(2e6)", 2e6},
 		{"new Float64Array(2e5)", 16e5},
-		{"new Int32Array(new Array(3e5).fill(1))", 12e5},
+		{"new Int32Array({length: 3e5})", 12e5},
 		{"new Uint16Array(6e5).map(x => x)", 12e5},
 		{"try { 'x'.repeat(2e6) } catch (e) { 'caught' } finally { globalThis.ran = true }", 2e6},
 		{"for (;;) { try { new Uint8Array(2e6) } catch (e) {} }", 2e6},
+		{"new Array(1e5).fill(0)", 16e5},
+		{"const a = [1, 2]; a.length = 7e4; a.fill('x')", 112e4},
+		{"new Array(3e5).join('xyzw')", 1199996},
 	}
 	for _, c := range over {
 		r := New()
@@ -2188,8 +2191,10 @@ func TestAllocationCeiling(t *testing.T) {
 		"'x'.repeat(1 << 20).length", "'x'.padEnd(1 << 20).length", "new Uint8Array(1 << 20).length",
 		"new ArrayBuffer(1 << 20).byteLength", "('x'.repeat(1 << 19) + 'y'.repeat(1 << 19)).length",
 		"(() => { try { return 'x'.repeat(2**30) } catch (e) { return String(e) } })()",
+		"new Array(65536).fill(0).length", "new Array(1 << 20).join('').length", "new Array(1 << 19).join('ab').length",
+		"(() => { try { return new Array(2**31).join('ab') } catch (e) { return String(e) } })()",
 	}, ", ") + "].join()"
-	want := "1048576,1048576,1048576,1048576,1048576,RangeError: Invalid string length"
+	want := "1048576,1048576,1048576,1048576,1048576,RangeError: Invalid string length,65536,0,1048574,RangeError: Invalid string length"
 	for _, set := range []bool{true, false} {
 		r := New()
 		if set {

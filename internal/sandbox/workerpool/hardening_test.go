@@ -389,8 +389,8 @@ func TestReplacedWorkerNamesItsJob(t *testing.T) {
 		Logger: slog.New(slog.NewJSONHandler(&buf, nil)),
 	})
 	ctx := sandbox.WithJobID(context.Background(), "job-that-ran-out")
-	// fill grows the array inside one native call, past the hard budget.
-	if res := p.Run(ctx, sandbox.Request{Source: "return new Array(1e8).fill(0).length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
+	// split grows its array inside one native call, past the hard budget.
+	if res := p.Run(ctx, sandbox.Request{Source: "return 'x'.repeat(3e7).split('').length"}); res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
 		t.Fatalf("got %q, %v; want SCRIPT_MEMORY_LIMIT", res.Output, res.Err)
 	}
 	if out := buf.String(); !strings.Contains(out, `"msg":"sandbox worker ended by a script's limit; replaced"`) || !strings.Contains(out, `"job_id":"job-that-ran-out"`) ||
