@@ -278,8 +278,8 @@ func TestConsoleCaps(t *testing.T) {
 	}
 }
 
-// console writes what JSON would write as {} or lose (a Map, a Set, a
-// RegExp, a Date, a cycle) as Node does, and reads Node's format
+// console writes what JSON would write as {}, null or lose (a Map, a Set, a
+// RegExp, a Date, a cycle, an error, a function, NaN) as Node does, and reads Node's format
 // specifiers in its first argument.
 func TestConsoleFormats(t *testing.T) {
 	res := runHost(t, `console.log(new Map([[1, 2], ['a', {b: 1}]]), new Set([1, 'x']), /re/g, new Date(0), new Date(NaN), new Map())
@@ -295,6 +295,8 @@ const p = {}; p.m = new Map([[1, p]]); console.log(p)
 const deep = {}; let c = deep; for (let i = 0; i < 5000; i++) { c.n = {}; c = c.n }
 let arr = []; for (let i = 0; i < 5000; i++) arr = [arr]
 console.log(deep, arr)
+try { null.x } catch (erro) { console.log('falhou', {erro}) }
+console.log({a: NaN, b: -Infinity, c: undefined, f() {}, g: () => 1, l: [NaN, function named() {}, new RangeError('r')], s: 'NaN'})
 return 'ok'`, nil, nil, Limits{})
 	wantOutput(t, res, "ok")
 	want := []string{
@@ -310,6 +312,10 @@ return 'ok'`, nil, nil, Limits{})
 		// Past 20 levels, as Node past its depth (it logged a stack overflow).
 		strings.Repeat(`{"n":`, 20) + `"[Object]"` + strings.Repeat("}", 20) + " " +
 			strings.Repeat("[", 20) + `"[Array]"` + strings.Repeat("]", 20),
+		// What JSON writes as {}, null or nothing, as console writes it
+		// alone (the error's message was lost); undefined is left out.
+		`falhou {"erro":"TypeError: Cannot read properties of null (reading 'x')"}`,
+		`{"a":"NaN","b":"-Infinity","f":"[Function: f]","g":"[Function: g]","l":["NaN","[Function: named]","RangeError: r"],"s":"NaN"}`,
 	}
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))

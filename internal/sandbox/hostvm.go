@@ -765,7 +765,24 @@ func (v *vm) circular() goja.Value {
 			}
 			path = append(path, obj)
 		}
+		if obj, ok := value.(*goja.Object); ok {
+			// What JSON writes as {} or leaves out, written as console
+			// writes it alone: an error caught and logged inside an object
+			// ({erro}) kept nothing of its message.
+			if className(obj) == "Error" {
+				return v.rt.ToValue(errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))))
+			}
+			if _, isFunc := goja.AssertFunction(obj); isFunc {
+				if name := stringOf(obj.Get("name")); name != "" {
+					return v.rt.ToValue("[Function: " + name + "]")
+				}
+				return v.rt.ToValue("[Function (anonymous)]")
+			}
+		}
 		if goja.IsBigInt(value) { // JSON.stringify throws for a BigInt
+			return v.rt.ToValue(logPrimitive(value))
+		}
+		if f, ok := value.Export().(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) { // JSON writes null
 			return v.rt.ToValue(logPrimitive(value))
 		}
 		return value
