@@ -52,8 +52,17 @@ func setArrayLength(a *arrayObject, l int64) *arrayObject {
 }
 
 func arraySpeciesCreate(obj *Object, size int64) *Object {
+	a, _ := arraySpeciesCreateStd(obj, size)
+	return a
+}
+
+// arraySpeciesCreateStd is arraySpeciesCreate, and whether the Array
+// constructor itself made the new array: no code of the script can hold
+// it then, so a callback cannot change it before it is filled (FlowScript
+// patch 95).
+func arraySpeciesCreateStd(obj *Object, size int64) (*Object, bool) {
 	if obj.runtime.hasDefaultArraySpecies(obj) {
-		return obj.runtime.newArrayLength(size)
+		return obj.runtime.newArrayLength(size), true
 	}
 	if isArray(obj) {
 		v := obj.self.getStr("constructor", nil)
@@ -68,13 +77,13 @@ func arraySpeciesCreate(obj *Object, size int64) *Object {
 			constructObj, _ := v.(*Object)
 			if constructObj != nil {
 				if constructor := constructObj.self.assertConstructor(); constructor != nil {
-					return constructor([]Value{intToValue(size)}, constructObj)
+					return constructor([]Value{intToValue(size)}, constructObj), constructObj == obj.runtime.global.Array
 				}
 			}
 			panic(obj.runtime.NewTypeError("Species is not a constructor"))
 		}
 	}
-	return obj.runtime.newArrayLength(size)
+	return obj.runtime.newArrayLength(size), true
 }
 
 // hasDefaultArraySpecies reports, without making them, that obj's species
@@ -333,23 +342,17 @@ func (r *Runtime) arrayproto_toLocaleString(call FunctionCall) Value {
 	}
 	defer r.popFromStringStack()
 
+	// The length once, then a Get per index (FlowScript patch 95): an
+	// item's toLocaleString that shortened the array had the rest of the
+	// values it held written, or read past their end.
 	var buf StringBuilder
-	if a := r.checkStdArrayObj(array); a != nil {
-		for i, item := range a.values {
-			if i > 0 {
-				buf.WriteRune(',')
-			}
-			r.writeItemLocaleString(item, &buf, call.Arguments...)
+	length := toLength(array.self.getStr("length", nil))
+	for i := int64(0); i < length; i++ {
+		if i > 0 {
+			buf.WriteRune(',')
 		}
-	} else {
-		length := toLength(array.self.getStr("length", nil))
-		for i := int64(0); i < length; i++ {
-			if i > 0 {
-				buf.WriteRune(',')
-			}
-			item := array.self.getIdx(valueInt(i), nil)
-			r.writeItemLocaleString(item, &buf, call.Arguments...)
-		}
+		item := array.self.getIdx(valueInt(i), nil)
+		r.writeItemLocaleString(item, &buf, call.Arguments...)
 	}
 
 	return buf.String()
@@ -363,8 +366,10 @@ func isConcatSpreadable(obj *Object) bool {
 	return isArray(obj)
 }
 
-func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
-	aLength := toLength(a.self.getStr("length", nil))
+// arrayproto_concat_append appends item to a at aLength and returns the
+// index past it. The index is counted from 0, not read from a's length
+// (FlowScript patch 95): a species' array may hold values already.
+func (r *Runtime) arrayproto_concat_append(a *Object, aLength int64, item Value) int64 {
 	if obj, ok := item.(*Object); ok && isConcatSpreadable(obj) {
 		length := toLength(obj.self.getStr("length", nil))
 		if aLength+length >= maxInt {
@@ -373,9 +378,9 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 		// FlowScript patch 74: a dense array's values onto a dense new
 		// one at once (each was defined one by one: a.concat() and
 		// [].concat(a) copies ran 20-35 times slower than Node's).
-		if dst, src := r.checkStdArrayObjWithProto(a), r.checkStdArrayObj(obj); dst != nil && src != nil {
+		if dst, src := r.checkStdArrayObjWithProto(a), r.checkStdArrayObj(obj); dst != nil && src != nil && int64(len(dst.values)) == aLength {
 			setArrayValues(dst, append(dst.values, src.values...))
-			return
+			return aLength + int64(len(src.values))
 		}
 		for i := int64(0); i < length; i++ {
 			v := obj.self.getIdx(valueInt(i), nil)
@@ -388,16 +393,17 @@ func (r *Runtime) arrayproto_concat_append(a *Object, item Value) {
 		createDataPropertyOrThrow(a, intToValue(aLength), item)
 		aLength++
 	}
-	a.self.setOwnStr("length", intToValue(aLength), true)
+	return aLength
 }
 
 func (r *Runtime) arrayproto_concat(call FunctionCall) Value {
 	obj := call.This.ToObject(r)
 	a := arraySpeciesCreate(obj, 0)
-	r.arrayproto_concat_append(a, call.This.ToObject(r))
+	n := r.arrayproto_concat_append(a, 0, obj)
 	for _, item := range call.Arguments {
-		r.arrayproto_concat_append(a, item)
+		n = r.arrayproto_concat_append(a, n, item)
 	}
+	a.self.setOwnStr("length", intToValue(n), true)
 	return a
 }
 
@@ -419,7 +425,9 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 	}
 
 	a := arraySpeciesCreate(o, count)
-	if src := r.checkStdArrayObj(o); src != nil {
+	// Still as long as it was: start's and end's valueOf and the species
+	// may have shortened it (FlowScript patch 95).
+	if src := r.checkStdArrayObj(o); src != nil && int64(len(src.values)) >= length {
 		if dst := freshArray(a); dst != nil {
 			values := make([]Value, count)
 			copy(values, src.values[start:])
@@ -454,42 +462,50 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 		}
 	}
 
-	var s sortable
-	if r.checkStdArrayObj(o) != nil {
-		s = o.self
-	} else if _, ok := o.self.(reflectValueWrapper); ok {
-		s = o.self
-	}
-
-	if s != nil {
+	if _, ok := o.self.(reflectValueWrapper); ok {
 		ctx := arraySortCtx{
-			obj:     s,
+			obj:     o.self,
 			compare: compareFn,
 		}
 
 		sort.Stable(&ctx)
+		return o
+	}
+
+	// FlowScript patch 95: a standard array's values are sorted in a copy
+	// too, as the standard sorts a list of them and then writes it back:
+	// sorted in place, a comparator (or a toString) that shortened the
+	// array had the sort index past the end of its values.
+	length := toLength(o.self.getStr("length", nil))
+	var a []Value
+	if src := r.checkStdArrayObj(o); src != nil {
+		a = make([]Value, len(src.values))
+		copy(a, src.values)
 	} else {
-		length := toLength(o.self.getStr("length", nil))
-		a := make([]Value, 0, length)
+		a = make([]Value, 0, length)
 		for i := int64(0); i < length; i++ {
 			idx := valueInt(i)
 			if o.self.hasPropertyIdx(idx) {
 				a = append(a, nilSafe(o.self.getIdx(idx, nil)))
 			}
 		}
-		ar := r.newArrayValues(a)
-		ctx := arraySortCtx{
-			obj:     ar.self,
-			compare: compareFn,
-		}
+	}
+	ar := r.newArrayValues(a)
+	ctx := arraySortCtx{
+		obj:     ar.self,
+		compare: compareFn,
+	}
 
-		sort.Stable(&ctx)
-		for i := 0; i < len(a); i++ {
-			o.self.setOwnIdx(valueInt(i), a[i], true)
-		}
-		for i := int64(len(a)); i < length; i++ {
-			o.self.deleteIdx(valueInt(i), true)
-		}
+	sort.Stable(&ctx)
+	if dst := r.checkStdArrayObj(o); dst != nil && len(dst.values) == len(a) && int64(len(a)) == length {
+		copy(dst.values, a)
+		return o
+	}
+	for i := 0; i < len(a); i++ {
+		o.self.setOwnIdx(valueInt(i), a[i], true)
+	}
+	for i := int64(len(a)); i < length; i++ {
+		o.self.deleteIdx(valueInt(i), true)
 	}
 	return o
 }
@@ -513,18 +529,18 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 	}
 	a := arraySpeciesCreate(o, actualDeleteCount)
 	// Extensible, with a writable length, or the generic way: its Set and
-	// length throw as they must (FlowScript patch 74).
-	if src := r.checkStdArrayObj(o); src != nil && src.extensible && src.lengthProp.writable {
-		if dst := freshArray(a); dst != nil {
-			values := make([]Value, actualDeleteCount)
-			copy(values, src.values[actualStart:])
-			setArrayValues(dst, values)
-		} else {
-			for k := int64(0); k < actualDeleteCount; k++ {
-				createDataPropertyOrThrow(a, intToValue(k), src.values[k+actualStart])
-			}
-			a.self.setOwnStr("length", intToValue(actualDeleteCount), true)
-		}
+	// length throw as they must (FlowScript patch 74). Still as long as it
+	// was (start's and deleteCount's valueOf and the species may have
+	// changed it), and a new array of its own species to take the deleted
+	// values, whose defines run no code (FlowScript patch 95).
+	var src, dst *arrayObject
+	if src = r.checkStdArrayObj(o); src != nil && src.extensible && src.lengthProp.writable && int64(len(src.values)) == length {
+		dst = freshArray(a)
+	}
+	if dst != nil {
+		deleted := make([]Value, actualDeleteCount)
+		copy(deleted, src.values[actualStart:])
+		setArrayValues(dst, deleted)
 		var values []Value
 		if itemCount < actualDeleteCount {
 			values = src.values
@@ -561,6 +577,7 @@ func (r *Runtime) arrayproto_splice(call FunctionCall) Value {
 				createDataPropertyOrThrow(a, valueInt(k), nilSafe(o.self.getIdx(from, nil)))
 			}
 		}
+		a.self.setOwnStr("length", intToValue(actualDeleteCount), true) // as the fast path did (FlowScript patch 95)
 
 		if itemCount < actualDeleteCount {
 			for k := actualStart; k < length-actualDeleteCount; k++ {
@@ -650,8 +667,8 @@ func (r *Runtime) arrayproto_unshift(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_at(call FunctionCall) Value {
 	o := call.This.ToObject(r)
+	length := toLength(o.self.getStr("length", nil)) // before the index's valueOf (FlowScript patch 95)
 	idx := call.Argument(0).ToInteger()
-	length := toLength(o.self.getStr("length", nil))
 	if idx < 0 {
 		idx = length + idx
 	}
@@ -683,8 +700,10 @@ func (r *Runtime) arrayproto_indexOf(call FunctionCall) Value {
 
 	searchElement := call.Argument(0)
 
-	if arr := r.checkStdArrayObj(o); arr != nil {
-		for i, val := range arr.values[n:] {
+	// Still as long as it was after fromIndex's valueOf, and searched up to
+	// that length (FlowScript patch 95).
+	if arr := r.checkStdArrayObj(o); arr != nil && int64(len(arr.values)) >= length {
+		for i, val := range arr.values[n:length] {
 			if searchElement.StrictEquals(val) {
 				return intToValue(n + int64(i))
 			}
@@ -727,8 +746,10 @@ func (r *Runtime) arrayproto_includes(call FunctionCall) Value {
 		searchElement = _positiveZero
 	}
 
-	if arr := r.checkStdArrayObj(o); arr != nil {
-		for _, val := range arr.values[n:] {
+	// Still as long as it was after fromIndex's valueOf, and searched up to
+	// that length (FlowScript patch 95).
+	if arr := r.checkStdArrayObj(o); arr != nil && int64(len(arr.values)) >= length {
+		for _, val := range arr.values[n:length] {
 			if searchElement.SameAs(val) || isZero(searchElement) && isZero(val) { // FlowScript patch 61: SameValueZero
 				return valueTrue
 			}
@@ -769,7 +790,8 @@ func (r *Runtime) arrayproto_lastIndexOf(call FunctionCall) Value {
 
 	searchElement := call.Argument(0)
 
-	if arr := r.checkStdArrayObj(o); arr != nil {
+	// Still as long as it was after fromIndex's valueOf (FlowScript patch 95).
+	if arr := r.checkStdArrayObj(o); arr != nil && int64(len(arr.values)) >= length {
 		vals := arr.values
 		for k := fromIndex; k >= 0; k-- {
 			if v := vals[k]; v != nil && searchElement.StrictEquals(v) {
@@ -862,8 +884,11 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 		This:      call.Argument(1),
 		Arguments: []Value{nil, nil, o},
 	}
-	a := arraySpeciesCreate(o, length)
-	if _, stdSrc := o.self.(*arrayObject); stdSrc {
+	// Values at once only into a new array of Array's own (FlowScript
+	// patch 95): a species' array may hold values, or be changed by the
+	// callback, which the defines of the standard keep.
+	a, std := arraySpeciesCreateStd(o, length)
+	if _, stdSrc := o.self.(*arrayObject); stdSrc && std {
 		if arr, ok := a.self.(*arrayObject); ok {
 			values := make([]Value, length)
 			for k := int64(0); k < length; k++ {
@@ -894,12 +919,12 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 	length := toLength(o.self.getStr("length", nil))
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
-		a := arraySpeciesCreate(o, 0)
+		a, std := arraySpeciesCreateStd(o, 0) // Array's own, as in map (FlowScript patch 95)
 		fc := FunctionCall{
 			This:      call.Argument(1),
 			Arguments: []Value{nil, nil, o},
 		}
-		if _, stdSrc := o.self.(*arrayObject); stdSrc {
+		if _, stdSrc := o.self.(*arrayObject); stdSrc && std {
 			if arr := r.checkStdArrayObj(a); arr != nil {
 				var values []Value
 				for k := int64(0); k < length; k++ {
@@ -1143,7 +1168,9 @@ func (r *Runtime) arrayproto_copyWithin(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	count := min(final-from, l-to)
-	if arr := r.checkStdArrayObj(o); arr != nil {
+	// Still as long as it was after the arguments' valueOf (FlowScript
+	// patch 95).
+	if arr := r.checkStdArrayObj(o); arr != nil && int64(len(arr.values)) >= l {
 		if count > 0 {
 			copy(arr.values[to:to+count], arr.values[from:from+count])
 		}
@@ -1186,11 +1213,14 @@ func (r *Runtime) arrayproto_fill(call FunctionCall) Value {
 	}
 	final := relToIdx(relEnd, l)
 	value := call.Argument(0)
-	if arr := r.checkStdArrayObj(o); arr != nil {
+	// Still as long as it was after start's and end's valueOf: a shorter
+	// array is filled up to final, past its length, the generic way
+	// (FlowScript patch 95).
+	if arr := r.checkStdArrayObj(o); arr != nil && int64(len(arr.values)) >= final {
 		for ; k < final; k++ {
 			arr.values[k] = value
 		}
-	} else if arr, ok := o.self.(*arrayObject); ok && arr.propValueCount == 0 && arr.extensible && k <= int64(len(arr.values)) && protoHasNoIndexProps(arr) {
+	} else if arr, ok := o.self.(*arrayObject); ok && arr.propValueCount == 0 && arr.extensible && k <= int64(len(arr.values)) && final <= int64(arr.length) && protoHasNoIndexProps(arr) {
 		// FlowScript patch 73: an array with holes (new Array(n), the
 		// usual start of fill) whose holes nothing inherited can answer
 		// is filled in place: each hole went through the prototypes'
@@ -1368,9 +1398,12 @@ func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 
 func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 	o := call.This.ToObject(r)
+	// The length before the index's valueOf, as the standard reads them
+	// (FlowScript patch 95: a valueOf that shortened the array shortened
+	// the copy).
+	length := toLength(o.self.getStr("length", nil))
 	relativeIndex := call.Argument(0).ToInteger()
 	value := call.Argument(1)
-	length := toLength(o.self.getStr("length", nil))
 
 	actualIndex := int64(0)
 	if relativeIndex >= 0 {
@@ -1382,7 +1415,7 @@ func (r *Runtime) arrayproto_with(call FunctionCall) Value {
 		panic(r.newErrorf(r.getRangeError(), "Invalid index %s", call.Argument(0).String()))
 	}
 
-	if src := r.checkStdArrayObj(o); src != nil {
+	if src := r.checkStdArrayObj(o); src != nil && int64(len(src.values)) >= length {
 		a := make([]Value, 0, length)
 		for k := int64(0); k < length; k++ {
 			pk := valueInt(k)
@@ -1491,16 +1524,13 @@ func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid array length"))
 	}
 
-	if src := r.checkStdArrayObj(o); src != nil {
-		var values []Value
-		if itemCount == actualSkipCount {
-			values = make([]Value, len(src.values))
-			copy(values, src.values)
-		} else {
-			values = make([]Value, newLength)
-			copy(values, src.values[:actualStart])
-			copy(values[actualStart+itemCount:], src.values[actualStart+actualSkipCount:])
-		}
+	// Still as long as it was after start's and skipCount's valueOf, and
+	// copied up to that length (FlowScript patch 95: the copy took the
+	// current values, a shorter or longer array).
+	if src := r.checkStdArrayObj(o); src != nil && int64(len(src.values)) >= length {
+		values := make([]Value, newLength)
+		copy(values, src.values[:actualStart])
+		copy(values[actualStart+itemCount:], src.values[actualStart+actualSkipCount:length])
 		if itemCount > 0 {
 			copy(values[actualStart:], call.Arguments[2:])
 		}
@@ -1645,7 +1675,8 @@ func (r *Runtime) array_from(call FunctionCall) Value {
 	t := call.Argument(2)
 	items := call.Argument(0)
 	if mapFn == nil && call.This == r.global.Array { // mapFn may mutate the array
-		if arr := r.checkStdArrayIter(items); arr != nil {
+		// Still standard after its @@iterator was read (FlowScript patch 95).
+		if arr := r.checkStdArrayIter(items); arr != nil && r.checkStdArray(items) == arr {
 			items := make([]Value, len(arr.values))
 			copy(items, arr.values)
 			return r.newArrayValues(items)

@@ -697,7 +697,9 @@ func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 			return _NaN
 		}
 		msec := n.ToInteger()
-		sec := tv / 1e3
+		// Floor, not truncate, so a time before 1970 keeps its second
+		// (FlowScript patch 94): -1500 set to 5 ms was -995, Node -1995.
+		sec, _, _ := _norm(tv/1e3, tv%1e3, 1e3)
 		var ok bool
 		sec, msec, ok = _norm(sec, msec, 1e3)
 		if !ok {
@@ -722,7 +724,9 @@ func (r *Runtime) dateproto_setUTCMilliseconds(call FunctionCall) Value {
 			return _NaN
 		}
 		msec := n.ToInteger()
-		sec := tv / 1e3
+		// Floor, not truncate, so a time before 1970 keeps its second
+		// (FlowScript patch 94): -1500 set to 5 ms was -995, Node -1995.
+		sec, _, _ := _norm(tv/1e3, tv%1e3, 1e3)
 		var ok bool
 		sec, msec, ok = _norm(sec, msec, 1e3)
 		if !ok {

@@ -459,16 +459,23 @@ func (r *Runtime) regexpproto_exec(call FunctionCall) Value {
 	}
 }
 
+// regexpproto_test is RegExp.prototype.test: RegExpExec, which calls the
+// object's own exec when it has one (FlowScript patch 97: a subclass's or
+// an object's exec was ignored, and test on an object with an exec that is
+// not a RegExp threw).
 func (r *Runtime) regexpproto_test(call FunctionCall) Value {
-	if this, ok := r.toObject(call.This).self.(*regexpObject); ok {
-		if this.test(call.Argument(0).toString()) {
-			return valueTrue
-		} else {
-			return valueFalse
-		}
-	} else {
-		panic(r.NewTypeError("Method RegExp.prototype.test called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
+	thisObj := r.toObject(call.This)
+	s := call.Argument(0).toString()
+	if rx := r.checkStdRegexp(thisObj); rx != nil {
+		return r.toBoolean(rx.test(s))
 	}
+	if exec := toMethod(thisObj.self.getStr("exec", nil)); exec != nil {
+		return r.toBoolean(r.regExpExec(exec, thisObj, s) != _null)
+	}
+	if rx, ok := thisObj.self.(*regexpObject); ok {
+		return r.toBoolean(rx.test(s))
+	}
+	panic(r.NewTypeError("Method RegExp.prototype.test called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: call.This})))
 }
 
 func (r *Runtime) regexpproto_toString(call FunctionCall) Value {
@@ -1346,6 +1353,13 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 		return r.regexpproto_stdReplacerGeneric(rxObj, s, replaceStr, rcall)
 	}
 
+	if rcall == nil && rx.pattern.global { // FlowScript patch 96: no match is kept
+		z := newSubstitution(s, replaceStr)
+		if rx.pattern.eachSubmatchIndex(s, 0, -1, rx.pattern.sticky, z.add) {
+			rx.setOwnStr("lastIndex", intToValue(0), true)
+			return z.result()
+		}
+	}
 	var index int64
 	find := 1
 	if rx.pattern.global {

@@ -564,85 +564,124 @@ func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String
 		return s
 	}
 
+	if rcall == nil {
+		z := newSubstitution(s, newstring)
+		for _, item := range found {
+			z.add(item)
+		}
+		return z.result()
+	}
+
 	a, u := devirtualizeString(s)
 
 	var buf StringBuilder
 
 	lastIndex := 0
 	lengthS := s.Length()
-	if rcall != nil {
-		for _, item := range found {
-			if item.indexes[0] != lastIndex {
-				buf.WriteSubstring(s, lastIndex, item.indexes[0])
-			}
-			matchCount := len(item.indexes) / 2
-			argumentList := make([]Value, matchCount+2, matchCount+3)
-			for index := 0; index < matchCount; index++ {
-				offset := 2 * index
-				if item.indexes[offset] != -1 {
-					if u == nil {
-						argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
-					} else {
-						argumentList[index] = u.Substring(item.indexes[offset], item.indexes[offset+1])
-					}
+	for _, item := range found {
+		if item.indexes[0] != lastIndex {
+			buf.WriteSubstring(s, lastIndex, item.indexes[0])
+		}
+		matchCount := len(item.indexes) / 2
+		argumentList := make([]Value, matchCount+2, matchCount+3)
+		for index := 0; index < matchCount; index++ {
+			offset := 2 * index
+			if item.indexes[offset] != -1 {
+				if u == nil {
+					argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
 				} else {
-					argumentList[index] = _undefined
+					argumentList[index] = u.Substring(item.indexes[offset], item.indexes[offset+1])
 				}
+			} else {
+				argumentList[index] = _undefined
 			}
-			argumentList[matchCount] = intToValue(int64(item.indexes[0]))
-			argumentList[matchCount+1] = s
-			groups := r.createRegexpGroupsObj(argumentList[:matchCount], item.groups)
-			if groups != nil {
-				argumentList = append(argumentList, groups)
-			}
-			replacement := rcall(FunctionCall{
-				This:      _undefined,
-				Arguments: argumentList,
-			}).toString()
-			buf.WriteString(replacement)
-			lastIndex = item.indexes[1]
 		}
-	} else {
-		for _, item := range found {
-			if item.indexes[0] != lastIndex {
-				buf.WriteString(s.Substring(lastIndex, item.indexes[0]))
-			}
-			matchCount := len(item.indexes) / 2
-			var namedGroups map[unistring.String]int
-			writeSubstitution(s, item.indexes[0], matchCount, func(idx int) String {
-				if item.indexes[idx*2] != -1 {
-					if u == nil {
-						return a[item.indexes[idx*2]:item.indexes[idx*2+1]]
-					}
-					return u.Substring(item.indexes[idx*2], item.indexes[idx*2+1])
-				}
-				return stringEmpty
-			}, func(ref String) String {
-				if namedGroups == nil {
-					namedGroups = createRegexpGroupsMap(item)
-				}
-				if len(namedGroups) == 0 {
-					return nil
-				}
-				if idx, exists := namedGroups[ref.string()]; exists {
-					if item.indexes[idx] != -1 {
-						if u == nil {
-							return a[item.indexes[idx]:item.indexes[idx+1]]
-						}
-						return u.Substring(item.indexes[idx], item.indexes[idx+1])
-					}
-				}
-				return stringEmpty
-			}, newstring, &buf)
-			lastIndex = item.indexes[1]
+		argumentList[matchCount] = intToValue(int64(item.indexes[0]))
+		argumentList[matchCount+1] = s
+		groups := r.createRegexpGroupsObj(argumentList[:matchCount], item.groups)
+		if groups != nil {
+			argumentList = append(argumentList, groups)
 		}
+		replacement := rcall(FunctionCall{
+			This:      _undefined,
+			Arguments: argumentList,
+		}).toString()
+		buf.WriteString(replacement)
+		lastIndex = item.indexes[1]
 	}
 
 	if lastIndex != lengthS {
-		buf.WriteString(s.Substring(lastIndex, lengthS))
+		buf.WriteSubstring(s, lastIndex, lengthS)
 	}
 
 	return buf.String()
+}
+
+// substitution writes a string with its matches replaced by a replacement
+// string ($& and the like substituted), one match at a time, in order
+// (FlowScript patch 96): a global replace need not hold every match.
+type substitution struct {
+	s, newstring String
+	a            asciiString
+	u            unicodeString
+	buf          StringBuilder
+	lastIndex    int
+	matches      int
+}
+
+func newSubstitution(s, newstring String) *substitution {
+	z := &substitution{s: s, newstring: newstring}
+	z.a, z.u = devirtualizeString(s)
+	return z
+}
+
+// sub is the text of s between UTF-16 indexes i and j.
+func (z *substitution) sub(i, j int) String {
+	if z.u == nil {
+		return z.a[i:j]
+	}
+	return z.u.Substring(i, j)
+}
+
+// add writes the text before the match and the match's replacement.
+func (z *substitution) add(item regexpResult) {
+	z.matches++
+	if item.indexes[0] != z.lastIndex {
+		z.buf.WriteSubstring(z.s, z.lastIndex, item.indexes[0])
+	}
+	matchCount := len(item.indexes) / 2
+	var namedGroups map[unistring.String]int
+	writeSubstitution(z.s, item.indexes[0], matchCount, func(idx int) String {
+		if item.indexes[idx*2] != -1 {
+			return z.sub(item.indexes[idx*2], item.indexes[idx*2+1])
+		}
+		return stringEmpty
+	}, func(ref String) String {
+		if namedGroups == nil {
+			namedGroups = createRegexpGroupsMap(item)
+		}
+		if len(namedGroups) == 0 {
+			return nil
+		}
+		if idx, exists := namedGroups[ref.string()]; exists {
+			if item.indexes[idx] != -1 {
+				return z.sub(item.indexes[idx], item.indexes[idx+1])
+			}
+		}
+		return stringEmpty
+	}, z.newstring, &z.buf)
+	z.lastIndex = item.indexes[1]
+}
+
+// result is s with the matches added replaced; s itself when none was.
+func (z *substitution) result() Value {
+	if z.matches == 0 {
+		return z.s
+	}
+	if n := z.s.Length(); z.lastIndex != n {
+		z.buf.WriteSubstring(z.s, z.lastIndex, n)
+	}
+	return z.buf.String()
 }
 
 func (r *Runtime) stringproto_replace(call FunctionCall) Value {
@@ -695,14 +734,22 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 	searchStr := searchValue.toString()
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
+	str, rcall := getReplaceValue(replaceValue) // before the search, as the standard orders it
 
 	pos := s.index(searchStr, 0)
+	if rcall == nil { // FlowScript patch 96: replaced as found, no position kept
+		z := newSubstitution(s, str)
+		at := make([]int, 2)
+		for ; pos != -1; pos = s.index(searchStr, pos+advanceBy) {
+			at[0], at[1] = pos, pos+searchLength
+			z.add(regexpResult{indexes: at})
+		}
+		return z.result()
+	}
 	for pos != -1 {
 		found = append(found, regexpResult{indexes: []int{pos, pos + searchLength}})
 		pos = s.index(searchStr, pos+advanceBy)
 	}
-
-	str, rcall := getReplaceValue(replaceValue)
 	return r.stringReplace(s, found, str, rcall)
 }
 

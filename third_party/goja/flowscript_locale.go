@@ -408,15 +408,17 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 	minFrac, hasMin := digitsOption("minimumFractionDigits", 0, 100)
 	maxFrac, hasMax := digitsOption("maximumFractionDigits", 0, 100)
 	if v := option(options, "useGrouping"); v != nil {
+		// GetBooleanOrStringNumberFormatOption (FlowScript patch 98): true
+		// is "always", as in Node, and the strings "true" and "false" keep
+		// the default.
 		switch s := v.String(); {
+		case v == valueTrue:
+			f.grouping = "always"
+		case !v.ToBoolean():
+			f.grouping = ""
 		case s == "always" || s == "auto" || s == "min2":
 			f.grouping = s
 		case s == "true" || s == "false":
-			if s == "false" {
-				f.grouping = ""
-			}
-		case !v.ToBoolean():
-			f.grouping = ""
 		default:
 			rangeErr("Value %s out of range for Intl.NumberFormat options property useGrouping", s)
 		}

@@ -481,6 +481,37 @@ func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky bool) []re
 	return results
 }
 
+// eachSubmatchIndex calls f with each match findAllSubmatchIndex would
+// return, as it finds them, and reports true; or reports false, having
+// called nothing, where that search takes a path that only collects
+// (regexp2's, or a UTF-16 text Go's regexp cannot read). A global replace
+// with a replacement string keeps no match this way (FlowScript patch 96):
+// collected, 160,000 accents stripped from a 500 KB text held 20 MB of
+// matches at once.
+func (p *regexpPattern) eachSubmatchIndex(s String, start, limit int, sticky bool, f func(regexpResult)) bool {
+	if p.regexpWrapper == nil {
+		return false
+	}
+	if t := p.goTextOf(s, start); t != nil {
+		eachMatch(t.src, t.offset(start), limit, sticky, p.goFind, func(m []int) {
+			f(p.goResult(t, m))
+		})
+		return true
+	}
+	if p.fast.narrow || start != 0 {
+		return false
+	}
+	a, u := devirtualizeString(s)
+	if u != nil {
+		return false
+	}
+	names := (*regexp.Regexp)(p.regexpWrapper).SubexpNames()
+	eachMatch(string(a), 0, limit, sticky, p.goFindRegexp, func(m []int) {
+		f(regexpResult{indexes: m, groups: names})
+	})
+	return true
+}
+
 // eachMatch calls f with each match find gives in s from byte offset pos,
 // limit of them at most (-1: all), as a global search takes them: the
 // next search starts where a match ended, or a character further after an

@@ -4,7 +4,7 @@
   const values = [0, -0, 1, -1, 0.5, 1.005, 2.5, -2.5, 1234, 1234.5, 12345.678, -1234.5, 999.9996,
     0.0001, -0.0001, 1e21, 123456789.123, 0.256, 99.995, NaN, Infinity, -Infinity, 1e-7, 0.045];
   const locales = [undefined, "pt-BR", "pt", "pt-br", "en-US", "en", "en-GB", "pt-PT", "es", "es-MX", "es-419",
-    "es-AR", "es-CO", "es-CL", "es-cl", "de", "de-DE", "fr", "fr-FR", "it", "xx", "pt-BR-u-nu-latn",
+    "es-AR", "es-CO", "es-CL", "es-cl", "de", "de-DE", "fr", "fr-FR", "it", "xx", "pt-BR-u-nu-latn", "es-ES", "it-IT",
     ["pt-BR", "en"], [], ["de"]];
   const options = [undefined, {}, {style: "decimal"}, {style: "currency", currency: "BRL"},
     {style: "currency", currency: "USD"}, {style: "currency", currency: "EUR"},
@@ -18,7 +18,8 @@
     {style: "percent", minimumFractionDigits: 1}, {style: "currency", currency: "BRL", maximumFractionDigits: 0},
     {style: "currency", currency: "BRL", minimumFractionDigits: 0}, {minimumFractionDigits: 5},
     {style: "currency", currency: "KWD"}, {useGrouping: "always"}, {useGrouping: "min2"},
-    {notation: "standard", signDisplay: "auto"}];
+    {notation: "standard", signDisplay: "auto"}, {useGrouping: true},
+    {style: "currency", currency: "EUR", useGrouping: true}, {useGrouping: "true"}, {useGrouping: "false"}];
   const errors = [[1, "", undefined], [1, "not a tag", undefined], [1, [1], undefined],
     [1, "pt-BR", {style: "currency"}], [1, "pt-BR", {style: "bogus"}], [1, "pt-BR", {style: "currency", currency: "BR"}],
     [1, "pt-BR", {minimumFractionDigits: 3, maximumFractionDigits: 2}], [1, "pt-BR", {maximumFractionDigits: 101}],
