@@ -251,6 +251,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		return
 	}
 
+	src := patternStr // as the script wrote it, for an error (FlowScript patch 99)
 	if unicode {
 		patternStr = convertRegexpToUnicode(patternStr)
 	} else {
@@ -287,7 +288,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 		if err1 != nil {
 			var syntaxError *syntax.Error
 			if !errors.As(err1, &syntaxError) || syntaxError.Code != syntax.ErrInvalidRepeatSize {
-				err = fmt.Errorf("Invalid regular expression (re2): %s (%v)", re2Str, err1)
+				err = regexpSyntaxError(src, flags, err1) // FlowScript patch 99
 				return
 			}
 		} else {
@@ -296,6 +297,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	} else {
 		var incompat parser.RegexpErrorIncompatible
 		if !errors.As(err, &incompat) {
+			err = regexpSyntaxError(src, flags, err) // FlowScript patch 99
 			return
 		}
 	}
@@ -303,7 +305,7 @@ func compileRegexp(patternStr, flags string) (p *regexpPattern, err error) {
 	if wrapper == nil {
 		wrapper2, err = compileRegexp2(patternStr, multiline, dotAll, ignoreCase, unicode)
 		if err != nil {
-			err = fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", patternStr, err)
+			err = regexpSyntaxError(src, flags, err) // FlowScript patch 99
 			return
 		}
 	}

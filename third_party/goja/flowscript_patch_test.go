@@ -2269,3 +2269,19 @@ JSON.stringify(out);`
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestRegExpErrorsInV8Words: a pattern neither engine compiles is V8's
+// SyntaxError, with V8's reason, from either engine or the translation
+// before them (patch 99; Node's messages). Upstream named the engine and
+// nested its message in itself.
+func TestRegExpErrorsInV8Words(t *testing.T) {
+	const src = `(() => {
+  const cases = [['[z-a]', ''], ['(a', ''], ['a)', ''], ['[a', ''], ['*a', ''], ['a**', ''], ['a\\', ''], ['a{2,1}', ''],
+    ['(?<1a>x)', ''], ['(?<n>a)(?<n>b)', ''], ['\\p{Foo}', 'u'], ['ç(', 'i'], ['(?<n>a', 'g'], ['+', 'u'], ['[b-a]', 'u'], ['x{3,2}', 'u']];
+  return JSON.stringify(cases.map(([p, f]) => { try { new RegExp(p, f); return 'ok' } catch (e) { return String(e) } }));
+})()`
+	const want = `["SyntaxError: Invalid regular expression: /[z-a]/: Range out of order in character class","SyntaxError: Invalid regular expression: /(a/: Unterminated group","SyntaxError: Invalid regular expression: /a)/: Unmatched ')'","SyntaxError: Invalid regular expression: /[a/: Unterminated character class","SyntaxError: Invalid regular expression: /*a/: Nothing to repeat","SyntaxError: Invalid regular expression: /a**/: Nothing to repeat","SyntaxError: Invalid regular expression: /a\\/: \\ at end of pattern","SyntaxError: Invalid regular expression: /a{2,1}/: numbers out of order in {} quantifier","SyntaxError: Invalid regular expression: /(?<1a>x)/: Invalid capture group name","SyntaxError: Invalid regular expression: /(?<n>a)(?<n>b)/: Duplicate capture group name","SyntaxError: Invalid regular expression: /\\p{Foo}/u: Invalid property name","SyntaxError: Invalid regular expression: /ç(/i: Unterminated group","SyntaxError: Invalid regular expression: /(?<n>a/g: Unterminated group","SyntaxError: Invalid regular expression: /+/u: Nothing to repeat","SyntaxError: Invalid regular expression: /[b-a]/u: Range out of order in character class","SyntaxError: Invalid regular expression: /x{3,2}/u: numbers out of order in {} quantifier"]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v)\nwant %s", v, err, want)
+	}
+}

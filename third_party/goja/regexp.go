@@ -1,7 +1,6 @@
 package goja
 
 import (
-	"fmt"
 	"io"
 	"regexp"
 	"sort"
@@ -127,7 +126,7 @@ func compileRegexp2(src string, multiline, dotAll, ignoreCase, unicode bool) (*r
 	}
 	regexp2Pattern, err1 := regexp2.Compile(pattern, opts)
 	if err1 != nil {
-		return nil, fmt.Errorf("Invalid regular expression (regexp2): %s (%v)", src, err1)
+		return nil, err1 // its caller names the pattern (FlowScript patch 99)
 	}
 
 	return &regexp2Wrapper{rx: regexp2Pattern}, nil
