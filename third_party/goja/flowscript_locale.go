@@ -67,6 +67,14 @@ func (l *numberLocale) formFor(symbol string) currencyForm {
 	return f
 }
 
+// symbolOr is symbol, or code where there is none (moreCurrencies).
+func symbolOr(symbol, code string) string {
+	if symbol == "" {
+		return code
+	}
+	return symbol
+}
+
 func endsInLetter(s string) bool {
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsLetter(r)
@@ -248,9 +256,9 @@ var languageDefaults = map[string]string{
 }
 
 // currencyDigits are ISO 4217's minor units where they are not 2 (ICU's
-// where they differ: COP and IQD).
+// where they differ: COP, HUF, IDR and IQD).
 var currencyDigits = map[string]int{
-	"BHD": 3, "BIF": 0, "CLP": 0, "COP": 0, "DJF": 0, "GNF": 0, "IQD": 0, "ISK": 0, "JOD": 3,
+	"BHD": 3, "BIF": 0, "CLP": 0, "COP": 0, "DJF": 0, "GNF": 0, "HUF": 0, "IDR": 0, "IQD": 0, "ISK": 0, "JOD": 3,
 	"JPY": 0, "KMF": 0, "KRW": 0, "KWD": 3, "LYD": 3, "OMR": 3, "PYG": 0, "RWF": 0, "TND": 3,
 	"UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
 }
@@ -435,14 +443,17 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 		}
 		defMin, defMax = d, d
 		form, ok := f.locale.currencies[code]
+		more := moreCurrencies[strings.ToLower(f.locale.tag)][code] // FlowScript patch 100
 		switch {
-		case display == "code" || !ok && display == "symbol":
+		case display == "code":
 			form = f.locale.formFor(code)
+		case !ok && display == "symbol":
+			form = f.locale.formFor(symbolOr(more[0], code))
 		case display == "narrowSymbol":
 			if narrow, ok := narrowSymbols[code]; ok {
 				form = f.locale.formFor(narrow)
 			} else {
-				form = f.locale.formFor(code)
+				form = f.locale.formFor(symbolOr(more[1], code))
 			}
 		}
 		f.currency = form

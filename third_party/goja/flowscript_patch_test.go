@@ -2285,3 +2285,11 @@ func TestRegExpErrorsInV8Words(t *testing.T) {
 		t.Errorf("%v (%v)\nwant %s", v, err, want)
 	}
 }
+
+// TestCurrenciesMatchNode runs testdata/flowscript/currency_locale.js: 48
+// currencies past the nine of numberLocales, in the 13 locales, with each
+// currencyDisplay, against Node (patch 100; before it, each was written
+// with its code: "CAD 10.00" for Node's "CA$10.00").
+func TestCurrenciesMatchNode(t *testing.T) {
+	matchesFile(t, "currency_locale", "currency_locale.node.json")
+}
