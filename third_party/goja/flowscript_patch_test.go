@@ -2293,3 +2293,30 @@ func TestRegExpErrorsInV8Words(t *testing.T) {
 func TestCurrenciesMatchNode(t *testing.T) {
 	matchesFile(t, "currency_locale", "currency_locale.node.json")
 }
+
+// TestDataPropertyMadeAnAccessor: a data property redefined as a
+// getter-only accessor is not writable: a write fails (false, or a
+// TypeError in strict code) and leaves it alone; made data again, it takes
+// [[Writable]]'s default (patch 101; Node's answers).
+func TestDataPropertyMadeAnAccessor(t *testing.T) {
+	const src = `(() => {
+const out = [];
+const o = {a: 1};
+Object.defineProperty(o, 'a', {get() { return 2 }});
+out.push(Reflect.set(o, 'a', 5), o.a, JSON.stringify(Object.getOwnPropertyDescriptor(o, 'a')));
+(function () { 'use strict'; try { o.a = 3; out.push('no throw') } catch (e) { out.push(e.constructor.name) } })();
+const arr = [1, 2, 3]; Object.defineProperty(arr, 1, {get() { return 9 }});
+try { arr.fill(0); out.push('filled') } catch (e) { out.push(e.constructor.name) }
+out.push(JSON.stringify(arr));
+const b = {x: 1}; Object.defineProperty(b, 'x', {get() { return 7 }}); Object.defineProperty(b, 'x', {value: 4});
+out.push(JSON.stringify(Object.getOwnPropertyDescriptor(b, 'x')), Reflect.set(b, 'x', 8), b.x);
+const c = {}; Object.defineProperty(c, 'y', {get() { return 1 }, set(v) { this.z = v }, configurable: true});
+out.push(Reflect.set(c, 'y', 3), c.z);
+Object.defineProperty(c, 'y', {value: 5, writable: true}); out.push(Reflect.set(c, 'y', 6), c.y);
+return JSON.stringify(out);
+})()`
+	const want = `[false,2,"{\"enumerable\":true,\"configurable\":true}","TypeError","TypeError","[0,9,3]","{\"value\":4,\"writable\":false,\"enumerable\":true,\"configurable\":true}",false,4,true,3,true,6]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v)\nwant %s", v, err, want)
+	}
+}

@@ -758,6 +758,14 @@ func (o *baseObject) _defineOwnProperty(name unistring.String, existingValue Val
 		existing.accessor = false
 	}
 
+	if (descr.Getter != nil || descr.Setter != nil) && !existing.accessor {
+		// FlowScript patch 101: a data property made an accessor keeps
+		// nothing of its [[Writable]]; kept, it made a getter-only
+		// accessor writable (isWritable), and writes to it succeeded
+		// silently where they must fail.
+		existing.writable = false
+	}
+
 	if descr.Getter != nil {
 		existing.getterFunc = propGetter(o.val, descr.Getter, o.val.runtime)
 		existing.value = nil
