@@ -782,8 +782,10 @@ func (v *vm) circular() goja.Value {
 		if goja.IsBigInt(value) { // JSON.stringify throws for a BigInt
 			return v.rt.ToValue(logPrimitive(value))
 		}
-		if f, ok := value.Export().(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) { // JSON writes null
-			return v.rt.ToValue(logPrimitive(value))
+		if _, isObj := value.(*goja.Object); !isObj { // Export of an object copies all it holds
+			if f, ok := value.Export().(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) { // JSON writes null
+				return v.rt.ToValue(logPrimitive(value))
+			}
 		}
 		return value
 	})
