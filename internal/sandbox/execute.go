@@ -316,11 +316,7 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 		errors.As(err, &st)
 		return st.err
 	case errors.As(err, &interrupted):
-		if o, ok := interrupted.Value().(*oversized); ok {
-			e := &Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
-				"Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB): it asked for one string or buffer of %d bytes or more",
-				l.MemoryMB, o.bytes)}
-			e.Line, e.Column = p.position(interrupted.Stack())
+		if e := p.oversizedError(l, interrupted); e != nil {
 			return e
 		}
 		return causeOf(ctx)
@@ -342,8 +338,11 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 			e.Line, e.Column = p.position(ex.Stack())
 			return e
 		}
-		msg, ok := p.describe(ctx, v, ex)
+		msg, ok, stopped := p.describe(ctx, v, ex)
 		if !ok {
+			if e := p.oversizedError(l, stopped); e != nil { // its message getter asked for too much
+				return e
+			}
 			return causeOf(ctx)
 		}
 		e := &Error{Code: CodeScriptError, Message: msg}
@@ -372,17 +371,38 @@ func (e *enginePanic) classify(l Limits) *Error {
 
 // describe reads the thrown value's message inside the VM, under the
 // script's deadline (a hostile getter or toString is interrupted too). It
-// reports false when the deadline ended the reading.
-func (p *Program) describe(ctx context.Context, v *vm, ex *goja.Exception) (string, bool) {
+// reports false when the deadline or an interrupt ended the reading, and
+// the interrupt, if one did.
+func (p *Program) describe(ctx context.Context, v *vm, ex *goja.Exception) (string, bool, *goja.InterruptedError) {
 	msg, err := v.describe(ex.Value())
 	var interrupted *goja.InterruptedError
 	switch {
-	case ctx.Err() != nil, errors.As(err, &interrupted):
-		return "", false
+	case errors.As(err, &interrupted):
+		return "", false, interrupted
+	case ctx.Err() != nil:
+		return "", false, nil
 	case err != nil:
-		return "Uncaught exception (its message could not be read)", true
+		return "Uncaught exception (its message could not be read)", true, nil
 	}
-	return msg, true
+	return msg, true, nil
+}
+
+// oversizedError is the error of a run interrupted by the allocation
+// ceiling (goja patch 93), at the line that asked; nil for any other
+// interrupt.
+func (p *Program) oversizedError(l Limits, interrupted *goja.InterruptedError) *Error {
+	if interrupted == nil {
+		return nil
+	}
+	o, ok := interrupted.Value().(*oversized)
+	if !ok {
+		return nil
+	}
+	e := &Error{Code: CodeMemoryLimit, Message: fmt.Sprintf(
+		"Script exceeded the memory limit of %d MB (SANDBOX_MEMORY_MB): it asked for one string, buffer or array of %d bytes or more",
+		l.MemoryMB, o.bytes)}
+	e.Line, e.Column = p.position(interrupted.Stack())
+	return e
 }
 
 // position returns the author's line and column of the innermost stack

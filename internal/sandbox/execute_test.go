@@ -285,3 +285,20 @@ func TestExecuteBoundToAValue(t *testing.T) {
 		wantErrorContaining(t, run(t, src), CodeScriptError, want)
 	}
 }
+
+// TestCeilingEndsTheRunWhereverItIsHit: a string over the memory limit
+// asked for in the script, or in the message getter of what it threw (read
+// after the run, to describe the error), is SCRIPT_MEMORY_LIMIT at the line
+// that asked (goja patch 93); from the getter it was reported as a timeout.
+func TestCeilingEndsTheRunWhereverItIsHit(t *testing.T) {
+	for _, src := range []string{
+		"return 'x'.repeat(2**29 - 100)",
+		"throw { get message() { return 'x'.repeat(2**29 - 100) } }",
+		"try { 'ab'.repeat(1e8) } finally { return 1 }",
+	} {
+		res := run(t, src)
+		if res.Err == nil || res.Err.Code != CodeMemoryLimit || res.Err.Line != 1 || !strings.Contains(res.Err.Message, "one string, buffer or array of") {
+			t.Errorf("%s: %q, %+v; want SCRIPT_MEMORY_LIMIT at line 1", src, res.Output, res.Err)
+		}
+	}
+}

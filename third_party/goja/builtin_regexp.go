@@ -471,8 +471,11 @@ func (r *Runtime) regexpproto_test(call FunctionCall) Value {
 	if rx := r.checkStdRegexp(thisObj); rx != nil {
 		return r.toBoolean(rx.test(s))
 	}
-	if exec := toMethod(thisObj.self.getStr("exec", nil)); exec != nil {
-		return r.toBoolean(r.regExpExec(exec, thisObj, s) != _null)
+	// An exec that is not callable is as none: the built-in's runs.
+	if exec, ok := thisObj.self.getStr("exec", nil).(*Object); ok {
+		if call, ok := exec.self.assertCallable(); ok {
+			return r.toBoolean(r.regExpExec(call, thisObj, s) != _null)
+		}
 	}
 	if rx, ok := thisObj.self.(*regexpObject); ok {
 		return r.toBoolean(rx.test(s))

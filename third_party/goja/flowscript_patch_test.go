@@ -2320,3 +2320,23 @@ return JSON.stringify(out);
 		t.Errorf("%v (%v)\nwant %s", v, err, want)
 	}
 }
+
+// TestAccessorMadeData: an accessor redefined as a data property keeps
+// neither of its functions (its getter answered reads before, and writes
+// went to its setter), and an exec that is not callable is as none for
+// test (patches 101 and 97, from a second reader; Node's answers).
+func TestAccessorMadeData(t *testing.T) {
+	const src = `(() => {
+		const out = [];
+		const o = {}; Object.defineProperty(o, 'x', {get() { return 'stale' }, set(v) { this.y = v }, configurable: true});
+		Object.defineProperty(o, 'x', {writable: true}); out.push(o.x, JSON.stringify(Object.getOwnPropertyDescriptor(o, 'x')));
+		o.x = 5; out.push(o.x, o.y);
+		const re = /a/; re.exec = 5; out.push(re.test('a'));
+		const re2 = /a/; re2.exec = undefined; out.push(re2.test('b'));
+		return JSON.stringify(out);
+	})()`
+	const want = `[null,"{\"writable\":true,\"enumerable\":false,\"configurable\":true}",5,null,true,false]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v)\nwant %s", v, err, want)
+	}
+}

@@ -755,6 +755,11 @@ func (o *baseObject) _defineOwnProperty(name unistring.String, existingValue Val
 	}
 
 	if descr.Value != nil || descr.Writable != FLAG_NOT_SET {
+		if existing.accessor {
+			// FlowScript patch 101: an accessor made a data property keeps
+			// neither function (kept, its getter still answered reads).
+			existing.getterFunc, existing.setterFunc = nil, nil
+		}
 		existing.accessor = false
 	}
 
