@@ -618,14 +618,8 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 			text = "[" + className(obj) + " that cannot be shown]"
 		}
 	}()
-	if className(obj) == "Error" {
-		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message")))
-	}
-	if _, isFunc := goja.AssertFunction(obj); isFunc {
-		if name := stringOf(obj.Get("name")); name != "" {
-			return "[Function: " + name + "]"
-		}
-		return "[Function (anonymous)]"
+	if text, ok := errorOrFunctionText(obj); ok {
+		return text
 	}
 	if text, ok := v.formatBuiltin(obj, room); ok {
 		return text
@@ -638,6 +632,22 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 		return clipString(s, room)
 	}
 	return out.String()
+}
+
+// errorOrFunctionText is an Error as "Name: message" and a function as
+// [Function: name], as console writes them alone or inside an object; ok
+// is false for any other object.
+func errorOrFunctionText(obj *goja.Object) (string, bool) {
+	if className(obj) == "Error" {
+		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))), true
+	}
+	if _, isFunc := goja.AssertFunction(obj); isFunc {
+		if name := stringOf(obj.Get("name")); name != "" {
+			return "[Function: " + name + "]", true
+		}
+		return "[Function (anonymous)]", true
+	}
+	return "", false
 }
 
 // formatBuiltin writes the built-in objects JSON would write as {}: a
@@ -769,14 +779,8 @@ func (v *vm) circular() goja.Value {
 			// What JSON writes as {} or leaves out, written as console
 			// writes it alone: an error caught and logged inside an object
 			// ({erro}) kept nothing of its message.
-			if className(obj) == "Error" {
-				return v.rt.ToValue(errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))))
-			}
-			if _, isFunc := goja.AssertFunction(obj); isFunc {
-				if name := stringOf(obj.Get("name")); name != "" {
-					return v.rt.ToValue("[Function: " + name + "]")
-				}
-				return v.rt.ToValue("[Function (anonymous)]")
+			if text, ok := errorOrFunctionText(obj); ok {
+				return v.rt.ToValue(text)
 			}
 		}
 		if goja.IsBigInt(value) { // JSON.stringify throws for a BigInt
