@@ -380,9 +380,9 @@ func (p *Program) describe(ctx context.Context, v *vm, ex *goja.Exception) (stri
 	case errors.As(err, &interrupted):
 		return "", false, interrupted
 	case ctx.Err() != nil:
-		return "", false, nil
+		return "", false, nil //nolint:nilerr // the deadline, not an interrupt, ended the reading
 	case err != nil:
-		return "Uncaught exception (its message could not be read)", true, nil
+		return "Uncaught exception (its message could not be read)", true, nil //nolint:nilerr // described, not an interrupt
 	}
 	return msg, true, nil
 }
