@@ -226,15 +226,38 @@ func FreeAddr(t testing.TB) string {
 	return fmt.Sprintf("127.0.0.1:%d", FreePort(t))
 }
 
-// FreePort returns a loopback TCP port nothing listens on now.
+// FreePort returns a loopback TCP port nothing listens on now and that no
+// earlier call in this test binary returned. The kernel may hand a port
+// just closed to the next bind of port 0, so without the record a cluster
+// could be given one route port for two nodes (CI saw it: the third node
+// exited with "address already in use").
 func FreePort(t testing.TB) int {
 	t.Helper()
-	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("finding a free port: %v", err)
+	given.mu.Lock()
+	defer given.mu.Unlock()
+	if given.ports == nil {
+		given.ports = make(map[int]bool)
 	}
-	defer func() { _ = ln.Close() }()
-	return ln.Addr().(*net.TCPAddr).Port
+	for range 100 {
+		ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatalf("finding a free port: %v", err)
+		}
+		port := ln.Addr().(*net.TCPAddr).Port
+		_ = ln.Close() // only the number is wanted
+		if !given.ports[port] {
+			given.ports[port] = true
+			return port
+		}
+	}
+	t.Fatal("finding a free port: 100 binds of port 0 returned ports this test binary had already given out")
+	return 0
+}
+
+// given records the ports FreePort has returned.
+var given struct {
+	mu    sync.Mutex
+	ports map[int]bool
 }
 
 // natsBinary returns the binary of kind, building the module's once.

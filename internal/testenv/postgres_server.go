@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
@@ -60,7 +59,7 @@ func StartPostgresServer(t testing.TB) *PostgresServer {
 			t.Fatal(err)
 		}
 	}
-	p.port = freePort(t)
+	p.port = FreePort(t)
 	p.run("initdb", "-D", p.dataDir, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8")
 	p.Start()
 	t.Cleanup(func() { p.ctl("stop", "-m", "immediate") })
@@ -103,14 +102,4 @@ func (p *PostgresServer) run(tool string, args ...string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		p.t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
 	}
-}
-
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = ln.Close() }() // only the free port number is wanted
-	return ln.Addr().(*net.TCPAddr).Port
 }
