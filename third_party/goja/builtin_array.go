@@ -267,7 +267,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 		if int64(l-1) > maxStringLength/n {
 			panic(r.invalidStringLength())
 		}
-		r.checkStringLength(int64(l-1) * n)
+		r.checkStringLength(int64(l-1)*n, isWide(sep))
 	}
 
 	var buf StringBuilder

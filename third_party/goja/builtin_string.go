@@ -462,7 +462,7 @@ func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 		fillerAscii = " "
 		filler = fillerAscii
 	}
-	r.checkStringLength(maxLength) // FlowScript patch 71: past an empty filler, which returns s
+	r.checkStringLength(maxLength, strUnicode != nil || fillerUnicode != nil) // FlowScript patch 71: past an empty filler, which returns s
 	remaining := toIntStrict(maxLength - stringLength)
 	if fillerUnicode == nil && strUnicode == nil {
 		fl := fillerAscii.Length()
@@ -528,7 +528,7 @@ func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	if numInt > maxStringLength/int64(s.Length()) {
 		panic(r.invalidStringLength()) // FlowScript patch 71
 	}
-	r.checkAllocation(numInt * int64(s.Length())) // FlowScript patch 93
+	r.checkStringLength(numInt*int64(s.Length()), isWide(s)) // FlowScript patch 93
 	num := toIntStrict(numInt)
 	a, u := devirtualizeString(s)
 	if u == nil {

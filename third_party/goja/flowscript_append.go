@@ -37,14 +37,26 @@ const maxStringLength = 1<<29 - 24
 
 // checkStringLength throws V8's RangeError for a string of n characters
 // past maxStringLength, and ends the run for one over the allocation
-// ceiling (patch 93).
-func (r *Runtime) checkStringLength(n int64) {
-	if n > r.stringCeiling {
+// ceiling (patch 93). wide is a string stored in UTF-16, two bytes a
+// character: counted by characters, non-ASCII text could reach twice the
+// ceiling and be stopped only by the embedder's memory limit.
+func (r *Runtime) checkStringLength(n int64, wide bool) {
+	if n > r.stringCeiling || wide && 2*n > r.stringCeiling {
 		if n > maxStringLength {
 			panic(r.invalidStringLength())
 		}
+		if wide {
+			r.checkAllocation(2 * n)
+			return
+		}
 		r.checkAllocation(n)
 	}
+}
+
+// isWide reports whether s is stored in UTF-16.
+func isWide(s String) bool {
+	_, u := devirtualizeString(s)
+	return u != nil
 }
 
 // invalidStringLength is V8's RangeError for a string past maxStringLength.
@@ -56,7 +68,7 @@ func (r *Runtime) invalidStringLength() Value {
 // maxStringLength (patch 71).
 func (r *Runtime) concat(left, right String) String {
 	length := int64(left.Length()) + int64(right.Length())
-	r.checkStringLength(length)
+	r.checkStringLength(length, isWide(left) || isWide(right))
 	return r.appender.concat(left, right, int(length))
 }
 

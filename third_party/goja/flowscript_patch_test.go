@@ -1419,7 +1419,7 @@ func TestStringsPastV8sMaximumLength(t *testing.T) {
 	if err != nil || v.String()+"," != want {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
-	New().checkStringLength(1<<29 - 24) // V8's maximum itself is allowed
+	New().checkStringLength(1<<29-24, true) // V8's maximum itself is allowed
 }
 
 // TestParseIntOfLongDecimals: parseInt of a decimal past 2^63 is the
@@ -2154,7 +2154,14 @@ func TestAllocationCeiling(t *testing.T) {
 	}{
 		{"'x'.repeat(2e6)", 2e6},
 		{"'ab'.repeat(6e5)", 12e5},
-		{"'ção'.repeat(4e5)", 12e5},
+		{"'ção'.repeat(4e5)", 24e5}, // UTF-16: two bytes a character
+		{"'é'.repeat(6e5)", 12e5},
+		{"'x'.padStart(6e5, 'é')", 12e5},
+		{"'é'.padEnd(6e5)", 12e5},
+		{"const a = 'é'.repeat(3e5); a + a", 12e5},
+		{"const a = 'é'.repeat(3e5); `${a}-${a}`", 12e5 + 2},
+		{"const a = 'é'.repeat(3e5); a.concat('x'.repeat(3e5))", 12e5},
+		{"new Array(6e5 + 1).join('é')", 12e5},
 		{"'x'.padStart(3e6, 'ab')", 3e6},
 		{"'x'.padEnd(2e6)", 2e6},
 		{"const a = 'x'.repeat(6e5); a + a", 12e5},
@@ -2192,9 +2199,10 @@ func TestAllocationCeiling(t *testing.T) {
 		"new ArrayBuffer(1 << 20).byteLength", "('x'.repeat(1 << 19) + 'y'.repeat(1 << 19)).length",
 		"(() => { try { return 'x'.repeat(2**30) } catch (e) { return String(e) } })()",
 		"new Array(65536).fill(0).length", "new Array(1 << 20).join('').length", "new Array(1 << 19).join('ab').length",
+		"'é'.repeat(1 << 19).length", "('é'.repeat(1 << 18) + 'x'.repeat(1 << 18)).length",
 		"(() => { try { return new Array(2**31).join('ab') } catch (e) { return String(e) } })()",
 	}, ", ") + "].join()"
-	want := "1048576,1048576,1048576,1048576,1048576,RangeError: Invalid string length,65536,0,1048574,RangeError: Invalid string length"
+	want := "1048576,1048576,1048576,1048576,1048576,RangeError: Invalid string length,65536,0,1048574,524288,524288,RangeError: Invalid string length"
 	for _, set := range []bool{true, false} {
 		r := New()
 		if set {

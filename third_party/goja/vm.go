@@ -5306,7 +5306,7 @@ func (n concatStrings) exec(vm *vm) {
 		}
 	}
 
-	vm.r.checkStringLength(int64(length)) // FlowScript patch 71
+	vm.r.checkStringLength(int64(length), !allAscii) // FlowScript patch 71
 	vm.sp -= int(n) - 1
 	if length >= appendMinLength { // FlowScript patch 67
 		vm.stack[vm.sp-1] = vm.r.appender.concatAll(strs, length, allAscii)

@@ -295,13 +295,14 @@ func TestPlannedRetirementIsNotACrash(t *testing.T) {
 	start := time.Now()
 	var own time.Duration
 	for i := range 8 {
-		// 60 MB allocated and dropped in a couple of milliseconds, in one
-		// native call the ceiling lets through (goja patch 93 counts a
-		// string's characters, and these take two bytes each); a buffer
-		// over the share would be refused unmade, and its worker kept.
-		// Buffers under it, one after another, could be interrupted by
-		// the watchdog before the heap is past the line.
-		res := p.Run(context.Background(), sandbox.Request{Source: fmt.Sprintf("let b = '\u00e9'.repeat(1000).repeat(30000); b = null; return %d", i)})
+		// 60 MB allocated and dropped in a couple of milliseconds, in two
+		// native calls of 30 MB that the ceiling (goja patch 93) lets
+		// through, the second taking the heap from under the share to
+		// twice it at once; a buffer over the share would be refused
+		// unmade, and its worker kept. Smaller buffers, one after
+		// another, could be interrupted by the watchdog before the heap
+		// is past the line.
+		res := p.Run(context.Background(), sandbox.Request{Source: fmt.Sprintf("let a = 'x'.repeat(3e7), b = a + 'y'; a = b = null; return %d", i)})
 		if res.Err == nil || res.Err.Code != sandbox.CodeMemoryLimit {
 			t.Fatalf("job %d: got %q, %v; want SCRIPT_MEMORY_LIMIT", i, res.Output, res.Err)
 		}
