@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 
 	"golang.org/x/text/cases"
@@ -152,19 +153,18 @@ func (r *Runtime) stringproto_toLocaleCase(upper bool) func(FunctionCall) Value 
 	}
 }
 
-// caseLocale reads the requested locale (a string, or the first of an
-// array; anything else asks for none) and says whether its case mapping
-// is special. A malformed locale is V8's RangeError.
+// caseLocale reads the requested locale (a tag, or the first of a list,
+// every tag checked as firstLocaleTag does) and says whether its case
+// mapping is special.
 func (r *Runtime) caseLocale(arg Value) (language.Tag, bool) {
-	if o, ok := arg.(*Object); ok {
-		arg = o.self.getIdx(valueInt(0), nil)
-	}
-	if _, ok := arg.(String); !ok { // undefined, or a list with no first locale
+	s, given := r.firstLocaleTag(arg)
+	if !given {
 		return language.Und, false
 	}
-	tag, err := language.Parse(arg.String())
-	if err != nil {
-		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
+	tag, err := language.Parse(s)
+	if err != nil { // well formed, yet not a tag x/text reads (an unusual extension): the language alone
+		base, _ := language.Parse(strings.SplitN(s, "-", 2)[0])
+		tag = base
 	}
 	base, _ := tag.Base()
 	switch base.String() {

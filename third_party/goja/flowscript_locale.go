@@ -264,8 +264,7 @@ var currencyDigits = map[string]int{
 }
 
 var (
-	localeTagSyntax = regexp.MustCompile(`^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$`)
-	currencySyntax  = regexp.MustCompile(`^[A-Za-z]{3}$`)
+	currencySyntax = regexp.MustCompile(`^[A-Za-z]{3}$`)
 )
 
 // numberLocaleFor resolves the locales argument: undefined, a tag, or a
@@ -289,28 +288,39 @@ func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
 
 // firstLocaleTag reads a locales argument: undefined, a tag, or a list
 // whose first tag is used; given is false for undefined and an empty list.
-// A tag that is not one is a RangeError, as in V8.
+// Every tag of a list is checked, as ECMA-402's CanonicalizeLocaleList
+// does: one that is not a locale identifier is V8's RangeError (patch
+// 102), an element neither a string nor an object a TypeError.
 func (r *Runtime) firstLocaleTag(locales Value) (tag string, given bool) {
 	switch {
 	case locales == nil || locales == _undefined:
 		return "", false
 	case isString(locales):
 		tag = locales.String()
-	default:
-		list := locales.ToObject(r)
-		if toLength(list.self.getStr("length", nil)) == 0 {
-			return "", false
+		if msg := localeTagError(tag); msg != "" {
+			panic(r.newError(r.getRangeError(), msg))
 		}
-		first := nilSafe(list.self.getIdx(valueInt(0), nil))
-		if _, isObj := first.(*Object); !isObj && !isString(first) {
+		return tag, true
+	}
+	list := locales.ToObject(r)
+	n := toLength(list.self.getStr("length", nil))
+	for k := int64(0); k < n; k++ {
+		if !list.self.hasPropertyIdx(valueInt(k)) {
+			continue
+		}
+		v := nilSafe(list.self.getIdx(valueInt(k), nil))
+		if _, isObj := v.(*Object); !isObj && !isString(v) {
 			panic(r.NewTypeError("Language ID should be string or object."))
 		}
-		tag = first.String()
+		t := v.String()
+		if msg := localeTagError(t); msg != "" {
+			panic(r.newError(r.getRangeError(), msg))
+		}
+		if !given {
+			tag, given = t, true
+		}
 	}
-	if !localeTagSyntax.MatchString(tag) {
-		panic(r.newError(r.getRangeError(), "Incorrect locale information provided"))
-	}
-	return tag, true
+	return tag, given
 }
 
 func isString(v Value) bool {

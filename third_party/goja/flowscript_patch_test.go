@@ -2348,3 +2348,12 @@ func TestAccessorMadeData(t *testing.T) {
 		t.Errorf("%v (%v)\nwant %s", v, err, want)
 	}
 }
+
+// TestLocaleTagsAsV8ChecksThem: 1,519 tags, well formed and not, through
+// toLocaleString (a tag and a list), toLocaleLowerCase, localeCompare and
+// toLocaleDateString, and locales arguments that are not tags, answer as
+// Node does (patch 102); before, 'en-a', 'en-US-US' and a bad second tag
+// of a list were accepted, and the case mappings took 'en_US'.
+func TestLocaleTagsAsV8ChecksThem(t *testing.T) {
+	matchesFile(t, "locale_tags", "locale_tags.node.txt")
+}
