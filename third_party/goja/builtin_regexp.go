@@ -1358,10 +1358,10 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 		return r.regexpproto_stdReplacerGeneric(rxObj, s, replaceStr, rcall)
 	}
 
-	if rcall == nil && rx.pattern.global { // FlowScript patch 96: no match is kept
-		z := newSubstitution(s, replaceStr)
+	if rx.pattern.global { // FlowScript patches 96 and 103: no match is kept
+		rx.setOwnStr("lastIndex", intToValue(0), true) // before the search, as the standard orders it
+		z := r.newSubstitution(s, replaceStr, rcall)
 		if rx.pattern.eachSubmatchIndex(s, 0, -1, rx.pattern.sticky, z.add) {
-			rx.setOwnStr("lastIndex", intToValue(0), true)
 			return z.result()
 		}
 	}

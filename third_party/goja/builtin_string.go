@@ -560,68 +560,25 @@ func getReplaceValue(replaceValue Value) (str String, rcall func(FunctionCall) V
 }
 
 func (r *Runtime) stringReplace(s String, found []regexpResult, newstring String, rcall func(FunctionCall) Value) Value {
-	if len(found) == 0 {
-		return s
-	}
-
-	if rcall == nil {
-		z := newSubstitution(s, newstring)
-		for _, item := range found {
-			z.add(item)
-		}
-		return z.result()
-	}
-
-	a, u := devirtualizeString(s)
-
-	var buf StringBuilder
-
-	lastIndex := 0
-	lengthS := s.Length()
+	z := r.newSubstitution(s, newstring, rcall)
 	for _, item := range found {
-		if item.indexes[0] != lastIndex {
-			buf.WriteSubstring(s, lastIndex, item.indexes[0])
-		}
-		matchCount := len(item.indexes) / 2
-		argumentList := make([]Value, matchCount+2, matchCount+3)
-		for index := 0; index < matchCount; index++ {
-			offset := 2 * index
-			if item.indexes[offset] != -1 {
-				if u == nil {
-					argumentList[index] = a[item.indexes[offset]:item.indexes[offset+1]]
-				} else {
-					argumentList[index] = u.Substring(item.indexes[offset], item.indexes[offset+1])
-				}
-			} else {
-				argumentList[index] = _undefined
-			}
-		}
-		argumentList[matchCount] = intToValue(int64(item.indexes[0]))
-		argumentList[matchCount+1] = s
-		groups := r.createRegexpGroupsObj(argumentList[:matchCount], item.groups)
-		if groups != nil {
-			argumentList = append(argumentList, groups)
-		}
-		replacement := rcall(FunctionCall{
-			This:      _undefined,
-			Arguments: argumentList,
-		}).toString()
-		buf.WriteString(replacement)
-		lastIndex = item.indexes[1]
+		z.add(item)
 	}
-
-	if lastIndex != lengthS {
-		buf.WriteSubstring(s, lastIndex, lengthS)
-	}
-
-	return buf.String()
+	return z.result()
 }
 
-// substitution writes a string with its matches replaced by a replacement
-// string ($& and the like substituted), one match at a time, in order
-// (FlowScript patch 96): a global replace need not hold every match.
+// substitution writes a string with its matches replaced, one match at a
+// time, in order: by a replacement string ($& and the like substituted),
+// or by what a replacer function returns for the match (FlowScript patches
+// 96 and 103): a global replace need not hold every match. Calling the
+// function as each match is found, not after all are, changes nothing a
+// script can see: the text searched cannot change, lastIndex is 0 before
+// the first call either way, and a pattern the function recompiles is not
+// the one searching.
 type substitution struct {
+	r            *Runtime
 	s, newstring String
+	rcall        func(FunctionCall) Value
 	a            asciiString
 	u            unicodeString
 	buf          StringBuilder
@@ -629,8 +586,8 @@ type substitution struct {
 	matches      int
 }
 
-func newSubstitution(s, newstring String) *substitution {
-	z := &substitution{s: s, newstring: newstring}
+func (r *Runtime) newSubstitution(s, newstring String, rcall func(FunctionCall) Value) *substitution {
+	z := &substitution{r: r, s: s, newstring: newstring, rcall: rcall}
 	z.a, z.u = devirtualizeString(s)
 	return z
 }
@@ -646,12 +603,18 @@ func (z *substitution) sub(i, j int) String {
 // add writes the text before the match and the match's replacement.
 func (z *substitution) add(item regexpResult) {
 	z.matches++
-	if item.indexes[0] != z.lastIndex {
-		z.buf.WriteSubstring(z.s, z.lastIndex, item.indexes[0])
+	start, end := item.indexes[0], item.indexes[1]
+	if start != z.lastIndex {
+		z.buf.WriteSubstring(z.s, z.lastIndex, start)
+	}
+	if z.rcall != nil {
+		z.buf.WriteString(z.call(item))
+		z.lastIndex = end
+		return
 	}
 	matchCount := len(item.indexes) / 2
 	var namedGroups map[unistring.String]int
-	writeSubstitution(z.s, item.indexes[0], matchCount, func(idx int) String {
+	writeSubstitution(z.s, start, matchCount, func(idx int) String {
 		if item.indexes[idx*2] != -1 {
 			return z.sub(item.indexes[idx*2], item.indexes[idx*2+1])
 		}
@@ -670,7 +633,28 @@ func (z *substitution) add(item regexpResult) {
 		}
 		return stringEmpty
 	}, z.newstring, &z.buf)
-	z.lastIndex = item.indexes[1]
+	z.lastIndex = end
+}
+
+// call is the replacer function's string for a match: called with the
+// match, its captures, its position, the text and its named groups.
+func (z *substitution) call(item regexpResult) String {
+	matchCount := len(item.indexes) / 2
+	argumentList := make([]Value, matchCount+2, matchCount+3)
+	for index := 0; index < matchCount; index++ {
+		offset := 2 * index
+		if item.indexes[offset] != -1 {
+			argumentList[index] = z.sub(item.indexes[offset], item.indexes[offset+1])
+		} else {
+			argumentList[index] = _undefined
+		}
+	}
+	argumentList[matchCount] = intToValue(int64(item.indexes[0]))
+	argumentList[matchCount+1] = z.s
+	if groups := z.r.createRegexpGroupsObj(argumentList[:matchCount], item.groups); groups != nil {
+		argumentList = append(argumentList, groups)
+	}
+	return z.rcall(FunctionCall{This: _undefined, Arguments: argumentList}).toString()
 }
 
 // result is s with the matches added replaced; s itself when none was.
@@ -730,27 +714,19 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 	}
 
 	s := call.This.toString()
-	var found []regexpResult
 	searchStr := searchValue.toString()
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
 	str, rcall := getReplaceValue(replaceValue) // before the search, as the standard orders it
 
-	pos := s.index(searchStr, 0)
-	if rcall == nil { // FlowScript patch 96: replaced as found, no position kept
-		z := newSubstitution(s, str)
-		at := make([]int, 2)
-		for ; pos != -1; pos = s.index(searchStr, pos+advanceBy) {
-			at[0], at[1] = pos, pos+searchLength
-			z.add(regexpResult{indexes: at})
-		}
-		return z.result()
+	// FlowScript patches 96 and 103: replaced as found, no position kept.
+	z := r.newSubstitution(s, str, rcall)
+	at := make([]int, 2)
+	for pos := s.index(searchStr, 0); pos != -1; pos = s.index(searchStr, pos+advanceBy) {
+		at[0], at[1] = pos, pos+searchLength
+		z.add(regexpResult{indexes: at})
 	}
-	for pos != -1 {
-		found = append(found, regexpResult{indexes: []int{pos, pos + searchLength}})
-		pos = s.index(searchStr, pos+advanceBy)
-	}
-	return r.stringReplace(s, found, str, rcall)
+	return z.result()
 }
 
 func (r *Runtime) stringproto_search(call FunctionCall) Value {

@@ -2357,3 +2357,11 @@ func TestAccessorMadeData(t *testing.T) {
 func TestLocaleTagsAsV8ChecksThem(t *testing.T) {
 	matchesFile(t, "locale_tags", "locale_tags.node.txt")
 }
+
+// TestReplacerCalledAsFound: replacer functions of global replaces and of
+// replaceAll, called as each match is found (patch 103), see what Node's
+// see: the same arguments in the same order, lastIndex 0, a regex used or
+// recompiled inside, a throw part way.
+func TestReplacerCalledAsFound(t *testing.T) {
+	matchesFile(t, "replace_function", "replace_function.node.txt")
+}

@@ -197,21 +197,21 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 }
 
 func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
+	// FlowScript: Go's regexp on a text it reads, the matches collected as
+	// a global replace takes them one by one (patch 96).
+	var results []regexpResult
+	if p.eachSubmatchIndex(s, start, limit, sticky, func(m regexpResult) { results = append(results, m) }) {
+		return results
+	}
 	if p.regexpWrapper == nil {
 		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
-	}
-	if t := p.goTextOf(s, start); t != nil {
-		return p.goFindAll(t, start, limit, sticky)
 	}
 	if p.fast.narrow {
 		p.createRegexp2()
 		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
 	}
 	if start == 0 {
-		a, u := devirtualizeString(s)
-		if u == nil {
-			return p.findAllECMA(string(a), limit, sticky) // FlowScript patch 84
-		}
+		_, u := devirtualizeString(s) // UTF-16: an ASCII text was searched above
 		if limit == 1 {
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
 			// FlowScript: a sticky search matches at its start or not at all.

@@ -470,21 +470,11 @@ func (p *regexpPattern) goFindAt(t *goText, start int) regexpResult {
 	return p.goResult(t, m)
 }
 
-// goFindAll returns up to limit (all if limit < 0) successive matches from
-// UTF-16 index start, as a global search makes them; with sticky, each must
-// start where the last ended.
-func (p *regexpPattern) goFindAll(t *goText, start, limit int, sticky bool) []regexpResult {
-	var results []regexpResult
-	eachMatch(t.src, t.offset(start), limit, sticky, p.goFind, func(m []int) {
-		results = append(results, p.goResult(t, m))
-	})
-	return results
-}
-
 // eachSubmatchIndex calls f with each match findAllSubmatchIndex would
 // return, as it finds them, and reports true; or reports false, having
 // called nothing, where that search takes a path that only collects
-// (regexp2's, or a UTF-16 text Go's regexp cannot read). A global replace
+// (regexp2's, or a UTF-16 text Go's regexp cannot read). It is
+// findAllSubmatchIndex's own first step. A global replace
 // with a replacement string keeps no match this way (FlowScript patch 96):
 // collected, 160,000 accents stripped from a 500 KB text held 20 MB of
 // matches at once.

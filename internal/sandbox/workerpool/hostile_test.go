@@ -327,6 +327,20 @@ func TestBufferDroppedAtOnceIsOverTheLimit(t *testing.T) {
 	wg.Wait()
 }
 
+// TestReplacerFunctionsKeepNoMatches: a global replace with a function
+// over 2 MB of text (300,000 words) fits in 32 MB, as in Node: each match
+// is replaced as it is found (goja patch 103). Collecting the matches
+// first, with their captures and positions, took it past the limit.
+func TestReplacerFunctionsKeepNoMatches(t *testing.T) {
+	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: 30 * time.Second, MaxParallel: 1}})
+	res := p.Run(context.Background(), sandbox.Request{Source: `
+		const text = 'palavra outra coisa '.repeat(100000);
+		return text.replace(/(\w)(\w*)/g, (w, first, rest) => first.toUpperCase() + rest).length`})
+	if !res.OK() || res.Output != "2000000" {
+		t.Errorf("got output %q, error %v; want 2000000", res.Output, res.Err)
+	}
+}
+
 // TestDroppedStringsFreeTheirMemory: strings a script builds with += and
 // drops do not count against its memory limit (goja patch 74: the
 // appender holds its arrays weakly). Five 5 MB strings built and dropped
