@@ -279,8 +279,9 @@ func TestConsoleCaps(t *testing.T) {
 }
 
 // console writes what JSON would write as {}, null or lose (a Map, a Set, a
-// RegExp, a Date, a cycle, an error, a function, NaN) as Node does, and reads Node's format
-// specifiers in its first argument.
+// RegExp, a Date, a cycle, an error and its own properties, a function,
+// NaN) as Node does, and reads Node's format specifiers in its first
+// argument.
 func TestConsoleFormats(t *testing.T) {
 	res := runHost(t, `console.log(new Map([[1, 2], ['a', {b: 1}]]), new Set([1, 'x']), /re/g, new Date(0), new Date(NaN), new Map())
 const o = {a: 1}; o.self = o; o.list = [o, 2]
@@ -297,6 +298,8 @@ let arr = []; for (let i = 0; i < 5000; i++) arr = [arr]
 console.log(deep, arr)
 try { null.x } catch (erro) { console.log('falhou', {erro}) }
 console.log({a: NaN, b: -Infinity, c: undefined, f() {}, g: () => 1, l: [NaN, function named() {}, new RangeError('r')], s: 'NaN'})
+const e = new Error('boom'); e.code = 'E_X'; e.status = 503; console.log(e, {e})
+const s = new TypeError('self'); s.me = s; const a = new Error('a'); a.b = new Error('b'); a.b.back = a; a.b.code = 1; console.log(s, a)
 return 'ok'`, nil, nil, Limits{})
 	wantOutput(t, res, "ok")
 	want := []string{
@@ -316,6 +319,10 @@ return 'ok'`, nil, nil, Limits{})
 		// alone (the error's message was lost); undefined is left out.
 		`falhou {"erro":"TypeError: Cannot read properties of null (reading 'x')"}`,
 		`{"a":"NaN","b":"-Infinity","f":"[Function: f]","g":"[Function: g]","l":["NaN","[Function: named]","RangeError: r"],"s":"NaN"}`,
+		// An error's own enumerable properties after it, as Node writes
+		// them after its stack; an error among them without its own.
+		`Error: boom {"code":"E_X","status":503} {"e":"Error: boom {\"code\":\"E_X\",\"status\":503}"}`,
+		`TypeError: self {"me":"[Circular]"} Error: a {"b":"Error: b"}`,
 	}
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))

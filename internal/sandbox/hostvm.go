@@ -618,7 +618,7 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 			text = "[" + className(obj) + " that cannot be shown]"
 		}
 	}()
-	if text, ok := errorOrFunctionText(obj); ok {
+	if text, ok := v.errorOrFunctionText(obj, room); ok {
 		return text
 	}
 	if text, ok := v.formatBuiltin(obj, room); ok {
@@ -634,12 +634,13 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 	return out.String()
 }
 
-// errorOrFunctionText is an Error as "Name: message" and a function as
-// [Function: name], as console writes them alone or inside an object; ok
-// is false for any other object.
-func errorOrFunctionText(obj *goja.Object) (string, bool) {
+// errorOrFunctionText is an Error as "Name: message", followed by its own
+// enumerable properties as JSON when it has any (a host error's code), and
+// a function as [Function: name], as console writes them alone or inside
+// an object; ok is false for any other object.
+func (v *vm) errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
 	if className(obj) == "Error" {
-		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))), true
+		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))) + v.errorProps(obj, room), true
 	}
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
 		if name := stringOf(obj.Get("name")); name != "" {
@@ -648,6 +649,39 @@ func errorOrFunctionText(obj *goja.Object) (string, bool) {
 		return "[Function (anonymous)]", true
 	}
 	return "", false
+}
+
+// errorProps is " " and the JSON of an Error's own enumerable properties
+// but message and stack, as Node writes them after the stack ({code:
+// 'NETWORK_ERROR'}), or "" when it has none. An error among them is written
+// without its own (each level would escape the JSON of the one inside it
+// again); the error is on v.logPath while they are written, so one that
+// holds itself is "[Circular]".
+func (v *vm) errorProps(obj *goja.Object, room int) string {
+	if v.inErrorProps {
+		return ""
+	}
+	var props *goja.Object
+	for _, k := range obj.Keys() {
+		if k == "message" || k == "stack" {
+			continue
+		}
+		if props == nil {
+			props = v.rt.NewObject()
+		}
+		_ = props.Set(k, obj.Get(k))
+	}
+	if props == nil {
+		return ""
+	}
+	v.logPath = append(v.logPath, obj, props) // props last: the root circular() is given
+	v.inErrorProps = true
+	defer func() { v.logPath, v.inErrorProps = v.logPath[:len(v.logPath)-2], false }()
+	out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{props, v.circular()}})
+	if s, ok := out.(goja.String); ok {
+		return " " + clipString(s, room)
+	}
+	return ""
 }
 
 // formatBuiltin writes the built-in objects JSON would write as {}: a
@@ -779,7 +813,7 @@ func (v *vm) circular() goja.Value {
 			// What JSON writes as {} or leaves out, written as console
 			// writes it alone: an error caught and logged inside an object
 			// ({erro}) kept nothing of its message.
-			if text, ok := errorOrFunctionText(obj); ok {
+			if text, ok := v.errorOrFunctionText(obj, 1<<10); ok {
 				return v.rt.ToValue(text)
 			}
 		}
