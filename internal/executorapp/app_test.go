@@ -23,12 +23,7 @@ import (
 // result, /readyz says ready, and cancelling Main's context shuts it down
 // with exit code 0.
 func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close() // only the free port number is wanted
+	port := testenv.FreePort(t)
 	env := map[string]string{
 		"EXECUTOR_DATA_DIR":    t.TempDir(),
 		"EMBEDDED_NATS_ADDR":   "127.0.0.1:" + strconv.Itoa(port),

@@ -300,6 +300,10 @@ try { null.x } catch (erro) { console.log('falhou', {erro}) }
 console.log({a: NaN, b: -Infinity, c: undefined, f() {}, g: () => 1, l: [NaN, function named() {}, new RangeError('r')], s: 'NaN'})
 const e = new Error('boom'); e.code = 'E_X'; e.status = 503; console.log(e, {e})
 const s = new TypeError('self'); s.me = s; const a = new Error('a'); a.b = new Error('b'); a.b.back = a; a.b.code = 1; console.log(s, a)
+class MyError extends Error { constructor(m) { super(m); this.name = 'MyError'; this.field = 'cpf' } }
+const g = new MyError('m'); Object.defineProperty(g, 'bad', {enumerable: true, get() { throw new Error('no') }}); g.t = {toJSON() { throw 1 }, n: [1, {x: 1}, [2]]}; console.log(g)
+const h = new Error('big'); h.list = Array.from({length: 2e5}, (_, i) => i); console.log(Array(300).fill(h).length); console.log([h, h])
+const t = {v: {toJSON() { console.log(Object.assign(new Error('inner'), {code: 7})); return 1 }}}; console.log(t)
 return 'ok'`, nil, nil, Limits{})
 	wantOutput(t, res, "ok")
 	want := []string{
@@ -322,7 +326,14 @@ return 'ok'`, nil, nil, Limits{})
 		// An error's own enumerable properties after it, as Node writes
 		// them after its stack; an error among them without its own.
 		`Error: boom {"code":"E_X","status":503} {"e":"Error: boom {\"code\":\"E_X\",\"status\":503}"}`,
-		`TypeError: self {"me":"[Circular]"} Error: a {"b":"Error: b"}`,
+		`TypeError: self {"me":"TypeError: self"} Error: a {"b":"Error: b"}`,
+		// No getter and no toJSON runs; the name the header shows is not
+		// written twice; objects among them one level deep.
+		`MyError: m {"field":"cpf","bad":"[Getter]","t":{"toJSON":"[Function: toJSON]","n":"[Array]"}}`,
+		`300`,
+		"[" + strings.Repeat(`,"Error: big {\"list\":[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,…]}"`, 2)[1:] + "]",
+		`Error: inner {"code":7}`,
+		`{"v":1}`,
 	}
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
@@ -330,6 +341,24 @@ return 'ok'`, nil, nil, Limits{})
 	for i, w := range want {
 		if res.Logs[i].Message != w {
 			t.Errorf("line %d: %q, want %q", i+1, res.Logs[i].Message, w)
+		}
+	}
+}
+
+// TestConsoleErrorPropsAreBounded: an error's own properties cost console
+// a bounded amount of work and memory, however large they are and however
+// often the error is logged: 300 references to an error holding 200,000
+// numbers ran out of time (5 s) when its properties were written with
+// JSON.stringify, and one holding a 24 MB string out of memory.
+func TestConsoleErrorPropsAreBounded(t *testing.T) {
+	for _, src := range []string{
+		"const e = new Error('x'); e.data = Array.from({length: 2e5}, (_, i) => i); console.log(Array(300).fill(e)); return 'ok'",
+		"const e = new Error('x'); e.data = 'é'.repeat(1.2e7); console.log(e); console.log({e}); return 'ok'",
+		"const e = new Error('x'); for (let i = 0; i < 1e5; i++) e['p' + i] = i; for (let i = 0; i < 300; i++) console.log(e); return 'ok'",
+	} {
+		res := runHost(t, src, nil, nil, Limits{MemoryMB: 64, Timeout: 20 * time.Second})
+		if res.Err != nil || res.Output != "ok" {
+			t.Errorf("%s: %q, %v; want ok", src, res.Output, res.Err)
 		}
 	}
 }

@@ -618,7 +618,7 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 			text = "[" + className(obj) + " that cannot be shown]"
 		}
 	}()
-	if text, ok := v.errorOrFunctionText(obj, room); ok {
+	if text, ok := errorOrFunctionText(obj, room); ok {
 		return text
 	}
 	if text, ok := v.formatBuiltin(obj, room); ok {
@@ -635,13 +635,20 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 }
 
 // errorOrFunctionText is an Error as "Name: message", followed by its own
-// enumerable properties as JSON when it has any (a host error's code), and
-// a function as [Function: name], as console writes them alone or inside
-// an object; ok is false for any other object.
-func (v *vm) errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
+// enumerable properties when it has any (a host error's code), and a
+// function as [Function: name], as console writes them alone or inside an
+// object; ok is false for any other object.
+func errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
 	if className(obj) == "Error" {
-		return errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))) + v.errorProps(obj, room), true
+		name := stringOf(obj.Get("name"))
+		return errorText(name, stringOf(obj.Get("message"))) + errorProps(obj, name, room), true
 	}
+	return functionText(obj)
+}
+
+// functionText is a function as [Function: name]; ok is false for any
+// other value.
+func functionText(obj *goja.Object) (string, bool) {
 	if _, isFunc := goja.AssertFunction(obj); isFunc {
 		if name := stringOf(obj.Get("name")); name != "" {
 			return "[Function: " + name + "]", true
@@ -651,37 +658,167 @@ func (v *vm) errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
 	return "", false
 }
 
-// errorProps is " " and the JSON of an Error's own enumerable properties
-// but message and stack, as Node writes them after the stack ({code:
-// 'NETWORK_ERROR'}), or "" when it has none. An error among them is written
-// without its own (each level would escape the JSON of the one inside it
-// again); the error is on v.logPath while they are written, so one that
-// holds itself is "[Circular]".
-func (v *vm) errorProps(obj *goja.Object, room int) string {
-	if v.inErrorProps {
+// errorPropsMax is how many properties console writes of an Error, and of
+// an object or array among them.
+const errorPropsMax = 20
+
+// errorProps is " " and an Error's own enumerable properties as JSON, as
+// Node writes them after the stack ({"code":"NETWORK_ERROR"}), or "" when
+// it has none but message, stack and the name the header shows. It runs
+// none of the script's code (no getter, no toJSON: an accessor is
+// "[Getter]") and its work is bounded whatever the error holds: at most
+// errorPropsMax properties, each value one level deep (an object or array
+// among them writes its first errorPropsMax items, each a primitive, or
+// "[Object]", "[Array]", an error's or a function's text), the text cut
+// past room bytes. A property that cannot be read (a Proxy's trap throws)
+// leaves the error written without them.
+func errorProps(obj *goja.Object, name string, room int) (text string) {
+	defer func() {
+		if x := recover(); x != nil {
+			if !isThrow(x) {
+				panic(x) // an interrupt or a stack overflow: the run ends
+			}
+			text = ""
+		}
+	}()
+	var b strings.Builder
+	n := 0
+	obj.EachOwnProperty(func(key string, val goja.Value, accessor bool) bool {
+		switch {
+		case key == "message" || key == "stack",
+			key == "name" && !accessor && stringOf(val) == name,
+			!accessor && goja.IsUndefined(val): // left out, as JSON leaves it
+			return true
+		case n == errorPropsMax || b.Len() > room:
+			b.WriteString(",…")
+			return false
+		}
+		if n == 0 {
+			b.WriteByte('{')
+		} else {
+			b.WriteByte(',')
+		}
+		n++
+		writeJSONString(&b, key, room)
+		b.WriteByte(':')
+		if accessor {
+			b.WriteString(`"[Getter]"`)
+			return true
+		}
+		writeShallow(&b, val, true, room)
+		return true
+	})
+	if n == 0 {
 		return ""
 	}
-	var props *goja.Object
-	for _, k := range obj.Keys() {
-		if k == "message" || k == "stack" {
-			continue
+	b.WriteByte('}')
+	return " " + b.String()
+}
+
+// writeShallow writes val as JSON for errorProps: a primitive as console
+// writes it inside an object, an error's or a function's text, a Date's
+// ISO time, and, when open, a plain object or array with its first
+// errorPropsMax items written closed (any object among them as "[Object]"
+// or "[Array]"), any other object as "[Class]".
+func writeShallow(b *strings.Builder, val goja.Value, open bool, room int) {
+	obj, isObj := val.(*goja.Object)
+	if !isObj {
+		switch {
+		case val == nil || goja.IsNull(val):
+			b.WriteString("null")
+		case goja.IsUndefined(val):
+			b.WriteString(`"undefined"`)
+		default:
+			if s, ok := val.(goja.String); ok {
+				writeJSONString(b, clipString(s, room), room)
+				return
+			}
+			text := logPrimitive(val)
+			switch x := val.Export().(type) {
+			case int64, bool:
+				b.WriteString(text)
+				return
+			case float64:
+				if !math.IsNaN(x) && !math.IsInf(x, 0) && text != "-0" {
+					b.WriteString(text)
+					return
+				}
+			}
+			writeJSONString(b, text, room)
 		}
-		if props == nil {
-			props = v.rt.NewObject()
+		return
+	}
+	kind := className(obj)
+	switch {
+	case kind == "Error":
+		writeJSONString(b, errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))), room)
+		return
+	case kind == "Date":
+		if t, ok := obj.Export().(time.Time); ok {
+			writeJSONString(b, t.UTC().Format("2006-01-02T15:04:05.000Z"), room)
+		} else {
+			writeJSONString(b, "Invalid Date", room)
 		}
-		_ = props.Set(k, obj.Get(k))
+		return
 	}
-	if props == nil {
-		return ""
+	if text, ok := functionText(obj); ok {
+		writeJSONString(b, text, room)
+		return
 	}
-	v.logPath = append(v.logPath, obj, props) // props last: the root circular() is given
-	v.inErrorProps = true
-	defer func() { v.logPath, v.inErrorProps = v.logPath[:len(v.logPath)-2], false }()
-	out := v.rt.StringifyJSON(goja.FunctionCall{This: goja.Undefined(), Arguments: []goja.Value{props, v.circular()}})
-	if s, ok := out.(goja.String); ok {
-		return " " + clipString(s, room)
+	if kind != "Object" && kind != "Array" || obj.ExportType() == proxyExport {
+		writeJSONString(b, "["+kind+"]", room)
+		return
 	}
-	return ""
+	if !open {
+		writeJSONString(b, "["+kind+"]", room)
+		return
+	}
+	closeWith, n := byte('}'), 0
+	if kind == "Array" {
+		closeWith = ']'
+	}
+	if kind == "Array" {
+		b.WriteByte('[')
+	} else {
+		b.WriteByte('{')
+	}
+	obj.EachOwnProperty(func(key string, item goja.Value, accessor bool) bool {
+		if n == errorPropsMax || b.Len() > room {
+			b.WriteString(",…")
+			return false
+		}
+		if kind == "Object" && !accessor && goja.IsUndefined(item) {
+			return true
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		n++
+		if kind == "Object" {
+			writeJSONString(b, key, room)
+			b.WriteByte(':')
+		}
+		if accessor {
+			b.WriteString(`"[Getter]"`)
+			return true
+		}
+		writeShallow(b, item, false, room)
+		return true
+	})
+	b.WriteByte(closeWith)
+}
+
+// writeJSONString writes s as a JSON string, cut past room bytes (at a
+// character).
+func writeJSONString(b *strings.Builder, s string, room int) {
+	if room = max(room, 0); len(s) > room {
+		for room > 0 && !utf8.RuneStart(s[room]) {
+			room--
+		}
+		s = s[:room]
+	}
+	out, _ := json.Marshal(s)
+	b.Write(out)
 }
 
 // formatBuiltin writes the built-in objects JSON would write as {}: a
@@ -762,8 +899,9 @@ func (v *vm) formatBuiltin(obj *goja.Object, room int) (string, bool) {
 // What goja exports a Map and a Set as (an array exports as a slice too,
 // but its class is Array).
 var (
-	mapExport = reflect.TypeFor[[][2]any]()
-	setExport = reflect.TypeFor[[]any]()
+	mapExport   = reflect.TypeFor[[][2]any]()
+	setExport   = reflect.TypeFor[[]any]()
+	proxyExport = reflect.TypeFor[goja.Proxy]()
 )
 
 // formatItem is an item of a Map or Set: a string quoted, as Node writes
@@ -813,7 +951,7 @@ func (v *vm) circular() goja.Value {
 			// What JSON writes as {} or leaves out, written as console
 			// writes it alone: an error caught and logged inside an object
 			// ({erro}) kept nothing of its message.
-			if text, ok := v.errorOrFunctionText(obj, 1<<10); ok {
+			if text, ok := errorOrFunctionText(obj, 1<<10); ok {
 				return v.rt.ToValue(text)
 			}
 		}

@@ -49,11 +49,9 @@ type vm struct {
 	// made at its first call and reused by the next.
 	jsonx *jsonParse
 	// logDepth is how deep console is inside Maps and Sets it writes, and
-	// logPath the objects it is writing, outermost first; inErrorProps is
-	// set while it writes an Error's own properties.
-	logDepth     int
-	logPath      []*goja.Object
-	inErrorProps bool
+	// logPath the objects it is writing, outermost first.
+	logDepth int
+	logPath  []*goja.Object
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and

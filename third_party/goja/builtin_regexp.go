@@ -1361,21 +1361,14 @@ func (r *Runtime) regexpproto_stdReplacer(call FunctionCall) Value {
 	if rx.pattern.global { // FlowScript patches 96 and 103: no match is kept
 		rx.setOwnStr("lastIndex", intToValue(0), true) // before the search, as the standard orders it
 		z := r.newSubstitution(s, replaceStr, rcall)
-		if rx.pattern.eachSubmatchIndex(s, 0, -1, rx.pattern.sticky, z.add) {
-			return z.result()
-		}
+		rx.pattern.eachMatchIndex(s, 0, -1, rx.pattern.sticky, z.add)
+		return z.result()
 	}
-	var index int64
-	find := 1
-	if rx.pattern.global {
-		find = -1
-	} else {
-		index = rx.getLastIndex()
-	}
-	found := rx.pattern.findAllSubmatchIndex(s, toIntStrict(index), find, rx.pattern.sticky)
-	if rx.pattern.global || rx.pattern.sticky {
+	index := rx.getLastIndex()
+	found := rx.pattern.findAllSubmatchIndex(s, toIntStrict(index), 1, rx.pattern.sticky)
+	if rx.pattern.sticky {
 		var newLastIndex int64
-		if !rx.pattern.global && len(found) > 0 {
+		if len(found) > 0 {
 			newLastIndex = int64(found[len(found)-1].indexes[1])
 		}
 		rx.setOwnStr("lastIndex", intToValue(newLastIndex), true)

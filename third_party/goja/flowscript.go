@@ -203,3 +203,32 @@ func (r *Runtime) leaveNative() { r.vm.nativeDepth-- }
 func (r *Runtime) readOfNothing(v Value, name any) *Object {
 	return r.NewTypeError("Cannot read properties of %s (reading '%s')", nothingName(v), name)
 }
+
+// EachOwnProperty calls f with o's own enumerable string-keyed properties
+// in order, each with its value, or, for an accessor, with accessor true
+// and no value (its getter is not called), until f returns false. It reads
+// no more properties than f asks for; a Proxy's traps run, and may throw.
+func (o *Object) EachOwnProperty(f func(name string, value Value, accessor bool) bool) {
+	iter := &enumerableIter{o: o, wrapped: o.self.iterateStringKeys()}
+	for item, next := iter.next(); next != nil; item, next = next() {
+		prop := item.value
+		if prop == nil {
+			prop = o.getOwnProp(item.name)
+		}
+		if p, ok := prop.(*valueProperty); ok {
+			if p.accessor {
+				if !f(item.name.String(), nil, true) {
+					return
+				}
+				continue
+			}
+			prop = p.value
+		}
+		if prop == nil {
+			continue
+		}
+		if !f(item.name.String(), prop, false) {
+			return
+		}
+	}
+}

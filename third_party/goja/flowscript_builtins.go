@@ -154,10 +154,10 @@ func (r *Runtime) stringproto_toLocaleCase(upper bool) func(FunctionCall) Value 
 }
 
 // caseLocale reads the requested locale (a tag, or the first of a list,
-// every tag checked as firstLocaleTag does) and says whether its case
-// mapping is special.
+// checked as firstLocaleTag checks it; the rest of the list is not read,
+// as in V8) and says whether its case mapping is special.
 func (r *Runtime) caseLocale(arg Value) (language.Tag, bool) {
-	s, given := r.firstLocaleTag(arg)
+	s, given := r.readLocales(arg, false)
 	if !given {
 		return language.Und, false
 	}

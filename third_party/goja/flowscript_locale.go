@@ -292,6 +292,13 @@ func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
 // does: one that is not a locale identifier is V8's RangeError (patch
 // 102), an element neither a string nor an object a TypeError.
 func (r *Runtime) firstLocaleTag(locales Value) (tag string, given bool) {
+	return r.readLocales(locales, true)
+}
+
+// readLocales is firstLocaleTag; with all false it reads a list only up to
+// its first element, as V8's case mappings do (toLocaleUpperCase(['tr',
+// 'en_US']) is 'I' made 'İ', no error).
+func (r *Runtime) readLocales(locales Value, all bool) (tag string, given bool) {
 	switch {
 	case locales == nil || locales == _undefined:
 		return "", false
@@ -318,6 +325,9 @@ func (r *Runtime) firstLocaleTag(locales Value) (tag string, given bool) {
 		}
 		if !given {
 			tag, given = t, true
+		}
+		if !all {
+			break
 		}
 	}
 	return tag, given

@@ -197,28 +197,39 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 }
 
 func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sticky bool) []regexpResult {
-	// FlowScript: Go's regexp on a text it reads, the matches collected as
-	// a global replace takes them one by one (patch 96).
 	var results []regexpResult
-	if p.eachSubmatchIndex(s, start, limit, sticky, func(m regexpResult) { results = append(results, m) }) {
-		return results
+	p.eachMatchIndex(s, start, limit, sticky, func(m regexpResult) { results = append(results, m) })
+	return results
+}
+
+// eachMatchIndex calls f with each match of a global search from UTF-16
+// index start (limit of them at most, -1: all), as it finds them: a global
+// replace keeps no match (FlowScript patches 96 and 103), and
+// findAllSubmatchIndex collects them. f may run the script's code: each
+// path searches state of its own (a text, a regexp2 match), not the
+// pattern's caches, between its calls.
+func (p *regexpPattern) eachMatchIndex(s String, start, limit int, sticky bool, f func(regexpResult)) {
+	if p.eachSubmatchIndex(s, start, limit, sticky, f) {
+		return
 	}
 	if p.regexpWrapper == nil {
-		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+		p.regexp2Wrapper.eachSubmatchIndex(s, start, limit, sticky, p.unicode, f)
+		return
 	}
 	if p.fast.narrow {
 		p.createRegexp2()
-		return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+		p.regexp2Wrapper.eachSubmatchIndex(s, start, limit, sticky, p.unicode, f)
+		return
 	}
 	if start == 0 {
 		_, u := devirtualizeString(s) // UTF-16: an ASCII text was searched above
 		if limit == 1 {
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)
 			// FlowScript: a sticky search matches at its start or not at all.
-			if result.indexes == nil || sticky && result.indexes[0] != 0 {
-				return nil
+			if result.indexes != nil && (!sticky || result.indexes[0] == 0) {
+				f(result)
 			}
-			return []regexpResult{result}
+			return
 		}
 		// Unfortunately Go's regexp library lacks FindAllReaderSubmatchIndex(), so we have to use a UTF-8 string as an
 		// input.
@@ -226,19 +237,24 @@ func (p *regexpPattern) findAllSubmatchIndex(s String, start int, limit int, sti
 			// Try to convert s to UTF-8. If it does not contain any invalid UTF-16 we can do the matching in UTF-8.
 			pm, str := buildUTF8PosMap(u)
 			if pm != nil {
-				res := p.findAllECMA(str, limit, sticky) // FlowScript patch 84
-				for _, result := range res {
-					for i, idx := range result.indexes {
-						result.indexes[i] = pm.get(idx)
+				// FlowScript patch 84: empty matches as ECMAScript keeps
+				// them (Go's FindAll drops one right where a match ended:
+				// 'João'.replace(/ã?/giu, '-') lost the one after the ã).
+				p.fast.init(p)
+				names := (*regexp.Regexp)(p.regexpWrapper).SubexpNames()
+				eachMatch(str, 0, limit, sticky, p.goFindRegexp, func(m []int) {
+					for i, idx := range m {
+						m[i] = pm.get(idx)
 					}
-				}
-				return res
+					f(regexpResult{indexes: m, groups: names})
+				})
+				return
 			}
 		}
 	}
 
 	p.createRegexp2()
-	return p.regexp2Wrapper.findAllSubmatchIndex(s, start, limit, sticky, p.unicode)
+	p.regexp2Wrapper.eachSubmatchIndex(s, start, limit, sticky, p.unicode, f)
 }
 
 // clone creates a copy of the regexpPattern which can be used concurrently.
@@ -394,16 +410,15 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache b
 	return result
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) eachSubmatchIndexUTF16(s String, start, limit int, sticky bool, f func(regexpResult)) {
 	wrapped := r.rx
 	match, runes, err := r.findUTF16Cached(s, start, false)
 	if match == nil || err != nil {
-		return nil
+		return
 	}
 	if limit < 0 {
 		limit = len(runes) + 1
 	}
-	var results []regexpResult
 	for match != nil {
 		groups := match.Groups()
 
@@ -432,17 +447,18 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUTF16(s String, start, limit int, s
 			}
 		}
 
-		results = append(results, result)
+		f(result) // FlowScript patch 103: as found
 		limit--
 		if limit <= 0 {
 			break
 		}
+		// The sandbox gives regexp2 no limit, so no error ends a search
+		// part way (an error here was "no match" before, upstream).
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
-			return nil
+			return
 		}
 	}
-	return results
 }
 
 func buildPosMap(rd io.RuneReader, l, start int) (posMap []int, runes []rune, mappedStart int, splitPair bool) {
@@ -483,15 +499,14 @@ func posMapReverseLookup(posMap []int, pos int) (int, bool) {
 	return mapped, false
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool) []regexpResult {
+func (r *regexp2Wrapper) eachSubmatchIndexUnicode(s unicodeString, start, limit int, sticky bool, f func(regexpResult)) {
 	wrapped := r.rx
 	if limit < 0 {
 		limit = len(s) + 1
 	}
-	var results []regexpResult
 	match, posMap, err := r.findUnicodeCached(s, start, false)
 	if err != nil {
-		return nil
+		return
 	}
 	for match != nil {
 		groups := match.Groups()
@@ -526,30 +541,36 @@ func (r *regexp2Wrapper) findAllSubmatchIndexUnicode(s unicodeString, start, lim
 			}
 		}
 
-		results = append(results, result)
+		f(result) // FlowScript patch 103: as found
 		// FlowScript patch 61: the limit holds here too (a replace without
 		// g replaced every match of a u pattern in non-ASCII text).
 		limit--
 		if limit <= 0 {
 			break
 		}
+		// The sandbox gives regexp2 no limit, so no error ends a search
+		// part way (an error here was "no match" before, upstream).
 		match, err = wrapped.FindNextMatch(match)
 		if err != nil {
-			return nil
+			return
 		}
 	}
-	return results
 }
 
-func (r *regexp2Wrapper) findAllSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool) []regexpResult {
+// eachSubmatchIndex calls f with each match of a global search, as it
+// finds them (FlowScript patch 103; upstream collected them): the next
+// search runs on the match's own text, so f may search with this regexp.
+func (r *regexp2Wrapper) eachSubmatchIndex(s String, start, limit int, sticky, fullUnicode bool, f func(regexpResult)) {
 	a, u := devirtualizeString(s)
 	if u != nil {
 		if fullUnicode {
-			return r.findAllSubmatchIndexUnicode(u, start, limit, sticky)
+			r.eachSubmatchIndexUnicode(u, start, limit, sticky, f)
+			return
 		}
-		return r.findAllSubmatchIndexUTF16(u, start, limit, sticky)
+		r.eachSubmatchIndexUTF16(u, start, limit, sticky, f)
+		return
 	}
-	return r.findAllSubmatchIndexUTF16(a, start, limit, sticky)
+	r.eachSubmatchIndexUTF16(a, start, limit, sticky, f)
 }
 
 func (r *regexp2Wrapper) clone() *regexp2Wrapper {

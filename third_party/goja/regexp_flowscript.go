@@ -474,7 +474,7 @@ func (p *regexpPattern) goFindAt(t *goText, start int) regexpResult {
 // return, as it finds them, and reports true; or reports false, having
 // called nothing, where that search takes a path that only collects
 // (regexp2's, or a UTF-16 text Go's regexp cannot read). It is
-// findAllSubmatchIndex's own first step. A global replace
+// eachMatchIndex's first step. A global replace
 // with a replacement string keeps no match this way (FlowScript patch 96):
 // collected, 160,000 accents stripped from a 500 KB text held 20 MB of
 // matches at once.
@@ -526,22 +526,6 @@ func eachMatch(s string, pos, limit int, sticky bool, find func(s string, pos in
 		_, w := utf8.DecodeRuneInString(s[end:])
 		pos = end + w
 	}
-}
-
-// findAllECMA is Go's FindAllStringSubmatchIndex of the pattern in s, a
-// UTF-8 text, but for empty matches, which follow ECMAScript: one right
-// where a match ended is kept, where Go's FindAll drops it (FlowScript
-// patch 84: with g, i and u and a non-ASCII pattern, the path that took
-// it, 'João'.replace(/ã?/giu, '-') lost the empty match after the ã). The
-// fast paths are left out: goTextOf refused this text or pattern.
-func (p *regexpPattern) findAllECMA(s string, limit int, sticky bool) []regexpResult {
-	p.fast.init(p)
-	names := (*regexp.Regexp)(p.regexpWrapper).SubexpNames()
-	var results []regexpResult
-	eachMatch(s, 0, limit, sticky, p.goFindRegexp, func(m []int) {
-		results = append(results, regexpResult{indexes: m, groups: names})
-	})
-	return results
 }
 
 // splitMatches returns the matches split cuts s at: those of a global

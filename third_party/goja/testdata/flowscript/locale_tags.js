@@ -35,5 +35,9 @@
   for (const v of [null, 5, [5], [null], {length: 1, 0: 'en_US'}, {length: 2, 1: 'en'}, [, 'en-US'], [{toString() { return 'de' }}]]) {
     out.push(tryIt(() => (1234.5).toLocaleString(v)) + ' / ' + tryIt(() => 'I'.toLocaleUpperCase(v)));
   }
+  // The case mappings read a list only up to its first element, as V8 does.
+  for (const v of [['tr', 'en_US'], ['tr', 5], [, 'tr', 'en_US'], {length: 1e9, 0: 'tr'}, ['en_US', 'tr'], [5], [], 'az', 'lt-u-ca-x']) {
+    out.push(tryIt(() => 'i'.toLocaleUpperCase(v)) + ' => ' + (() => { try { return 'i'.toLocaleUpperCase(v) } catch (e) { return '-' } })());
+  }
   return out.join('\n');
 })()

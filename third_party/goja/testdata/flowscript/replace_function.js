@@ -4,7 +4,7 @@
 (() => {
   const out = [];
   const t = (name, f) => { try { out.push(name + ': ' + JSON.stringify(f())) } catch (e) { out.push(name + ': ' + e.name + ': ' + e.message) } };
-  const texts = ['a1b22c333', 'João e Zoë, ção', '', 'xx', 'ab\ud800cd', 'línea\nnueva\r\nfin', 'aaa'];
+  const texts = ['a1b22c333', 'João e Zoë, ção', '', 'xx', 'ab\ud800cd', 'línea\nnueva\r\nfin', 'aaa', 'Olá 😀 mundo 1 😀😀 2', '😀'];
   const patterns = [/\d+/g, /\w/g, /(\w)(\d)?/g, /(?<l>[a-z])(?<d>\d*)/g, /x*/g, /ã?/giu, /[^a-z]/gi, /\b/g, /$/gm, /^/gm, /./gsu, /(a)|(b)/g, /a/gy, /\p{L}+/gu];
   for (const s of texts) for (const re of patterns) {
     t(re + ' on ' + JSON.stringify(s), () => { const calls = []; const r = s.replace(re, (...a) => { calls.push(a.map(x => typeof x === 'object' && x ? JSON.stringify(x) : String(x)).join('|')); return '<' + a[0] + '>' }); return [r, calls, re.lastIndex] });
@@ -25,6 +25,8 @@
   t('string replacer of a global', () => 'a-b-c'.replace(/(\w)/g, '[$1$&$`]'));
   t('nested replaceAll', () => 'ab,ab'.replaceAll('ab', m => m.replaceAll('b', 'B') + 'ab'.replaceAll('a', '_')));
   t('frozen lastIndex', () => { const r = /a/g; Object.defineProperty(r, 'lastIndex', { writable: false }); let n = 0; try { 'aaa'.replace(r, () => { n++; return 'b' }) } catch (e) { return [e.name, n] } });
+  t('big with an emoji', () => { const s = 'palavra '.repeat(2000) + '😀'; let n = 0; return s.replace(/(\w)(\w*)/g, (w, a, b) => (n++, a.toUpperCase() + b)).length + n });
+  t('lookbehind, emoji', () => 'a😀b😀'.replace(/(?<=a)😀/g, m => '[' + m + ']') + 'x😀y'.replace(/(?:)/g, () => '-') + 'x😀y'.replace(/(?:)/gu, () => '-'));
   t('big', () => { const s = 'palavra '.repeat(2000); let n = 0; return s.replace(/\w+/g, w => (n++, w[0].toUpperCase() + w.slice(1))).length + n });
   return out.join('\n');
 })()
