@@ -271,17 +271,26 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	}
 
 	var buf StringBuilder
+	// FlowScript patch 93: and the result, as each element is added, is
+	// held to V8's maximum length and the ceiling before it is written.
+	total, wide := int64(0), isWide(sep)
+	add := func(s String) {
+		total += int64(s.Length())
+		wide = wide || isWide(s)
+		r.checkStringLength(total, wide)
+		buf.WriteString(s)
+	}
 
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		buf.WriteString(element0.toString())
+		add(element0.toString())
 	}
 
 	for i := 1; i < l; i++ {
-		buf.WriteString(sep)
+		add(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			buf.WriteString(element.toString())
+			add(element.toString())
 		}
 	}
 
