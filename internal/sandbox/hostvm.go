@@ -749,11 +749,11 @@ func writeShallow(b *strings.Builder, val goja.Value, open bool, room int) {
 		return
 	}
 	kind := className(obj)
-	switch {
-	case kind == "Error":
+	switch kind {
+	case "Error":
 		writeJSONString(b, errorText(stringOf(obj.Get("name")), stringOf(obj.Get("message"))), room)
 		return
-	case kind == "Date":
+	case "Date":
 		if t, ok := obj.Export().(time.Time); ok {
 			writeJSONString(b, t.UTC().Format("2006-01-02T15:04:05.000Z"), room)
 		} else {
