@@ -363,6 +363,27 @@ func TestConsoleErrorPropsAreBounded(t *testing.T) {
 	}
 }
 
+// TestConsoleThrowLeavesTheScriptsCatch: a logged value whose getter,
+// toJSON or Proxy trap throws is written "[… that cannot be shown]", and
+// the script's next catch still gets its own error (found by a probe: the
+// log's recover left the engine's stacks unwound, and the catch got the
+// console object).
+func TestConsoleThrowLeavesTheScriptsCatch(t *testing.T) {
+	for _, log := range []string{
+		"console.log('cliente', {nome: 'Ana', get cpf() { throw new Error('x') }})",
+		"console.info({v: {toJSON() { throw new Error('x') }}})",
+		"console.log(new Map([[1, {get a() { throw 1 }}]]))",
+		"console.log([new Proxy({}, {ownKeys() { throw new Error('trap') }})])",
+		"console.log(new Proxy(new Error('z'), {ownKeys() { throw new Error('trap') }}))",
+		"console.table([{get a() { throw 1 }}]); console.assert(false, {get a() { throw 1 }})",
+	} {
+		res := runHost(t, log+"\ntry { JSON.parse('inválido') } catch (e) { return e.name + ': ' + e.message }", nil, nil, Limits{})
+		if want := `SyntaxError: Unexpected token 'i', "inválido" is not valid JSON`; res.Err != nil || res.Output != want {
+			t.Errorf("%s: %q, %v; want %q", log, res.Output, res.Err, want)
+		}
+	}
+}
+
 // TestConsoleNodeMethods: Node's other console methods are there, each
 // written as one of the five levels, so a script ported from Node does not
 // fail on a logging call.

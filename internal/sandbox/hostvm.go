@@ -609,16 +609,22 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 		return "[Circular]"
 	}
 	v.logPath = append(v.logPath, obj)
-	defer func() {
-		v.logPath = v.logPath[:len(v.logPath)-1]
-		if x := recover(); x != nil {
-			if !isThrow(x) {
-				panic(x) // an interrupt or a stack overflow: the run ends
-			}
-			text = "[" + className(obj) + " that cannot be shown]"
-		}
-	}()
-	if text, ok := errorOrFunctionText(obj, room); ok {
+	defer func() { v.logPath = v.logPath[:len(v.logPath)-1] }()
+	// The script's code runs in here (a getter, a toJSON, a Proxy's trap).
+	// What it throws is caught with the engine's Try, which puts the VM's
+	// stacks back as they were: caught with recover, they were left
+	// unwound, and the next catch of the calling function got the console
+	// object instead of its error. An interrupt or a stack overflow goes
+	// on: the run ends.
+	if ex := v.rt.Try(func() { text = v.formatObject(obj, room) }); ex != nil {
+		return "[" + className(obj) + " that cannot be shown]"
+	}
+	return text
+}
+
+// formatObject is formatLogArg of an object.
+func (v *vm) formatObject(obj *goja.Object, room int) string {
+	if text, ok := v.errorOrFunctionText(obj, room); ok {
 		return text
 	}
 	if text, ok := v.formatBuiltin(obj, room); ok {
@@ -638,10 +644,10 @@ func (v *vm) formatLogArg(a goja.Value, room int) (text string) {
 // enumerable properties when it has any (a host error's code), and a
 // function as [Function: name], as console writes them alone or inside an
 // object; ok is false for any other object.
-func errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
+func (v *vm) errorOrFunctionText(obj *goja.Object, room int) (string, bool) {
 	if className(obj) == "Error" {
 		name := stringOf(obj.Get("name"))
-		return errorText(name, stringOf(obj.Get("message"))) + errorProps(obj, name, room), true
+		return errorText(name, stringOf(obj.Get("message"))) + v.errorProps(obj, name, room), true
 	}
 	return functionText(obj)
 }
@@ -672,15 +678,15 @@ const errorPropsMax = 20
 // "[Object]", "[Array]", an error's or a function's text), the text cut
 // past room bytes. A property that cannot be read (a Proxy's trap throws)
 // leaves the error written without them.
-func errorProps(obj *goja.Object, name string, room int) (text string) {
-	defer func() {
-		if x := recover(); x != nil {
-			if !isThrow(x) {
-				panic(x) // an interrupt or a stack overflow: the run ends
-			}
-			text = ""
-		}
-	}()
+func (v *vm) errorProps(obj *goja.Object, name string, room int) (text string) {
+	if ex := v.rt.Try(func() { text = errorPropsOf(obj, name, room) }); ex != nil {
+		return "" // caught as formatLogArg catches (a Proxy's trap threw)
+	}
+	return text
+}
+
+// errorPropsOf is errorProps, throwing what a Proxy's trap throws.
+func errorPropsOf(obj *goja.Object, name string, room int) string {
 	var b strings.Builder
 	n := 0
 	obj.EachOwnProperty(func(key string, val goja.Value, accessor bool) bool {
@@ -951,7 +957,7 @@ func (v *vm) circular() goja.Value {
 			// What JSON writes as {} or leaves out, written as console
 			// writes it alone: an error caught and logged inside an object
 			// ({erro}) kept nothing of its message.
-			if text, ok := errorOrFunctionText(obj, 1<<10); ok {
+			if text, ok := v.errorOrFunctionText(obj, 1<<10); ok {
 				return v.rt.ToValue(text)
 			}
 		}

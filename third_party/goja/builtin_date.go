@@ -687,26 +687,19 @@ func _dateSetMilliseconds(year, mon, day, hours, min, sec int64, t time.Time, ca
 func (r *Runtime) dateproto_setMilliseconds(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
+		// Through local time, as setSeconds goes (FlowScript patches 94 and
+		// 105): in the hour a zone repeats, the standard takes the earlier
+		// of the two instants, where keeping the UTC second kept the later.
 		tv := d.msec
-		n := call.Argument(0).ToNumber()
-		if tv == timeUnset {
-			return _NaN
-		}
-		if IsNaN(n) {
-			d.unset()
-			return _NaN
-		}
-		msec := n.ToInteger()
-		// Floor, not truncate, so a time before 1970 keeps its second
-		// (FlowScript patch 94): -1500 set to 5 ms was -995, Node -1995.
-		sec, _, _ := _norm(tv/1e3, tv%1e3, 1e3)
-		var ok bool
-		sec, msec, ok = _norm(sec, msec, 1e3)
+		t, ok := _dateSetFullYear(d.time(), call, -6, false)
 		if !ok {
 			d.unset()
 			return _NaN
 		}
-		return d.setTimeMs(sec*1e3 + msec)
+		if tv == timeUnset {
+			return _NaN
+		}
+		return d.setTimeMs(timeToMsec(t))
 	}
 	panic(r.NewTypeError("Method Date.prototype.setMilliseconds is called on incompatible receiver"))
 }

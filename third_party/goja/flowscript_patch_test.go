@@ -2368,3 +2368,119 @@ func TestLocaleTagsAsV8ChecksThem(t *testing.T) {
 func TestReplacerCalledAsFound(t *testing.T) {
 	matchesFile(t, "replace_function", "replace_function.node.txt")
 }
+
+// TestDateSetMillisecondsInARepeatedHour: setMilliseconds goes through
+// local time, as the other local setters do, so in the hour a zone
+// repeats (autumn in New York, summer's end in São Paulo) it takes the
+// earlier instant, as the standard and Node do (patch 105; found by a
+// probe: it kept the UTC second, the later one). Node's answers.
+func TestDateSetMillisecondsInARepeatedHour(t *testing.T) {
+	for _, zone := range []struct {
+		name  string
+		cases [][2]string
+	}{
+		{"America/New_York", [][2]string{
+			{"new Date(1730611815250).setMilliseconds(0)", "1730611815000"},
+			{"new Date(1730611815250).setMilliseconds(999)", "1730611815999"},
+			{"new Date(1730611815250).setMilliseconds(-1)", "1730611814999"},
+			{"new Date(1730611815250).setMilliseconds(3600000)", "1730619015000"},
+			{"new Date(1730611815250).setSeconds(0)", "1730611800250"},
+			{"new Date(1730611815250).setSeconds(0, 0)", "1730611800000"},
+			{"new Date(1730611815250).setMinutes(30)", "1730611815250"},
+			{"new Date(1730615415250).setMilliseconds(0)", "1730611815000"},
+			{"new Date(1730615415250).setMilliseconds(999)", "1730611815999"},
+			{"new Date(1730615415250).setMilliseconds(-1)", "1730611814999"},
+			{"new Date(1730615415250).setMilliseconds(3600000)", "1730619015000"},
+			{"new Date(1730615415250).setSeconds(0)", "1730611800250"},
+			{"new Date(1730615415250).setSeconds(0, 0)", "1730611800000"},
+			{"new Date(1730615415250).setMinutes(30)", "1730611815250"},
+			{"new Date(1710055800000).setMilliseconds(0)", "1710055800000"},
+			{"new Date(1710055800000).setMilliseconds(999)", "1710055800999"},
+			{"new Date(1710055800000).setMilliseconds(-1)", "1710055799999"},
+			{"new Date(1710055800000).setMilliseconds(3600000)", "1710059400000"},
+			{"new Date(1710055800000).setSeconds(0)", "1710055800000"},
+			{"new Date(1710055800000).setSeconds(0, 0)", "1710055800000"},
+			{"new Date(1710055800000).setMinutes(30)", "1710055800000"},
+			{"new Date(1550370605005).setMilliseconds(0)", "1550370605000"},
+			{"new Date(1550370605005).setMilliseconds(999)", "1550370605999"},
+			{"new Date(1550370605005).setMilliseconds(-1)", "1550370604999"},
+			{"new Date(1550370605005).setMilliseconds(3600000)", "1550374205000"},
+			{"new Date(1550370605005).setSeconds(0)", "1550370600005"},
+			{"new Date(1550370605005).setSeconds(0, 0)", "1550370600000"},
+			{"new Date(1550370605005).setMinutes(30)", "1550370605005"},
+			{"new Date(1550367005005).setMilliseconds(0)", "1550367005000"},
+			{"new Date(1550367005005).setMilliseconds(999)", "1550367005999"},
+			{"new Date(1550367005005).setMilliseconds(-1)", "1550367004999"},
+			{"new Date(1550367005005).setMilliseconds(3600000)", "1550370605000"},
+			{"new Date(1550367005005).setSeconds(0)", "1550367000005"},
+			{"new Date(1550367005005).setSeconds(0, 0)", "1550367000000"},
+			{"new Date(1550367005005).setMinutes(30)", "1550367005005"},
+			{"new Date(1541302200000).setMilliseconds(0)", "1541302200000"},
+			{"new Date(1541302200000).setMilliseconds(999)", "1541302200999"},
+			{"new Date(1541302200000).setMilliseconds(-1)", "1541302199999"},
+			{"new Date(1541302200000).setMilliseconds(3600000)", "1541305800000"},
+			{"new Date(1541302200000).setSeconds(0)", "1541302200000"},
+			{"new Date(1541302200000).setSeconds(0, 0)", "1541302200000"},
+			{"new Date(1541302200000).setMinutes(30)", "1541302200000"},
+		}},
+		{"America/Sao_Paulo", [][2]string{
+			{"new Date(1730611815250).setMilliseconds(0)", "1730611815000"},
+			{"new Date(1730611815250).setMilliseconds(999)", "1730611815999"},
+			{"new Date(1730611815250).setMilliseconds(-1)", "1730611814999"},
+			{"new Date(1730611815250).setMilliseconds(3600000)", "1730615415000"},
+			{"new Date(1730611815250).setSeconds(0)", "1730611800250"},
+			{"new Date(1730611815250).setSeconds(0, 0)", "1730611800000"},
+			{"new Date(1730611815250).setMinutes(30)", "1730611815250"},
+			{"new Date(1730615415250).setMilliseconds(0)", "1730615415000"},
+			{"new Date(1730615415250).setMilliseconds(999)", "1730615415999"},
+			{"new Date(1730615415250).setMilliseconds(-1)", "1730615414999"},
+			{"new Date(1730615415250).setMilliseconds(3600000)", "1730619015000"},
+			{"new Date(1730615415250).setSeconds(0)", "1730615400250"},
+			{"new Date(1730615415250).setSeconds(0, 0)", "1730615400000"},
+			{"new Date(1730615415250).setMinutes(30)", "1730615415250"},
+			{"new Date(1710055800000).setMilliseconds(0)", "1710055800000"},
+			{"new Date(1710055800000).setMilliseconds(999)", "1710055800999"},
+			{"new Date(1710055800000).setMilliseconds(-1)", "1710055799999"},
+			{"new Date(1710055800000).setMilliseconds(3600000)", "1710059400000"},
+			{"new Date(1710055800000).setSeconds(0)", "1710055800000"},
+			{"new Date(1710055800000).setSeconds(0, 0)", "1710055800000"},
+			{"new Date(1710055800000).setMinutes(30)", "1710055800000"},
+			{"new Date(1550370605005).setMilliseconds(0)", "1550367005000"},
+			{"new Date(1550370605005).setMilliseconds(999)", "1550367005999"},
+			{"new Date(1550370605005).setMilliseconds(-1)", "1550367004999"},
+			{"new Date(1550370605005).setMilliseconds(3600000)", "1550374205000"},
+			{"new Date(1550370605005).setSeconds(0)", "1550367000005"},
+			{"new Date(1550370605005).setSeconds(0, 0)", "1550367000000"},
+			{"new Date(1550370605005).setMinutes(30)", "1550367005005"},
+			{"new Date(1550367005005).setMilliseconds(0)", "1550367005000"},
+			{"new Date(1550367005005).setMilliseconds(999)", "1550367005999"},
+			{"new Date(1550367005005).setMilliseconds(-1)", "1550367004999"},
+			{"new Date(1550367005005).setMilliseconds(3600000)", "1550374205000"},
+			{"new Date(1550367005005).setSeconds(0)", "1550367000005"},
+			{"new Date(1550367005005).setSeconds(0, 0)", "1550367000000"},
+			{"new Date(1550367005005).setMinutes(30)", "1550367005005"},
+			{"new Date(1541302200000).setMilliseconds(0)", "1541302200000"},
+			{"new Date(1541302200000).setMilliseconds(999)", "1541302200999"},
+			{"new Date(1541302200000).setMilliseconds(-1)", "1541302199999"},
+			{"new Date(1541302200000).setMilliseconds(3600000)", "1541305800000"},
+			{"new Date(1541302200000).setSeconds(0)", "1541302200000"},
+			{"new Date(1541302200000).setSeconds(0, 0)", "1541302200000"},
+			{"new Date(1541302200000).setMinutes(30)", "1541302200000"},
+		}},
+	} {
+		loc, err := time.LoadLocation(zone.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		func() {
+			l := time.Local
+			defer func() { time.Local = l }()
+			time.Local = loc
+			for _, c := range zone.cases {
+				if v, err := New().RunString(c[0]); err != nil || v.String() != c[1] {
+					t.Errorf("%s in %s: %v (%v), want %s", c[0], zone.name, v, err, c[1])
+				}
+			}
+		}()
+	}
+}
