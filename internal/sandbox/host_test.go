@@ -384,6 +384,38 @@ func TestConsoleThrowLeavesTheScriptsCatch(t *testing.T) {
 	}
 }
 
+// TestConsoleSpecifiersAsNode: %d is Number(x), %i parseInt and %f
+// parseFloat of its text, -0 stays -0, %j quotes a string, as Node's
+// util.format (found by a probe: '%i' of '12.7px' was NaN, of 1e21 1e+21;
+// '%f' of a BigInt threw). A valueOf that throws makes NaN: console never
+// fails the script.
+func TestConsoleSpecifiersAsNode(t *testing.T) {
+	res := runHost(t, `console.log('%i|%i|%i|%i|%i|%i', '12.7px', 1e21, -0, '0x1A', ' 42 ', '-0x1f')
+console.log('%d|%d|%d|%d|%d|%d', -0, '12.7px', '', '0x10', true, [5])
+console.log('%f|%f|%f|%f|%f|%f', '3.5kg', '', ' 2 ', '1e3', '-Infinityx', '.5e-3z')
+console.log('%j|%j|%j|%j|%j', 'str', 5, null, undefined, 'a<b>&"c"')
+console.log('%i|%d|%f|%f', 10n, 10n, 10n, Symbol('s'))
+console.log('%d|%i', {valueOf() { throw 1 }}, {toString() { return '7x' }})
+return 'ok'`, nil, nil, Limits{})
+	wantOutput(t, res, "ok")
+	want := []string{
+		`12|1|0|26|42|-31`,
+		`-0|NaN|0|16|1|5`,
+		`3.5|NaN|2|1000|-Infinity|0.0005`,
+		`"str"|5|null|undefined|"a<b>&\"c\""`,
+		`10n|10n|10|NaN`,
+		`NaN|7`,
+	}
+	if len(res.Logs) != len(want) {
+		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
+	}
+	for i, w := range want {
+		if res.Logs[i].Message != w {
+			t.Errorf("line %d: %q, want %q", i+1, res.Logs[i].Message, w)
+		}
+	}
+}
+
 // TestConsoleNodeMethods: Node's other console methods are there, each
 // written as one of the five levels, so a script ported from Node does not
 // fail on a logging call.

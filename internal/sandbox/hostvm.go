@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"math"
 	"math/big"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -545,6 +547,12 @@ func (v *vm) printf(sb *strings.Builder, format string, args []goja.Value, room 
 		switch verb {
 		case 'd', 'i', 'f':
 			sb.WriteString(v.formatNumber(a, verb))
+		case 'j': // JSON.stringify's: a string quoted
+			if str, ok := a.(goja.String); ok {
+				writeJSONString(sb, clipString(str, room-sb.Len()), room-sb.Len())
+				break
+			}
+			sb.WriteString(v.formatLogArg(a, room-sb.Len()))
 		case 'c':
 		default: // s, j, o, O
 			sb.WriteString(v.formatLogArg(a, room-sb.Len()))
@@ -556,30 +564,114 @@ func (v *vm) printf(sb *strings.Builder, format string, args []goja.Value, room 
 	return args
 }
 
-// formatNumber is %d, %i or %f of a, as Node writes them: a number (cut to
-// an integer for %i), a BigInt as its digits and n, NaN for an object or a
-// symbol.
-func (v *vm) formatNumber(a goja.Value, verb byte) string {
+// formatNumber is %d, %i or %f of a, as Node's util.format writes them: a
+// BigInt as its digits and n (%f: as a number), a Symbol NaN, anything else
+// Number(a) (%d), parseInt(String(a)) (%i) or parseFloat(String(a)) (%f),
+// with -0 as -0. An object's valueOf or toString is the script's code:
+// what it throws makes NaN, as console never fails the script.
+func (v *vm) formatNumber(a goja.Value, verb byte) (text string) {
 	if a == nil {
 		return "NaN"
-	}
-	if _, isObj := a.(*goja.Object); isObj {
-		return "NaN"
-	}
-	if goja.IsBigInt(a) {
-		if verb == 'f' {
-			return primitiveString(v.rt.ToValue(a.ToFloat()))
-		}
-		return a.String() + "n"
 	}
 	if _, isSym := a.(*goja.Symbol); isSym {
 		return "NaN"
 	}
-	f := a.ToFloat()
-	if verb == 'i' && !math.IsNaN(f) && !math.IsInf(f, 0) {
-		f = math.Trunc(f)
+	if goja.IsBigInt(a) {
+		if verb == 'f' { // parseFloat of its digits (ToFloat of a BigInt throws)
+			return primitiveString(v.rt.ToValue(parseFloatText(a.String())))
+		}
+		return a.String() + "n"
+	}
+	var f float64
+	if ex := v.rt.Try(func() {
+		switch verb {
+		case 'd':
+			f = a.ToFloat()
+		case 'i':
+			f = parseIntText(a.String())
+		default:
+			f = parseFloatText(a.String())
+		}
+	}); ex != nil {
+		return "NaN"
+	}
+	if f == 0 && math.Signbit(f) {
+		return "-0"
 	}
 	return primitiveString(v.rt.ToValue(f))
+}
+
+// parseIntText is JavaScript's parseInt(s) with no radix: leading white
+// space, a sign, 0x for hexadecimal, then as many digits as there are; NaN
+// for none.
+func parseIntText(s string) float64 {
+	s = strings.TrimLeftFunc(s, isJSSpace)
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	base := 10.0
+	if len(s) > 1 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') {
+		base, s = 16, s[2:]
+	}
+	n, digits := 0.0, 0
+	for ; digits < len(s); digits++ {
+		d := digitValue(s[digits])
+		if d < 0 || float64(d) >= base {
+			break
+		}
+		n = n*base + float64(d)
+	}
+	if digits == 0 {
+		return math.NaN()
+	}
+	if base == 10 && digits > 15 { // past 2^53 the sum rounds at every digit
+		n, _ = strconv.ParseFloat(s[:digits], 64)
+	}
+	if neg {
+		return -n
+	}
+	return n
+}
+
+// digitValue is c's value as a digit of base 36, -1 for no digit.
+func digitValue(c byte) int {
+	switch {
+	case '0' <= c && c <= '9':
+		return int(c - '0')
+	case 'a' <= c && c <= 'z':
+		return int(c-'a') + 10
+	case 'A' <= c && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// floatPrefix is the longest start of a text parseFloat reads.
+var floatPrefix = regexp.MustCompile(`^[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)`)
+
+// parseFloatText is JavaScript's parseFloat(s): leading white space, then
+// the longest decimal literal (or Infinity) there is; NaN for none.
+func parseFloatText(s string) float64 {
+	m := floatPrefix.FindString(strings.TrimLeftFunc(s, isJSSpace))
+	if m == "" {
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(strings.Replace(m, "Infinity", "Inf", 1), 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return math.NaN()
+	}
+	return f
+}
+
+// isJSSpace is JavaScript's white space and line terminators, which
+// parseInt and parseFloat skip.
+func isJSSpace(r rune) bool {
+	switch r {
+	case '\t', '\n', '\v', '\f', '\r', ' ', 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF:
+		return true
+	}
+	return 0x2000 <= r && r <= 0x200A
 }
 
 // formatLogArg is one console argument as text: a string as it is, an
@@ -823,8 +915,11 @@ func writeJSONString(b *strings.Builder, s string, room int) {
 		}
 		s = s[:room]
 	}
-	out, _ := json.Marshal(s)
-	b.Write(out)
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false) // as JSON.stringify: <, > and & as they are
+	_ = enc.Encode(s)
+	b.Write(bytes.TrimSuffix(out.Bytes(), []byte("\n")))
 }
 
 // formatBuiltin writes the built-in objects JSON would write as {}: a
