@@ -433,8 +433,8 @@ func (r *Runtime) resolveNumberFormat(locales, opts Value) *numberFormat {
 	if n, ok := digitsOption("minimumIntegerDigits", 1, 21); ok {
 		f.minInt = n
 	}
-	minFrac, hasMin := digitsOption("minimumFractionDigits", 0, 100)
-	maxFrac, hasMax := digitsOption("maximumFractionDigits", 0, 100)
+	minFrac, hasMin := digitsOption("minimumFractionDigits", 0, 20) // Node 20 (V8 11): 0 to 20
+	maxFrac, hasMax := digitsOption("maximumFractionDigits", 0, 20)
 	if v := option(options, "useGrouping"); v != nil {
 		// GetBooleanOrStringNumberFormatOption (FlowScript patch 98): true
 		// is "always", as in Node, and the strings "true" and "false" keep

@@ -23,7 +23,9 @@
   const errors = [[1, "", undefined], [1, "not a tag", undefined], [1, [1], undefined],
     [1, "pt-BR", {style: "currency"}], [1, "pt-BR", {style: "bogus"}], [1, "pt-BR", {style: "currency", currency: "BR"}],
     [1, "pt-BR", {minimumFractionDigits: 3, maximumFractionDigits: 2}], [1, "pt-BR", {maximumFractionDigits: 101}],
-    [1, "pt-BR", {minimumIntegerDigits: 0}], [1, "pt-BR", {minimumFractionDigits: -1}]];
+    [1, "pt-BR", {minimumIntegerDigits: 0}], [1, "pt-BR", {minimumFractionDigits: -1}],
+    [1.5, "pt-BR", {minimumFractionDigits: 21}], [1.5, "pt-BR", {maximumFractionDigits: 21}], [1.5, "pt-BR", {maximumFractionDigits: 20}],
+    [1.5, "pt-BR", {minimumFractionDigits: 20}]];
   const out = [];
   for (const l of locales) {
     for (const o of options) {
