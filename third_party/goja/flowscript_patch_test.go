@@ -2484,3 +2484,12 @@ func TestDateSetMillisecondsInARepeatedHour(t *testing.T) {
 		}()
 	}
 }
+
+// TestRegExpPropertyNamesAsV8: \p{gc=…}, \p{General_Category=…},
+// \p{sc=…}, \p{Script=…}, \p{ASCII} and \p{Any} match what Node's match,
+// and the names V8 refuses (a bare script name, a value in the wrong case)
+// are SyntaxErrors (regexp2's FLOWSCRIPT.md, patch 3; found by a probe:
+// \p{gc=L} was a SyntaxError). \p{scx=…} and \p{Alphabetic} stay refused.
+func TestRegExpPropertyNamesAsV8(t *testing.T) {
+	matchesFile(t, "regexp_properties", "regexp_properties.node.txt")
+}

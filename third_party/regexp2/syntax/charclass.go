@@ -678,6 +678,27 @@ func canonicalUnicodeCatName(catName string) (string, bool) {
 	if eq := strings.IndexRune(catName, '='); eq >= 0 {
 		propName := catName[:eq]
 		valueName := catName[eq+1:]
+		// FlowScript: ECMAScript's General_Category and Script values,
+		// named exactly as the standard names them (gc=Lu,
+		// General_Category=Uppercase_Letter, sc=Greek, Script=Latin).
+		// Script_Extensions is not here: Go has no table of it, and a
+		// script's own table would answer wrongly for the characters
+		// several scripts share.
+		switch propName {
+		case "gc", "General_Category":
+			if _, ok := unicode.Categories[valueName]; ok {
+				return valueName, true
+			}
+			if short, ok := unicode.CategoryAliases[valueName]; ok {
+				return short, true
+			}
+			return "", false
+		case "sc", "Script":
+			if _, ok := unicode.Scripts[valueName]; ok {
+				return valueName, true
+			}
+			return "", false
+		}
 		prop, ok := unicodeSupportedPropertyAliases[normalizeUnicodeCategoryAlias(propName)]
 		if !ok {
 			return "", false

@@ -1526,6 +1526,11 @@ func (p *parser) parseProperty() (string, error) {
 	if !ok {
 		return "", p.getErr(ErrUnknownSlashP, capname)
 	}
+	if _, isScript := unicode.Scripts[capname]; isScript && p.useOptionE() {
+		// FlowScript: ECMAScript names a script only as sc= or Script=
+		// (\p{Latin} is V8's SyntaxError).
+		return "", p.getErr(ErrUnknownSlashP, capname)
+	}
 
 	return canonical, nil
 }
