@@ -335,14 +335,7 @@ return 'ok'`, nil, nil, Limits{})
 		`Error: inner {"code":7}`,
 		`{"v":1}`,
 	}
-	if len(res.Logs) != len(want) {
-		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
-	}
-	for i, w := range want {
-		if res.Logs[i].Message != w {
-			t.Errorf("line %d: %q, want %q", i+1, res.Logs[i].Message, w)
-		}
-	}
+	wantLogs(t, res, want)
 }
 
 // TestConsoleErrorPropsAreBounded: an error's own properties cost console
@@ -406,6 +399,12 @@ return 'ok'`, nil, nil, Limits{})
 		`10n|10n|10|NaN`,
 		`NaN|7`,
 	}
+	wantLogs(t, res, want)
+}
+
+// wantLogs fails t unless res logged exactly the messages want.
+func wantLogs(t *testing.T, res Result, want []string) {
+	t.Helper()
 	if len(res.Logs) != len(want) {
 		t.Fatalf("logs %+v, want %d lines", res.Logs, len(want))
 	}
