@@ -185,10 +185,24 @@ func (s asciiString) ToInteger() int64 {
 	if err != nil {
 		f, err := s._toFloat(ss)
 		if err == nil {
-			return int64(f)
+			return floatToInteger(f) // FlowScript patch 107: "NaN" is 0, not int64(NaN)
 		}
 	}
 	return i
+}
+
+// floatToInteger is ToIntegerOrInfinity of f as an int64: NaN is 0, and
+// what is past int64's range its end (Go's conversion is undefined there).
+func floatToInteger(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
 }
 
 func (s asciiString) toString() String {
@@ -265,22 +279,12 @@ func (s asciiString) Equals(other Value) bool {
 		return true
 	}
 
-	if o, ok := other.(valueInt); ok {
-		if o1, e := s._toInt(strings.TrimSpace(string(s))); e == nil {
-			return o1 == int64(o)
-		}
-		return false
-	}
-
-	if o, ok := other.(valueFloat); ok {
-		return s.ToFloat() == float64(o)
-	}
-
-	if o, ok := other.(valueBool); ok {
-		if o1, e := s._toFloat(strings.TrimSpace(string(s))); e == nil {
-			return o1 == o.ToFloat()
-		}
-		return false
+	// FlowScript patch 107: a string against a number or a boolean is
+	// ToNumber of the string against the number, as IsLooselyEqual says;
+	// upstream read the string as an integer ("2.0" == 2 was false).
+	switch o := other.(type) {
+	case valueInt, valueFloat, valueBool:
+		return s.ToFloat() == o.ToFloat()
 	}
 
 	if o, ok := other.(*valueBigInt); ok {

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"io"
-	"math"
+	"math/big"
 	"reflect"
 	"slices"
 	"strings"
@@ -371,8 +371,10 @@ func (s unicodeString) utf16Runes() []rune {
 	return runes
 }
 
+// ToInteger is ToNumber's value as an integer (FlowScript patch 107:
+// upstream's 0 made "abc".charAt("2\u00a0") read index 0).
 func (s unicodeString) ToInteger() int64 {
-	return 0
+	return s.ToNumber().ToInteger()
 }
 
 func (s unicodeString) toString() String {
@@ -383,8 +385,11 @@ func (s unicodeString) ToString() Value {
 	return s
 }
 
+// ToFloat is ToNumber's value (FlowScript patch 107: upstream's NaN made
+// Math.round("5\u00a0"), isNaN and every built-in that reads a number
+// wrong for text with a non-ASCII character, a no-break space say).
 func (s unicodeString) ToFloat() float64 {
-	return math.NaN()
+	return s.ToNumber().ToFloat()
 }
 
 func (s unicodeString) ToBoolean() bool {
@@ -428,7 +433,16 @@ func (s unicodeString) Equals(other Value) bool {
 		return true
 	}
 
-	if o, ok := other.(*Object); ok {
+	switch o := other.(type) {
+	case valueInt, valueFloat, valueBool: // FlowScript patch 107, as asciiString's
+		return s.ToFloat() == o.ToFloat()
+	case *valueBigInt:
+		bigInt, err := stringToBigInt(s.toTrimmedUTF8())
+		if err != nil {
+			return false
+		}
+		return bigInt.Cmp((*big.Int)(o)) == 0
+	case *Object:
 		return s.Equals(o.toPrimitive())
 	}
 	return false

@@ -230,7 +230,7 @@ func (i valueInt) Equals(other Value) bool {
 	case valueFloat:
 		return float64(i) == float64(o)
 	case String:
-		return o.ToNumber().Equals(i)
+		return o.ToFloat() == float64(i) // FlowScript patch 107: a number is a double
 	case valueBool:
 		return int64(i) == o.ToInteger()
 	case *Object:
