@@ -2532,3 +2532,22 @@ return xs.map(x => String(Math.log(x)) + ' ' + String(Math.log10(x))).join('\n')
 		t.Errorf("digest %s, want (Node) %s", got, want)
 	}
 }
+
+// TestClassFieldsNamedGetSetAsync: get, set and async followed by = or }
+// name a field, as followed by ; (patch 109; found by a probe: class A {
+// get = 3 } was a SyntaxError). Node's answer.
+func TestClassFieldsNamedGetSetAsync(t *testing.T) {
+	const src = `(() => {
+class A { get = 3; set = 4; async = 5; static async = 6; static get = 7 }
+class B { get
+  = 1 }
+class C { get x() { return 1 } set x(v) {} async m() { return 2 } static async n() {} get; set; async }
+class D { get = 1 }
+const a = new A(), c = new C();
+return JSON.stringify([a.get, a.set, a.async, A.async, A.get, new B().get, c.x, typeof c.m, typeof C.n, Object.keys(c), new D().get]);
+})()`
+	const want = `[3,4,5,6,7,1,1,"function","function",["get","set","async"],1]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

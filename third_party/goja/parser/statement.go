@@ -354,8 +354,13 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 		var kind ast.PropertyKind
 		var async bool
 		methodBodyStart := self.idx
+		// FlowScript patch 109: get, set or async followed by = or } names
+		// a field (class A { get = 3 }), as followed by ; or (.
+		isFieldEnd := func(tok token.Token) bool {
+			return tok == token.SEMICOLON || tok == token.LEFT_PARENTHESIS || tok == token.ASSIGN || tok == token.RIGHT_BRACE
+		}
 		if self.literal == "get" || self.literal == "set" {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS {
+			if tok := self.peek(); !isFieldEnd(tok) {
 				if self.literal == "get" {
 					kind = ast.PropertyKindGet
 				} else {
@@ -364,7 +369,7 @@ func (self *_parser) parseClass(declaration bool) *ast.ClassLiteral {
 				self.next()
 			}
 		} else if self.token == token.ASYNC {
-			if tok := self.peek(); tok != token.SEMICOLON && tok != token.LEFT_PARENTHESIS {
+			if tok := self.peek(); !isFieldEnd(tok) {
 				async = true
 				kind = ast.PropertyKindMethod
 				self.next()
