@@ -75,6 +75,10 @@ func TestAsyncIsRefused(t *testing.T) {
 	// Empty objects and "{}" text are data.
 	wantOutput(t, run(t, "return {a: {}, b: [{}], c: '{}', d: {toJSON() { return {} }, p: Promise.resolve()}}"),
 		`{"a":{},"b":[{}],"c":"{}","d":{}}`)
+	// Inside the result, an object with a then method is data, as in Node
+	// (found by a probe: it was refused); only the result itself is
+	// awaited as a thenable.
+	wantOutput(t, run(t, "return {data: {then() {}, n: 1}, list: [{then: 'x'}]}"), `{"data":{"n":1},"list":[{"then":"x"}]}`)
 }
 
 // The result is read once, by its serialization, as JSON.stringify reads

@@ -12,11 +12,14 @@ import (
 // says: a string as is; an object or array through the engine's own
 // JSON.stringify (whatever the script did to JSON); any other primitive as its
 // string; undefined and null as "". The caller has refused an async result
-// (isAsync) before; an async value inside an object or array (a Promise
-// that a toJSON returned, items.map(async x => …)), which JSON.stringify
-// would write {}, is errAsync: the serialization shows each object it
-// writes, once, after its getters and toJSON ran (goja's
-// StringifyJSONEach), and stops at the first that is async.
+// (isAsync) before; a Promise inside an object or array (one that a toJSON
+// returned, items.map(async x => …)), which JSON.stringify would write {},
+// is errAsync: the serialization shows each object it writes, once, after
+// its getters and toJSON ran (goja's StringifyJSONEach), and stops at the
+// first native Promise. Inside the result an object that merely has a
+// then method is data, as JSON writes it ({data: {then() {}, n: 1}} is
+// {"data":{"n":1}}, as in Node): only the result itself is awaited as a
+// thenable by an async engine, so only there is one refused.
 //
 // It runs in Go, so a frame of it never shows in the script's stack traces
 // (a toJSON that reads new Error().stack sees only the author's frames),
@@ -43,7 +46,7 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 			return
 		}
 		root = false
-		if isAsync(obj) {
+		if obj.ExportType() == promiseType {
 			async = true
 			panic(v.rt.ToValue("an async value")) // ends the serialization; never reaches the script
 		}
