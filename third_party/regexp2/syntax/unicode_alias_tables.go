@@ -23,8 +23,8 @@ const goUnicodeTableVersion = unicode.Version
 //   - auxiliary/SentenceBreakProperty.txt
 var unicodeAliasCategories = map[string]*unicode.RangeTable{
 	// FlowScript: two of ECMAScript's binary properties Go has no table of.
-	"ASCII": {R16: []unicode.Range16{{Lo: 0, Hi: 0x7f, Stride: 1}}},
-	"Any":   {R16: []unicode.Range16{{Lo: 0, Hi: 0xffff, Stride: 1}}, R32: []unicode.Range32{{Lo: 0x10000, Hi: 0x10ffff, Stride: 1}}},
+	"ASCII":                                     {R16: []unicode.Range16{{Lo: 0, Hi: 0x7f, Stride: 1}}},
+	"Any":                                       {R16: []unicode.Range16{{Lo: 0, Hi: 0xffff, Stride: 1}}, R32: []unicode.Range32{{Lo: 0x10000, Hi: 0x10ffff, Stride: 1}}},
 	"Emoji":                                     unicodeAliasEmoji,
 	"Emoji_Component":                           unicodeAliasEmoji_Component,
 	"Emoji_Modifier":                            unicodeAliasEmoji_Modifier,
