@@ -780,37 +780,57 @@ func (v *vm) errorProps(obj *goja.Object, name string, room int) (text string) {
 // errorPropsOf is errorProps, throwing what a Proxy's trap throws.
 func errorPropsOf(obj *goja.Object, name string, room int) string {
 	var b strings.Builder
-	n := 0
-	obj.EachOwnProperty(func(key string, val goja.Value, accessor bool) bool {
-		switch {
-		case key == "message" || key == "stack",
-			key == "name" && !accessor && stringOf(val) == name,
-			!accessor && goja.IsUndefined(val): // left out, as JSON leaves it
-			return true
-		case n == errorPropsMax || b.Len() > room:
-			b.WriteString(",…")
-			return false
-		}
-		if n == 0 {
-			b.WriteByte('{')
-		} else {
-			b.WriteByte(',')
-		}
-		n++
-		writeJSONString(&b, key, room)
-		b.WriteByte(':')
-		if accessor {
-			b.WriteString(`"[Getter]"`)
-			return true
-		}
-		writeShallow(&b, val, true, room)
-		return true
+	n := writeMembers(&b, obj, false, true, room, func(key string, val goja.Value, accessor bool) bool {
+		return key == "message" || key == "stack" || key == "name" && !accessor && stringOf(val) == name
 	})
 	if n == 0 {
 		return ""
 	}
-	b.WriteByte('}')
 	return " " + b.String()
+}
+
+// writeMembers writes obj's own enumerable properties as a JSON object,
+// or, for an array, its items as a JSON array, and returns how many it
+// wrote: at most errorPropsMax (then ",…"), none past room bytes, an
+// accessor as "[Getter]" (its getter not called), each value by
+// writeShallow (valuesOpen: each one level deep). An object's undefined
+// members are left out, as JSON leaves them, and so are those skip names.
+func writeMembers(b *strings.Builder, obj *goja.Object, array, valuesOpen bool, room int, skip func(key string, val goja.Value, accessor bool) bool) int {
+	open, end := byte('{'), byte('}')
+	if array {
+		open, end = '[', ']'
+	}
+	n := 0
+	obj.EachOwnProperty(func(key string, val goja.Value, accessor bool) bool {
+		if !array && !accessor && goja.IsUndefined(val) || skip != nil && skip(key, val, accessor) {
+			return true
+		}
+		if n == errorPropsMax || b.Len() > room {
+			b.WriteString(",…")
+			return false
+		}
+		if n == 0 {
+			b.WriteByte(open)
+		} else {
+			b.WriteByte(',')
+		}
+		n++
+		if !array {
+			writeJSONString(b, key, room)
+			b.WriteByte(':')
+		}
+		if accessor {
+			b.WriteString(`"[Getter]"`)
+			return true
+		}
+		writeShallow(b, val, valuesOpen, room)
+		return true
+	})
+	if n == 0 {
+		b.WriteByte(open)
+	}
+	b.WriteByte(end)
+	return n
 }
 
 // writeShallow writes val as JSON for errorProps: a primitive as console
@@ -863,47 +883,11 @@ func writeShallow(b *strings.Builder, val goja.Value, open bool, room int) {
 		writeJSONString(b, text, room)
 		return
 	}
-	if kind != "Object" && kind != "Array" || obj.ExportType() == proxyExport {
+	if !open || kind != "Object" && kind != "Array" || obj.ExportType() == proxyExport {
 		writeJSONString(b, "["+kind+"]", room)
 		return
 	}
-	if !open {
-		writeJSONString(b, "["+kind+"]", room)
-		return
-	}
-	closeWith, n := byte('}'), 0
-	if kind == "Array" {
-		closeWith = ']'
-	}
-	if kind == "Array" {
-		b.WriteByte('[')
-	} else {
-		b.WriteByte('{')
-	}
-	obj.EachOwnProperty(func(key string, item goja.Value, accessor bool) bool {
-		if n == errorPropsMax || b.Len() > room {
-			b.WriteString(",…")
-			return false
-		}
-		if kind == "Object" && !accessor && goja.IsUndefined(item) {
-			return true
-		}
-		if n > 0 {
-			b.WriteByte(',')
-		}
-		n++
-		if kind == "Object" {
-			writeJSONString(b, key, room)
-			b.WriteByte(':')
-		}
-		if accessor {
-			b.WriteString(`"[Getter]"`)
-			return true
-		}
-		writeShallow(b, item, false, room)
-		return true
-	})
-	b.WriteByte(closeWith)
+	writeMembers(b, obj, kind == "Array", false, room, nil)
 }
 
 // writeJSONString writes s as a JSON string, cut past room bytes (at a
