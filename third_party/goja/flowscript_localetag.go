@@ -160,7 +160,7 @@ func isAlnum(s string, minLen, maxLen int) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isASCIIAlpha(s[i]) && !isASCIIDigit(s[i]) {
+		if !isASCIILetter(s[i]) && !isASCIIDigit(s[i]) {
 			return false
 		}
 	}
@@ -172,7 +172,7 @@ func isAlpha(s string, minLen, maxLen int) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if !isASCIIAlpha(s[i]) {
+		if !isASCIILetter(s[i]) {
 			return false
 		}
 	}
@@ -190,7 +190,6 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-func isASCIIAlpha(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // isLanguageSubtag: 2–3 or 5–8 letters.
@@ -213,7 +212,7 @@ func isVariantSubtag(s string) bool {
 func isSingleton(s string) bool { return isAlnum(s, 1, 1) }
 
 // isUnicodeKey: a letter or digit, then a letter.
-func isUnicodeKey(s string) bool { return len(s) == 2 && isAlnum(s[:1], 1, 1) && isASCIIAlpha(s[1]) }
+func isUnicodeKey(s string) bool { return len(s) == 2 && isAlnum(s[:1], 1, 1) && isASCIILetter(s[1]) }
 
 // isTransformKey: a letter, then a digit.
-func isTransformKey(s string) bool { return len(s) == 2 && isASCIIAlpha(s[0]) && isASCIIDigit(s[1]) }
+func isTransformKey(s string) bool { return len(s) == 2 && isASCIILetter(s[0]) && isASCIIDigit(s[1]) }
