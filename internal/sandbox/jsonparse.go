@@ -2,8 +2,10 @@ package sandbox
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -51,6 +53,57 @@ type jsonParse struct {
 	names []string
 	vals  []goja.Value
 	units []uint16 // scratch for strings that need decoding
+	// c remembers the values met in this text, when it is long enough for
+	// values to repeat; nil otherwise.
+	c *jsonCache
+}
+
+// A jsonCache remembers what a text repeats, so that a repeat costs a
+// comparison instead of allocations: an API response repeats its
+// categories, statuses and tags (strs), its ratings, price points and years
+// (nums), and the member names of its records (shapes: the records share
+// one list of names, a goja.Shape), in every record. A slot holds the last
+// value that hashed to it. used, usedNums and usedShapes list the slots
+// filled, which forget empties when the parse ends, so that no text
+// outlives its parse here; the emptied cache goes back to jsonCaches for
+// the next parse on any runtime.
+type jsonCache struct {
+	strs       [jsonStringSlots]jsonString
+	nums       [jsonStringSlots]jsonString // numbers that need an allocation
+	shapes     [jsonShapeSlots]jsonShape
+	used       []uint8
+	usedNums   []uint8
+	usedShapes []uint8
+}
+
+var jsonCaches = sync.Pool{New: func() any { return new(jsonCache) }}
+
+// jsonCacheMin is the shortest text a cache is used for: in a shorter one
+// little repeats, and the cache would cost more than it saves.
+const jsonCacheMin = 512
+
+// jsonStringSlots is the number of slots for strings and for numbers,
+// and jsonStringMax the longest raw text they hold: longer strings are
+// names, sentences and identifiers, which rarely repeat. jsonShapeSlots
+// is the number of slots for lists of names.
+const (
+	jsonStringSlots = 256
+	jsonStringMax   = 32
+	jsonShapeSlots  = 64
+)
+
+// A list of member names gets a shape the second time it is met in a row
+// at its slot, so that objects whose names never repeat pay a hash of their
+// names, not a shape each.
+type jsonShape struct {
+	shape *goja.Shape
+	seen  uint64 // the fingerprint of the last names met here without a shape
+	twice uint64 // the fingerprint of the last names here that name a member twice
+}
+
+type jsonString struct {
+	raw string
+	val goja.Value
 }
 
 // jsonMember is one member of an object being parsed; odd is its name
@@ -77,7 +130,40 @@ func (p *jsonParse) run() (val goja.Value, jerr *jsonError) {
 			val, jerr = nil, e
 		}
 	}()
+	if len(p.src) >= jsonCacheMin {
+		p.c = jsonCaches.Get().(*jsonCache)
+		defer func() {
+			p.c.forget()
+			jsonCaches.Put(p.c)
+			p.c = nil
+		}()
+	}
 	return p.parse(), nil
+}
+
+// forget empties the slots filled.
+func (c *jsonCache) forget() {
+	for _, i := range c.used {
+		c.strs[i] = jsonString{}
+	}
+	c.used = c.used[:0]
+	for _, i := range c.usedNums {
+		c.nums[i] = jsonString{}
+	}
+	c.usedNums = c.usedNums[:0]
+	for _, i := range c.usedShapes {
+		c.shapes[i] = jsonShape{}
+	}
+	c.usedShapes = c.usedShapes[:0]
+}
+
+// slotOf is the slot of strs or nums for a raw text of 1 to jsonStringMax
+// bytes: a multiplicative hash of its length and three bytes, which tells
+// apart the values of a record's field (enumerations differ in their
+// length or in their first, middle or last byte).
+func slotOf(raw string) uint8 {
+	h := uint64(len(raw)) | uint64(raw[0])<<8 | uint64(raw[len(raw)/2])<<16 | uint64(raw[len(raw)-1])<<24
+	return uint8((h * 0x9E3779B97F4A7C15) >> 56)
 }
 
 // parse parses the whole text. It panics with *jsonError on bad input.
@@ -240,11 +326,68 @@ func (p *jsonParse) newObject(members []jsonMember) *goja.Object {
 		names = append(names, m.name)
 		vals = append(vals, m.val)
 	}
-	obj := p.rt.NewDataObject(names, vals)
+	var obj *goja.Object
+	if shape := p.shapeOf(names); shape != nil {
+		obj = p.rt.NewShapedObject(shape, vals)
+	} else {
+		obj = p.rt.NewDataObject(names, vals)
+	}
 	clear(names)
 	clear(vals)
 	p.names, p.vals = names[:0], vals[:0]
 	return obj
+}
+
+// shapeOf is the shape of names (p.names), or nil when they have none yet
+// or name a member twice.
+func (p *jsonParse) shapeOf(names []string) *goja.Shape {
+	c := p.c
+	if c == nil {
+		return nil
+	}
+	first, last := names[0], names[len(names)-1]
+	h := uint64(len(names)) | uint64(len(first))<<8 | uint64(len(last))<<16
+	if first != "" {
+		h |= uint64(first[0]) << 24
+	}
+	if last != "" {
+		h |= uint64(last[len(last)-1]) << 32
+	}
+	i := uint8((h*0x9E3779B97F4A7C15)>>58) % jsonShapeSlots
+	slot := &c.shapes[i]
+	if slot.shape != nil && slot.shape.Is(names) {
+		return slot.shape
+	}
+	fp := fingerprint(names)
+	if *slot == (jsonShape{}) {
+		c.usedShapes = append(c.usedShapes, i)
+	}
+	if slot.seen != fp {
+		slot.seen = fp
+		return nil
+	}
+	if slot.twice == fp {
+		return nil
+	}
+	shape := goja.NewShape(slices.Clone(names))
+	if shape == nil {
+		slot.twice = fp
+		return nil
+	}
+	slot.shape, slot.seen = shape, 0
+	return shape
+}
+
+// fingerprint is an FNV-1a hash of names, never 0.
+func fingerprint(names []string) uint64 {
+	h := uint64(14695981039346656037)
+	for _, name := range names {
+		for i := 0; i < len(name); i++ {
+			h = (h ^ uint64(name[i])) * 1099511628211
+		}
+		h = (h ^ 0xFF) * 1099511628211 // a byte no UTF-8 name holds ends each
+	}
+	return h | 1
 }
 
 // newOddObject makes the object of members when a name holds a lone
@@ -286,8 +429,27 @@ func (p *jsonParse) key() (name string, odd goja.String) {
 
 func (p *jsonParse) str() goja.Value {
 	raw, simple := p.scanString()
+	if p.c == nil || len(raw) == 0 || len(raw) > jsonStringMax {
+		return p.newString(raw, simple)
+	}
+	i := slotOf(raw)
+	slot := &p.c.strs[i]
+	if slot.val != nil && slot.raw == raw {
+		return slot.val
+	}
+	if slot.val == nil {
+		p.c.used = append(p.c.used, i)
+	}
+	val := p.newString(raw, simple)
+	slot.raw, slot.val = raw, val
+	return val
+}
+
+// newString is the value of a string whose raw text (between the quotes)
+// is raw; simple says it is ASCII without escapes.
+func (p *jsonParse) newString(raw string, simple bool) goja.Value {
 	if simple {
-		return p.rt.ToValue(raw)
+		return goja.NewASCIIString(raw)
 	}
 	p.decode(raw)
 	return goja.StringFromUTF16(p.units)
@@ -449,22 +611,45 @@ func (p *jsonParse) number() goja.Value {
 			p.pos++
 		}
 	}
-	if !fraction && !exponent && integer <= 15 {
+	raw := p.src[start:p.pos]
+	if !fraction && !exponent && integer <= 3 && !neg {
+		return p.newNumber(raw, digits-start, integer, fraction || exponent) // 0–999: mostly goja's small integers
+	}
+	if p.c == nil || len(raw) > jsonStringMax {
+		return p.newNumber(raw, digits-start, integer, fraction || exponent)
+	}
+	i := slotOf(raw)
+	slot := &p.c.nums[i]
+	if slot.val != nil && slot.raw == raw {
+		return slot.val
+	}
+	if slot.val == nil {
+		p.c.usedNums = append(p.c.usedNums, i)
+	}
+	val := p.newNumber(raw, digits-start, integer, fraction || exponent)
+	slot.raw, slot.val = raw, val
+	return val
+}
+
+// newNumber is the value of the number whose text is raw, with sign bytes
+// before its integer digits and a fraction or exponent when real.
+func (p *jsonParse) newNumber(raw string, sign, integer int, real bool) goja.Value {
+	if !real && integer <= 15 {
 		var n int64
-		for _, c := range []byte(p.src[digits:p.pos]) {
+		for _, c := range []byte(raw[sign : sign+integer]) {
 			n = n*10 + int64(c-'0')
 		}
 		switch {
-		case neg && n == 0:
+		case sign > 0 && n == 0:
 			return p.rt.ToValue(negativeZero)
-		case neg:
+		case sign > 0:
 			n = -n
 		}
 		return p.rt.ToValue(n)
 	}
 	// Correctly rounded, as the standard asks; past the float range it is
 	// ±Infinity, which ParseFloat returns beside its range error.
-	f, _ := strconv.ParseFloat(p.src[start:p.pos], 64)
+	f, _ := strconv.ParseFloat(raw, 64)
 	return p.rt.ToValue(f)
 }
 

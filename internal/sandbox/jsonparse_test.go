@@ -129,6 +129,56 @@ func TestJSONParseSemantics(t *testing.T) {
 	}
 }
 
+// TestJSONRecordsKeepTheirOwnNames: the records of an array share one list
+// of member names (goja.Shape); deleting, adding, redefining or freezing a
+// member of one, inside a for-in of it or not, leaves the others as they
+// were. The output is Node's.
+func TestJSONRecordsKeepTheirOwnNames(t *testing.T) {
+	const src = `const text = JSON.stringify(Array.from({ length: 12 }, (_, i) => ({ id: i, name: "n" + i, "2": "two", "1": "one", tag: "t" })));
+const out = [text.length > 512];
+const a = JSON.parse(text);
+delete a[0].id;                 // the first name
+delete a[1].tag;                // the last
+delete a[2].name;               // one in the middle
+a[3].extra = 1;                 // one more
+Object.defineProperty(a[4], "name", { enumerable: false });
+for (const k in a[5]) { if (k === "name") delete a[5].id; a[5]["x" + k] = k; }
+out.push(...a.map((r) => Object.keys(r).join(",")));
+out.push(JSON.stringify(a.slice(0, 7)));
+const b = JSON.parse(text);
+for (const r of b) { for (const k in r) { delete r[k]; break; } }
+out.push(b.map((r) => Object.keys(r).join(",")).join(" | "));
+const c = JSON.parse(text);
+Object.freeze(c[0]); c[1].id = 9; delete c[2]["1"];
+out.push(c.slice(0, 4).map((r) => Object.getOwnPropertyNames(r).join(",")).join(" | "), JSON.stringify(c.slice(0, 3)));
+const dups = '[' + Array(30).fill('{"a":1,"a":2,"b":3}').join(',') + ',' + Array(30).fill('{"a":1,"b":2}').join(',') + ']';
+const d = JSON.parse(dups);
+delete d[31].a;
+out.push(dups.length > 512, JSON.stringify(d.slice(28, 33)), d.map((r) => Object.keys(r).join("")).join(" "));
+return out.join("\n");`
+	const want = `true
+1,2,name,tag
+1,2,id,name
+1,2,id,tag
+1,2,id,name,tag,extra
+1,2,id,tag
+1,2,name,tag,x1,x2,xid,xname,xtag
+1,2,id,name,tag
+1,2,id,name,tag
+1,2,id,name,tag
+1,2,id,name,tag
+1,2,id,name,tag
+1,2,id,name,tag
+[{"1":"one","2":"two","name":"n0","tag":"t"},{"1":"one","2":"two","id":1,"name":"n1"},{"1":"one","2":"two","id":2,"tag":"t"},{"1":"one","2":"two","id":3,"name":"n3","tag":"t","extra":1},{"1":"one","2":"two","id":4,"tag":"t"},{"1":"one","2":"two","name":"n5","tag":"t","x1":"1","x2":"2","xid":"id","xname":"name","xtag":"tag"},{"1":"one","2":"two","id":6,"name":"n6","tag":"t"}]
+2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag | 2,id,name,tag
+1,2,id,name,tag | 1,2,id,name,tag | 2,id,name,tag | 1,2,id,name,tag
+[{"1":"one","2":"two","id":0,"name":"n0","tag":"t"},{"1":"one","2":"two","id":9,"name":"n1","tag":"t"},{"2":"two","id":2,"name":"n2","tag":"t"}]
+true
+[{"a":2,"b":3},{"a":2,"b":3},{"a":1,"b":2},{"b":2},{"a":1,"b":2}]
+ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab b ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab ab`
+	wantOutput(t, run(t, src), want)
+}
+
 // TestJSONParseMatchesGoja: on text both accept, the sandbox's JSON.parse
 // builds the same values as goja's own (the reference for everything but
 // lone surrogates, numbers past the float range and errors).
@@ -162,8 +212,42 @@ func jsonSeeds() []string {
 		`{"a":{"b":{"c":[1,[2,[3]]]}}}`, `{"a":1,"a":2}`, `{"__proto__":null}`, `{"1":1,"0":0,"b":2,"a":3}`,
 		` {"x" : [ true , false , null ] } `, `{"":""}`,
 	}
-	seeds = append(seeds, ordersJSON(3), ordersJSON(40))
+	seeds = append(seeds, ordersJSON(3), ordersJSON(40), repeatsJSON())
 	return seeds
+}
+
+// repeatsJSON is records whose values repeat, as an API response's
+// enumerations do, in the forms the parser's caches of short strings and
+// numbers must keep apart: a string and a number of the same text, an
+// escaped and a plain spelling, -0 and 0, and pairs of texts that share a
+// cache slot.
+func repeatsJSON() string {
+	values := []string{
+		`"paid"`, `"pending"`, `"frete-grátis"`, `"\u0041"`, `"A"`, `"12"`, `12`, `-0`, `0`, `-0.0`,
+		`1.5`, `1e2`, `100`, `256`, `-256`, `1000`, `"1000"`, `""`, `"a\"b"`, `"\ud800"`, `3.14`, `-7.25`,
+	}
+	// Two texts of one slot, for strings and for numbers alike.
+	for _, quote := range []string{`"`, ``} {
+		seen := map[uint8]string{}
+		for i := 1000; i < 3000 && len(seen) < 256; i++ {
+			raw := strconv.Itoa(i)
+			if old, ok := seen[slotOf(raw)]; ok {
+				values = append(values, quote+old+quote, quote+raw+quote)
+				break
+			}
+			seen[slotOf(raw)] = raw
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range 300 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"v":%s,"w":[%s,%s]}`, values[i%len(values)], values[(i*7)%len(values)], values[(i*13+5)%len(values)])
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 // ordersJSON is an API response of n orders, like the peer benchmark's.

@@ -1,9 +1,21 @@
 package goja
 
-import "github.com/dop251/goja/unistring"
+import (
+	"slices"
+
+	"github.com/dop251/goja/unistring"
+)
 
 // The Go API FlowScript's sandbox adds for building values fast (its
 // JSON.parse): see FLOWSCRIPT.md.
+
+// NewASCIIString is the string value of s, which must be ASCII: a caller
+// that has just scanned s (a JSON parser) makes it without a second scan
+// and with one allocation, where ToValue(s) scans s up to 16 bytes and
+// boxes it twice. A non-ASCII s makes a value whose reads are wrong.
+func NewASCIIString(s string) String {
+	return asciiString(s)
+}
 
 // NewObjectSized is NewObject with room made for n properties.
 func (r *Runtime) NewObjectSized(n int) *Object {
@@ -25,6 +37,52 @@ func (r *Runtime) NewDataObject(names []string, values []Value) *Object {
 		o._put(unistring.NewFromString(name), values[i])
 	}
 	return v
+}
+
+// A Shape is a list of own property names, in order, that the objects
+// NewShapedObject makes share instead of each holding its own: a JSON array
+// of records gives its records one list (FlowScript patch 111). An object
+// that gains or loses a property gets a list of its own then.
+type Shape struct {
+	keys  []string
+	names []unistring.String // capacity == length: an append copies
+}
+
+// NewShape is the shape of names, or nil when a name appears twice (the
+// caller then makes the object another way).
+func NewShape(names []string) *Shape { // names is kept: the caller gives it up
+	s := &Shape{keys: names, names: make([]unistring.String, len(names))}
+	for i, name := range names {
+		s.names[i] = unistring.NewFromString(name)
+		for _, before := range s.names[:i] {
+			if before == s.names[i] {
+				return nil
+			}
+		}
+	}
+	return s
+}
+
+// Len is the number of names.
+func (s *Shape) Len() int { return len(s.names) }
+
+// Is reports whether the shape's names are names, in order.
+func (s *Shape) Is(names []string) bool {
+	return slices.Equal(s.keys, names)
+}
+
+// NewShapedObject is an ordinary object whose own properties are the
+// shape's names with values[i], in that order, writable, enumerable and
+// configurable, as NewDataObject makes them; len(values) is s.Len().
+func (r *Runtime) NewShapedObject(s *Shape, values []Value) *Object {
+	o := r.newPlainObject(r.global.ObjectPrototype, classObject)
+	o.values = make(map[unistring.String]Value, len(s.names))
+	for i, name := range s.names {
+		o.values[name] = values[i]
+	}
+	o.propNames = s.names
+	o.sharedNames = true
+	return o.val
 }
 
 // PutDataProperty gives o the own property name with value, writable,

@@ -226,6 +226,34 @@ func TestPutDataProperty(t *testing.T) {
 	}
 }
 
+// TestShapedObjects: objects of one Shape hold its names in its order;
+// a name given twice makes no shape; deleting from one object (its first,
+// a middle and its last name), adding to one or iterating one while
+// deleting leaves the others whole (patch 111). The expected output is
+// Node's for the same objects made by literals.
+func TestShapedObjects(t *testing.T) {
+	if NewShape([]string{"a", "b", "a"}) != nil {
+		t.Fatal("a shape of a name given twice")
+	}
+	r := New()
+	s := NewShape([]string{"id", "1", "é", "z"})
+	var objs []Value
+	for i := range 5 {
+		objs = append(objs, r.NewShapedObject(s, []Value{r.ToValue(i), r.ToValue("one"), r.ToValue("é"), r.ToValue(true)}))
+	}
+	_ = r.Set("objs", r.NewArray(objs[0], objs[1], objs[2], objs[3], objs[4]))
+	v, err := r.RunString(`delete objs[0].id; delete objs[1]["é"]; delete objs[2].z; objs[3].w = 1;
+		for (const k in objs[4]) { if (k === "1") delete objs[4].id; objs[4]["x" + k] = 0 }
+		objs.map((o) => Object.keys(o).join(",")).join(" | ") + " " + JSON.stringify(objs[1])`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `1,é,z | 1,id,z | 1,id,é | 1,id,é,z,w | 1,é,z,x1,xé,xz {"1":"one","id":1,"z":true}`
+	if got := v.String(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestSpeciesFastPaths: split and map skip making RegExp and Array to find
 // their species only when nothing could have changed it; each way to
 // change it, in a fresh runtime, still reaches the changed species. The

@@ -215,6 +215,10 @@ type baseObject struct {
 	val        *Object
 	prototype  *Object
 	extensible bool
+	// sharedNames: propNames is a Shape's, which other objects hold too;
+	// _delete copies it before changing it in place (appends copy it
+	// anyway: its capacity is its length). FlowScript patch 111.
+	sharedNames bool
 
 	values    map[unistring.String]Value
 	propNames []unistring.String
@@ -400,6 +404,10 @@ func (o *baseObject) checkDelete(name unistring.String, val Value, throw bool) b
 // 2.9 s in reverse (Node 30-60 ms).
 func (o *baseObject) _delete(name unistring.String) {
 	delete(o.values, name)
+	if o.sharedNames {
+		o.propNames = slices.Clone(o.propNames)
+		o.sharedNames = false
+	}
 	names := o.propNames
 	i := indexFromBothEnds(names, name)
 	if i < 0 {
