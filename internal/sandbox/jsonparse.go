@@ -641,16 +641,16 @@ func (p *jsonParse) newNumber(raw string, sign, integer int, real bool) goja.Val
 		}
 		switch {
 		case sign > 0 && n == 0:
-			return p.rt.ToValue(negativeZero)
+			return goja.NewFloat(negativeZero)
 		case sign > 0:
 			n = -n
 		}
-		return p.rt.ToValue(n)
+		return goja.NewInt(n)
 	}
 	// Correctly rounded, as the standard asks; past the float range it is
 	// ±Infinity, which ParseFloat returns beside its range error.
 	f, _ := strconv.ParseFloat(raw, 64)
-	return p.rt.ToValue(f)
+	return goja.NewFloat(f)
 }
 
 var negativeZero = func() float64 { z := 0.0; return -z }()

@@ -17,6 +17,14 @@ func NewASCIIString(s string) String {
 	return asciiString(s)
 }
 
+// NewInt and NewFloat are the number values of i and f, as ToValue makes
+// them (an integral f is an integer value, -0 is not), with one allocation
+// or none where ToValue boxes the number twice.
+func NewInt(i int64) Value { return intToValue(i) }
+
+// NewFloat: see NewInt.
+func NewFloat(f float64) Value { return floatToValue(f) }
+
 // NewObjectSized is NewObject with room made for n properties.
 func (r *Runtime) NewObjectSized(n int) *Object {
 	o := r.newPlainObject(r.global.ObjectPrototype, classObject)
