@@ -611,12 +611,12 @@ func (p *jsonParse) number() goja.Value {
 			p.pos++
 		}
 	}
-	raw := p.src[start:p.pos]
-	if !fraction && !exponent && integer <= 3 && !neg {
-		return p.newNumber(raw, digits-start, integer, fraction || exponent) // 0–999: mostly goja's small integers
+	raw, real := p.src[start:p.pos], fraction || exponent
+	if !real && !neg && (integer < 3 || integer == 3 && raw < "256") {
+		return p.newNumber(raw, 0, integer, false) // 0–255: Go boxes them without allocating
 	}
 	if p.c == nil || len(raw) > jsonStringMax {
-		return p.newNumber(raw, digits-start, integer, fraction || exponent)
+		return p.newNumber(raw, digits-start, integer, real)
 	}
 	i := slotOf(raw)
 	slot := &p.c.nums[i]
@@ -626,7 +626,7 @@ func (p *jsonParse) number() goja.Value {
 	if slot.val == nil {
 		p.c.usedNums = append(p.c.usedNums, i)
 	}
-	val := p.newNumber(raw, digits-start, integer, fraction || exponent)
+	val := p.newNumber(raw, digits-start, integer, real)
 	slot.raw, slot.val = raw, val
 	return val
 }

@@ -224,7 +224,7 @@ func jsonSeeds() []string {
 func repeatsJSON() string {
 	values := []string{
 		`"paid"`, `"pending"`, `"frete-grátis"`, `"\u0041"`, `"A"`, `"12"`, `12`, `-0`, `0`, `-0.0`,
-		`1.5`, `1e2`, `100`, `256`, `-256`, `1000`, `"1000"`, `""`, `"a\"b"`, `"\ud800"`, `3.14`, `-7.25`,
+		`1.5`, `1e2`, `100`, `255`, `256`, `-1`, `-256`, `999`, `1000`, `"1000"`, `""`, `"a\"b"`, `"\ud800"`, `3.14`, `-7.25`,
 	}
 	// Two texts of one slot, for strings and for numbers alike.
 	for _, quote := range []string{`"`, ``} {
