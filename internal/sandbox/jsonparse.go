@@ -93,8 +93,8 @@ const (
 )
 
 // A list of member names gets a shape the second time it is met in a row
-// at its slot, so that objects whose names never repeat pay a hash of their
-// names, not a shape each.
+// at its slots, so that objects whose names never repeat pay a hash of
+// their names, not a shape each.
 type jsonShape struct {
 	shape *goja.Shape
 	seen  uint64 // the fingerprint of the last names met here without a shape
@@ -339,12 +339,51 @@ func (p *jsonParse) newObject(members []jsonMember) *goja.Object {
 }
 
 // shapeOf is the shape of names (p.names), or nil when they have none yet
-// or name a member twice.
+// or name a member twice. A list of names has two slots, so that two lists
+// that hash alike (a record's and one of its members') both get a shape.
 func (p *jsonParse) shapeOf(names []string) *goja.Shape {
 	c := p.c
 	if c == nil {
 		return nil
 	}
+	i := shapeSlot(names)
+	pair := [2]uint8{i, (i + 1) % jsonShapeSlots}
+	for _, j := range pair {
+		if shape := c.shapes[j].shape; shape != nil && shape.Is(names) {
+			return shape
+		}
+	}
+	fp := fingerprint(names)
+	for _, j := range pair {
+		switch slot := &c.shapes[j]; fp {
+		case slot.twice:
+			return nil
+		case slot.seen:
+			shape := goja.NewShape(slices.Clone(names))
+			if shape == nil {
+				slot.twice = fp
+			} else {
+				slot.shape, slot.seen = shape, 0
+			}
+			return shape
+		}
+	}
+	// A first sighting: noted in an empty slot, else in one without a
+	// shape, else beside the shape of the second slot.
+	j := pair[1]
+	if a, b := c.shapes[pair[0]], c.shapes[pair[1]]; a == (jsonShape{}) || a.shape == nil && b.shape != nil {
+		j = pair[0]
+	}
+	if c.shapes[j] == (jsonShape{}) {
+		c.usedShapes = append(c.usedShapes, j)
+	}
+	c.shapes[j].seen = fp
+	return nil
+}
+
+// shapeSlot is the first slot of names: a multiplicative hash of their
+// number, the lengths of the first and the last, and a byte of each.
+func shapeSlot(names []string) uint8 {
 	first, last := names[0], names[len(names)-1]
 	h := uint64(len(names)) | uint64(len(first))<<8 | uint64(len(last))<<16
 	if first != "" {
@@ -353,29 +392,7 @@ func (p *jsonParse) shapeOf(names []string) *goja.Shape {
 	if last != "" {
 		h |= uint64(last[len(last)-1]) << 32
 	}
-	i := uint8((h*0x9E3779B97F4A7C15)>>58) % jsonShapeSlots
-	slot := &c.shapes[i]
-	if slot.shape != nil && slot.shape.Is(names) {
-		return slot.shape
-	}
-	fp := fingerprint(names)
-	if *slot == (jsonShape{}) {
-		c.usedShapes = append(c.usedShapes, i)
-	}
-	if slot.seen != fp {
-		slot.seen = fp
-		return nil
-	}
-	if slot.twice == fp {
-		return nil
-	}
-	shape := goja.NewShape(slices.Clone(names))
-	if shape == nil {
-		slot.twice = fp
-		return nil
-	}
-	slot.shape, slot.seen = shape, 0
-	return shape
+	return uint8((h * 0x9E3779B97F4A7C15) >> 58) // 6 bits: jsonShapeSlots
 }
 
 // fingerprint is an FNV-1a hash of names, never 0.
