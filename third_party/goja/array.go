@@ -72,11 +72,17 @@ type arrayObject struct {
 }
 
 func (a *arrayObject) init() {
-	a.baseObject.init()
 	a.lengthProp.writable = true
-
-	a._put("length", &a.lengthProp)
+	// FlowScript patch 112: "length" is not kept in values and propNames,
+	// which every array paid a map and a slice for (about 380 bytes); the
+	// array answers for it in getOwnPropStr, hasOwnPropertyStr, deleteStr,
+	// stringKeys and its key iteration, right after the indexes, where it
+	// stood first among the names. values is made with the first named
+	// property (ensureValues).
 }
+
+// lengthName is the name of an array's length property.
+var lengthName String = asciiString("length")
 
 func (a *arrayObject) _setLengthInt(l uint32, throw bool) bool {
 	ret := true
@@ -282,9 +288,10 @@ func (a *arrayObject) setForeignStr(name unistring.String, val, receiver Value, 
 }
 
 type arrayPropIter struct {
-	a     *arrayObject
-	limit int
-	idx   int
+	a          *arrayObject
+	limit      int
+	idx        int
+	lengthDone bool
 }
 
 func (i *arrayPropIter) next() (propIterItem, iterNextFunc) {
@@ -296,7 +303,10 @@ func (i *arrayPropIter) next() (propIterItem, iterNextFunc) {
 			return propIterItem{name: name, value: prop}, i.next
 		}
 	}
-
+	if !i.lengthDone {
+		i.lengthDone = true
+		return propIterItem{name: lengthName, value: i.a.getLengthProp()}, i.next
+	}
 	return i.a.baseObject.iterateStringKeys()()
 }
 
@@ -319,6 +329,9 @@ func (a *arrayObject) stringKeys(all bool, accum []Value) []Value {
 			accum = append(accum, asciiString(name))
 		}
 	}
+	if all {
+		accum = append(accum, lengthName)
+	}
 	return a.baseObject.stringKeys(all, accum)
 }
 
@@ -326,7 +339,7 @@ func (a *arrayObject) hasOwnPropertyStr(name unistring.String) bool {
 	if idx := strToArrayIdx(name); idx != math.MaxUint32 {
 		return idx < uint32(len(a.values)) && a.values[idx] != nil
 	} else {
-		return a.baseObject.hasOwnPropertyStr(name)
+		return name == "length" || a.baseObject.hasOwnPropertyStr(name)
 	}
 }
 
@@ -365,7 +378,6 @@ func (a *arrayObject) expand(idx uint32) bool {
 				sa.setValues(a.values, a.objCount+1)
 				sa.val.self = sa
 				sa.lengthProp.writable = a.lengthProp.writable
-				sa._put("length", &sa.lengthProp)
 				return false
 			} else {
 				if bits.UintSize == 32 {
@@ -486,6 +498,9 @@ func (a *arrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 func (a *arrayObject) deleteStr(name unistring.String, throw bool) bool {
 	if idx := strToArrayIdx(name); idx != math.MaxUint32 {
 		return a._deleteIdxProp(idx, throw)
+	}
+	if name == "length" {
+		return a.checkDeleteProp(name, &a.lengthProp, throw) // never configurable
 	}
 	return a.baseObject.deleteStr(name, throw)
 }

@@ -232,8 +232,9 @@ func (a *sparseArrayObject) setForeignIdx(name valueInt, val, receiver Value, th
 }
 
 type sparseArrayPropIter struct {
-	a   *sparseArrayObject
-	idx int
+	a          *sparseArrayObject
+	idx        int
+	lengthDone bool
 }
 
 func (i *sparseArrayPropIter) next() (propIterItem, iterNextFunc) {
@@ -245,7 +246,10 @@ func (i *sparseArrayPropIter) next() (propIterItem, iterNextFunc) {
 			return propIterItem{name: name, value: prop}, i.next
 		}
 	}
-
+	if !i.lengthDone { // not in values: FlowScript patch 112
+		i.lengthDone = true
+		return propIterItem{name: lengthName, value: i.a.getLengthProp()}, i.next
+	}
 	return i.a.baseObject.iterateStringKeys()()
 }
 
@@ -268,7 +272,9 @@ func (a *sparseArrayObject) stringKeys(all bool, accum []Value) []Value {
 			accum = append(accum, asciiString(strconv.FormatUint(uint64(item.idx), 10)))
 		}
 	}
-
+	if all {
+		accum = append(accum, lengthName) // not in values: FlowScript patch 112
+	}
 	return a.baseObject.stringKeys(all, accum)
 }
 
@@ -289,7 +295,7 @@ func (a *sparseArrayObject) hasOwnPropertyStr(name unistring.String) bool {
 		i := a.findIdx(idx)
 		return i < len(a.items) && a.items[i].idx == idx
 	} else {
-		return a.baseObject.hasOwnPropertyStr(name)
+		return name == "length" || a.baseObject.hasOwnPropertyStr(name)
 	}
 }
 
@@ -329,7 +335,6 @@ func (a *sparseArrayObject) expand(idx uint32) bool {
 			ar.setValuesFromSparse(a.items, int(idx))
 			ar.val.self = ar
 			ar.lengthProp.writable = a.lengthProp.writable
-			a._put("length", &ar.lengthProp)
 			return false
 		}
 	}
@@ -410,6 +415,9 @@ func (a *sparseArrayObject) _deleteIdxProp(idx uint32, throw bool) bool {
 func (a *sparseArrayObject) deleteStr(name unistring.String, throw bool) bool {
 	if idx := strToArrayIdx(name); idx != math.MaxUint32 {
 		return a._deleteIdxProp(idx, throw)
+	}
+	if name == "length" {
+		return a.checkDeleteProp(name, &a.lengthProp, throw) // never configurable
 	}
 	return a.baseObject.deleteStr(name, throw)
 }

@@ -360,7 +360,7 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 				prop = item.value
 			}
 			if prop, ok := prop.(*valueProperty); ok {
-				if prop.configurable || prop.value != nil && prop.writable {
+				if prop.configurable || prop.value != nil && prop.writable && !isArrayLength(obj, item.name) {
 					return valueFalse
 				}
 			} else {
@@ -369,6 +369,18 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 		}
 	}
 	return valueTrue
+}
+
+// isArrayLength reports whether name is the length of the array obj. V8's
+// Object.isFrozen passes over it, writable or not
+// (Object.isFrozen(Object.preventExtensions([])) is true in Node); goja's
+// did by chance while the length's value was unset (FlowScript patch 112).
+func isArrayLength(obj *Object, name Value) bool {
+	switch obj.self.(type) {
+	case *arrayObject, *sparseArrayObject:
+		return name.String() == "length"
+	}
+	return false
 }
 
 func (r *Runtime) object_isExtensible(call FunctionCall) Value {

@@ -254,6 +254,16 @@ func TestShapedObjects(t *testing.T) {
 	}
 }
 
+// TestArrayLengthOutsideTheMap: an array's length, kept out of its
+// property map (patch 112), is listed, described, found, refused to
+// delete, frozen and sealed as before, on dense and sparse arrays and
+// across the switch between them, as Node does (array_length.node.txt is
+// Node's output).
+func TestArrayLengthOutsideTheMap(t *testing.T) {
+	matchesFile(t, "array_length", "array_length.node.txt")
+	matchesFile(t, "array_named", "array_named.node.txt") // named properties: the map made with the first
+}
+
 // TestSpeciesFastPaths: split and map skip making RegExp and Array to find
 // their species only when nothing could have changed it; each way to
 // change it, in a fresh runtime, still reaches the changed species. The

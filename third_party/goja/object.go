@@ -272,6 +272,15 @@ func (o *baseObject) init() {
 	o.values = make(map[unistring.String]Value)
 }
 
+// ensureValues makes values for the first property of an array, which
+// starts without them (FlowScript patch 112: most arrays never get a
+// named property).
+func (o *baseObject) ensureValues() {
+	if o.values == nil {
+		o.values = make(map[unistring.String]Value)
+	}
+}
+
 func (o *baseObject) className() string {
 	return o.class
 }
@@ -524,6 +533,7 @@ func (o *baseObject) setOwnStr(name unistring.String, val Value, throw bool) boo
 			o.val.runtime.typeErrorResult(throw, "Cannot add property %s, object is not extensible", name)
 			return false
 		} else {
+			o.ensureValues()
 			o.values[name] = val
 			names := copyNamesIfNeeded(o.propNames, 1)
 			o.propNames = append(names, name)
@@ -806,6 +816,7 @@ Reject:
 func (o *baseObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	existingVal := o.values[name]
 	if v, ok := o._defineOwnProperty(name, existingVal, descr, throw); ok {
+		o.ensureValues()
 		o.values[name] = v
 		if existingVal == nil {
 			names := copyNamesIfNeeded(o.propNames, 1)
@@ -838,6 +849,7 @@ func (o *baseObject) defineOwnPropertySym(s *Symbol, descr PropertyDescriptor, t
 func (o *baseObject) _put(name unistring.String, v Value) {
 	// One map operation, not a lookup then an assignment: the map grows
 	// only when name is new (FlowScript patch).
+	o.ensureValues()
 	n := len(o.values)
 	o.values[name] = v
 	if len(o.values) != n {

@@ -1,0 +1,37 @@
+(function () {
+  const out = [];
+  const show = (label, f) => { try { out.push(label + ": " + f()); } catch (e) { out.push(label + ": " + e.constructor.name + " " + e.message); } };
+  const make = () => { const a = [1, 2, 3]; a.x = "x"; a[Symbol.for("s")] = 1; return a; };
+  show("getOwnPropertyNames", () => Object.getOwnPropertyNames(make()).join());
+  show("Reflect.ownKeys", () => Reflect.ownKeys(make()).map(String).join());
+  show("keys", () => Object.keys(make()).join());
+  show("for-in", () => { const r = []; for (const k in make()) r.push(k); return r.join(); });
+  show("hasOwnProperty", () => [[].hasOwnProperty("length"), Object.hasOwn([1], "length"), "length" in [], Object.prototype.hasOwnProperty.call(Array(5), "length")].join());
+  show("descriptor", () => JSON.stringify(Object.getOwnPropertyDescriptor([1, 2], "length")));
+  show("descriptors", () => JSON.stringify(Object.getOwnPropertyDescriptors(make())));
+  show("delete", () => { const a = [1, 2]; return [delete a.length, a.length, delete a.x].join(); });
+  show("strict delete", () => { "use strict"; const a = [1]; delete a.length; return "deleted"; });
+  show("freeze", () => { const a = Object.freeze([1, 2]); return [Object.isFrozen(a), JSON.stringify(Object.getOwnPropertyDescriptor(a, "length")), Reflect.set(a, "length", 0), a.length].join(); });
+  show("seal", () => { const a = Object.seal([1, 2]); a.length = 1; return [Object.isSealed(a), a.length, JSON.stringify(Object.getOwnPropertyDescriptor(a, "length"))].join(); });
+  show("freeze then push", () => { const a = Object.freeze([1]); a.push(2); return a.length; });
+  show("defineProperty length", () => { const a = [1, 2, 3]; Object.defineProperty(a, "length", { value: 1, writable: false }); a.push; return [a.length, JSON.stringify(Object.getOwnPropertyDescriptor(a, "length")), Object.getOwnPropertyNames(a).join(), Reflect.set(a, "length", 5)].join(); });
+  show("sparse", () => { const a = [1, 2]; a[100000] = 3; a.y = 1; return [a.length, Object.getOwnPropertyNames(a).slice(-4).join(), delete a.length, a.hasOwnProperty("length"), JSON.stringify(Object.getOwnPropertyDescriptor(a, "length"))].join(); });
+  show("sparse freeze", () => { const a = []; a[50000] = 1; Object.freeze(a); a.length = 0; return [a.length, Object.isFrozen(a), Reflect.ownKeys(a).join()].join(); });
+  show("sparse then dense", () => { const a = []; a[10000] = 1; for (let i = 0; i < 10000; i++) a[i] = i; a.z = 2; return [a.length, Object.getOwnPropertyNames(a).slice(-3).join(), a.hasOwnProperty("length"), delete a.length].join(); });
+  show("spread and assign", () => JSON.stringify([{ ...[1, 2] }, Object.assign({}, [3]), Object.entries(["a"])]));
+  show("proxy ownKeys", () => Reflect.ownKeys(new Proxy([1], {})).join());
+  show("proxy freeze", () => { const p = new Proxy([1, 2], {}); Object.freeze(p); return Object.isFrozen(p) + "," + Object.getOwnPropertyNames(p).join(); });
+  show("rest", () => { const { length, ...rest } = ["a", "b"]; return length + JSON.stringify(rest); });
+  show("setter on prototype", () => { Object.defineProperty(Array.prototype, "zz", { set(v) { this.hit = v; }, configurable: true }); const a = []; a.zz = 1; delete Array.prototype.zz; return a.hit + "," + Object.keys(a).join(); });
+  show("length assignments", () => { const a = [1, 2, 3, 4]; a.length = 2; a.length = "3"; return [a.length, JSON.stringify(a), a.hasOwnProperty(2)].join(); });
+  show("bad length", () => { const a = []; a.length = -1; });
+  show("array from map/filter/split", () => ["a,b".split(","), [1, 2].map(x => x), [1, 2].filter(x => x > 1), Array.from("ab"), Array.of(1), [..."xy"], JSON.parse("[1,[2]]")].map(a => Object.getOwnPropertyNames(a).join("|")).join(" "));
+  show("arguments-like", () => { function f() { return Object.getOwnPropertyNames(arguments).join(); } return f(1, 2); });
+  show("Array.prototype", () => [Object.getOwnPropertyNames(Array.prototype).includes("length"), Array.prototype.length].join());
+  show("subclass", () => { class A extends Array {} const a = new A(); a.push(1); a.q = 1; return [a.length, Object.getOwnPropertyNames(a).join(), delete a.length].join(); });
+  show("JSON", () => JSON.stringify({ a: [1, 2], l: [].length }));
+  show("values iteration", () => { const a = [1, 2]; a.extra = 3; return Object.values(a).join() + "|" + Object.entries(a).join(";"); });
+  show("isFrozen empty", () => [Object.isFrozen(Object.preventExtensions([])), Object.isSealed(Object.preventExtensions([])), Object.isFrozen([])].join());
+  show("getOwnPropertyDescriptors frozen", () => JSON.stringify(Object.getOwnPropertyDescriptors(Object.freeze(["q"]))));
+  return out.join("\n");
+})()
