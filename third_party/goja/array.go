@@ -74,7 +74,7 @@ type arrayObject struct {
 func (a *arrayObject) init() {
 	a.lengthProp.writable = true
 	// FlowScript patch 112: "length" is not kept in values and propNames,
-	// which every array paid a map and a slice for (about 380 bytes); the
+	// which every array paid a map, its group and a slice for (about 350 bytes); the
 	// array answers for it in getOwnPropStr, hasOwnPropertyStr, deleteStr,
 	// stringKeys and its key iteration, right after the indexes, where it
 	// stood first among the names. values is made with the first named
