@@ -2844,7 +2844,11 @@ func (c *compiler) compileLogicalAnd(left, right ast.Expression, idx file.Idx) c
 
 func (e *compiledObjectLiteral) emitGetter(putOnStack bool) {
 	e.addSrcMap()
-	e.c.emit(newObject)
+	if n := len(e.expr.Value); n > 0 {
+		e.c.emit(newObjectSized(min(n, maxLiteralSizeHint))) // FlowScript patch 113
+	} else {
+		e.c.emit(newObject)
+	}
 	hasProto := false
 	for _, prop := range e.expr.Value {
 		switch prop := prop.(type) {

@@ -264,6 +264,33 @@ func TestArrayLengthOutsideTheMap(t *testing.T) {
 	matchesFile(t, "array_named", "array_named.node.txt") // named properties: the map made with the first
 }
 
+// TestObjectLiteralsAreMadeAtTheirSize: an object literal of five members
+// allocates no more than one of one member (patch 113: its names grew
+// from nothing, four allocations for five members), and its members keep
+// their order, a spread's and a duplicate's included.
+func TestObjectLiteralsAreMadeAtTheirSize(t *testing.T) {
+	r := New()
+	allocs := func(src string) float64 {
+		p := MustCompile("", src, false)
+		return testing.AllocsPerRun(200, func() {
+			if _, err := r.RunProgram(p); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	one, five := allocs(`({a: 1})`), allocs(`({a: 1, b: 2, c: 3, d: 4, e: 5})`)
+	if five > one+1 {
+		t.Errorf("a literal of five members made %.0f allocations, one of one member %.0f", five, one)
+	}
+	v, err := r.RunString(`const o = {z: 1, ...{y: 2, x: 3}, z: 4, w: 5}; Object.keys(o).join() + JSON.stringify(o)`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := v.String(), `z,y,x,w{"z":4,"y":2,"x":3,"w":5}`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}
+
 // TestSpeciesFastPaths: split and map skip making RegExp and Array to find
 // their species only when nothing could have changed it; each way to
 // change it, in a fresh runtime, still reaches the changed species. The

@@ -2742,6 +2742,21 @@ func (_newObject) exec(vm *vm) {
 	vm.pc++
 }
 
+// newObjectSized is newObject for an object literal of n members: its
+// property map and names are made at that size, where they grew from
+// nothing one member at a time (an object of five members made its names
+// four times). FlowScript patch 113.
+type newObjectSized uint32
+
+// maxLiteralSizeHint bounds the room an object literal makes ahead: a
+// member may be a spread or a duplicate, so n is a hint, not a count.
+const maxLiteralSizeHint = 64
+
+func (n newObjectSized) exec(vm *vm) {
+	vm.push(vm.r.NewObjectSized(int(n)))
+	vm.pc++
+}
+
 type newArray uint32
 
 func (l newArray) exec(vm *vm) {
