@@ -284,7 +284,10 @@ func TestPlannedRetirementIsNotACrash(t *testing.T) {
 	var mu sync.Mutex
 	startedAt := time.Now()
 	p := newTestPool(t, Config{
-		Limits:            sandbox.Limits{Timeout: testTimeout, MaxParallel: 1},
+		// 60 MB take milliseconds, but under the race detector on a busy
+		// machine the first job once took over testTimeout (3 s) and ended
+		// as a timeout before its heap crossed the line.
+		Limits:            sandbox.Limits{Timeout: 4 * testTimeout, MaxParallel: 1},
 		Logger:            slog.New(h),
 		RestartBackoffMin: time.Second,
 		RestartBackoffMax: 5 * time.Second,
