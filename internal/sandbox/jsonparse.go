@@ -157,6 +157,22 @@ func (c *jsonCache) forget() {
 	c.usedShapes = c.usedShapes[:0]
 }
 
+// slotFor is raw's slot in table (strs or nums), noted in used when it was
+// empty, and whether it holds raw's value; when it does not, it is raw's
+// now, and the caller sets its value.
+func slotFor(table *[jsonStringSlots]jsonString, used *[]uint8, raw string) (*jsonString, bool) {
+	i := slotOf(raw)
+	slot := &table[i]
+	if slot.val != nil && slot.raw == raw {
+		return slot, true
+	}
+	if slot.val == nil {
+		*used = append(*used, i)
+	}
+	slot.raw = raw
+	return slot, false
+}
+
 // slotOf is the slot of strs or nums for a raw text of 1 to jsonStringMax
 // bytes: a multiplicative hash of its length and three bytes, which tells
 // apart the values of a record's field (enumerations differ in their
@@ -449,17 +465,11 @@ func (p *jsonParse) str() goja.Value {
 	if p.c == nil || len(raw) == 0 || len(raw) > jsonStringMax {
 		return p.newString(raw, simple)
 	}
-	i := slotOf(raw)
-	slot := &p.c.strs[i]
-	if slot.val != nil && slot.raw == raw {
-		return slot.val
+	slot, hit := slotFor(&p.c.strs, &p.c.used, raw)
+	if !hit {
+		slot.val = p.newString(raw, simple)
 	}
-	if slot.val == nil {
-		p.c.used = append(p.c.used, i)
-	}
-	val := p.newString(raw, simple)
-	slot.raw, slot.val = raw, val
-	return val
+	return slot.val
 }
 
 // newString is the value of a string whose raw text (between the quotes)
@@ -635,17 +645,11 @@ func (p *jsonParse) number() goja.Value {
 	if p.c == nil || len(raw) > jsonStringMax {
 		return p.newNumber(raw, digits-start, integer, real)
 	}
-	i := slotOf(raw)
-	slot := &p.c.nums[i]
-	if slot.val != nil && slot.raw == raw {
-		return slot.val
+	slot, hit := slotFor(&p.c.nums, &p.c.usedNums, raw)
+	if !hit {
+		slot.val = p.newNumber(raw, digits-start, integer, real)
 	}
-	if slot.val == nil {
-		p.c.usedNums = append(p.c.usedNums, i)
-	}
-	val := p.newNumber(raw, digits-start, integer, real)
-	slot.raw, slot.val = raw, val
-	return val
+	return slot.val
 }
 
 // newNumber is the value of the number whose text is raw, with sign bytes
