@@ -378,7 +378,7 @@ func (r *Runtime) object_isFrozen(call FunctionCall) Value {
 func isArrayLength(obj *Object, name Value) bool {
 	switch obj.self.(type) {
 	case *arrayObject, *sparseArrayObject:
-		return name.String() == "length"
+		return name == lengthName // a string key: Symbol("length") is not it
 	}
 	return false
 }

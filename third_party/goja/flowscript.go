@@ -58,12 +58,25 @@ type Shape struct {
 
 // NewShape is the shape of names, or nil when a name appears twice (the
 // caller then makes the object another way).
+// Its time is linear in the number of names: a record of 30,000 members is
+// no slower to shape than to make.
 func NewShape(names []string) *Shape { // names is kept: the caller gives it up
 	s := &Shape{keys: names, names: make([]unistring.String, len(names))}
+	var seen map[string]struct{}
+	if len(names) > 16 {
+		seen = make(map[string]struct{}, len(names))
+	}
 	for i, name := range names {
 		s.names[i] = unistring.NewFromString(name)
-		for _, before := range s.names[:i] {
-			if before == s.names[i] {
+		if seen != nil {
+			if _, twice := seen[name]; twice {
+				return nil
+			}
+			seen[name] = struct{}{}
+			continue
+		}
+		for _, before := range names[:i] {
+			if before == name {
 				return nil
 			}
 		}

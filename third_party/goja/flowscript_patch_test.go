@@ -235,6 +235,13 @@ func TestShapedObjects(t *testing.T) {
 	if NewShape([]string{"a", "b", "a"}) != nil {
 		t.Fatal("a shape of a name given twice")
 	}
+	wide := make([]string, 20000)
+	for i := range wide {
+		wide[i] = "k" + strconv.Itoa(i)
+	}
+	if NewShape(wide) == nil || NewShape(append(wide, "k7")) != nil {
+		t.Fatal("a wide shape, or one of a wide list with a name given twice")
+	}
 	r := New()
 	s := NewShape([]string{"id", "1", "é", "z"})
 	var objs []Value

@@ -32,6 +32,7 @@
   show("JSON", () => JSON.stringify({ a: [1, 2], l: [].length }));
   show("values iteration", () => { const a = [1, 2]; a.extra = 3; return Object.values(a).join() + "|" + Object.entries(a).join(";"); });
   show("isFrozen empty", () => [Object.isFrozen(Object.preventExtensions([])), Object.isSealed(Object.preventExtensions([])), Object.isFrozen([])].join());
+  show("isFrozen and Symbol('length')", () => { const a = []; Object.defineProperty(a, Symbol("length"), { value: 1, writable: true, configurable: false }); Object.preventExtensions(a); return Object.isFrozen(a); });
   show("getOwnPropertyDescriptors frozen", () => JSON.stringify(Object.getOwnPropertyDescriptors(Object.freeze(["q"]))));
   return out.join("\n");
 })()
