@@ -74,11 +74,11 @@ type arrayObject struct {
 func (a *arrayObject) init() {
 	a.lengthProp.writable = true
 	// FlowScript patch 112: "length" is not kept in values and propNames,
-	// which every array paid a map, its group and a slice for (about 350 bytes); the
-	// array answers for it in getOwnPropStr, hasOwnPropertyStr, deleteStr,
-	// stringKeys and its key iteration, right after the indexes, where it
-	// stood first among the names. values is made with the first named
-	// property (ensureValues).
+	// which every array paid a map, its group and a slice for (about 350
+	// bytes); the array answers for it in getOwnPropStr, hasOwnPropertyStr,
+	// deleteStr, stringKeys and its key iteration, right after the indexes,
+	// where it stood first among the names. values is made with the first
+	// named property (ensureValues).
 }
 
 // lengthName is the name of an array's length property.

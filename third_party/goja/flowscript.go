@@ -84,9 +84,6 @@ func NewShape(names []string) *Shape { // names is kept: the caller gives it up
 	return s
 }
 
-// Len is the number of names.
-func (s *Shape) Len() int { return len(s.names) }
-
 // Is reports whether the shape's names are names, in order.
 func (s *Shape) Is(names []string) bool {
 	return slices.Equal(s.keys, names)
@@ -94,7 +91,7 @@ func (s *Shape) Is(names []string) bool {
 
 // NewShapedObject is an ordinary object whose own properties are the
 // shape's names with values[i], in that order, writable, enumerable and
-// configurable, as NewDataObject makes them; len(values) is s.Len().
+// configurable, as NewDataObject makes them; values has one per name.
 func (r *Runtime) NewShapedObject(s *Shape, values []Value) *Object {
 	o := r.newPlainObject(r.global.ObjectPrototype, classObject)
 	o.values = make(map[unistring.String]Value, len(s.names))
