@@ -79,7 +79,7 @@ func bigIntToNumber(b *big.Int) Value {
 
 // mathLog is Math.log as V8 computes it: fdlibm's e_log.c (FlowScript
 // patch 108). Go's math.Log (assembly on amd64) differed from it in the
-// last digit for about one input in eighty (Math.log(0.01) was
+// last digit for about one input in four hundred (Math.log(0.01) was
 // -4.605170185988092, V8 -4.605170185988091), and was wrong below the
 // smallest normal double (patch 45).
 func mathLog(x float64) float64 {

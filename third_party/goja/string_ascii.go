@@ -185,24 +185,10 @@ func (s asciiString) ToInteger() int64 {
 	if err != nil {
 		f, err := s._toFloat(ss)
 		if err == nil {
-			return floatToInteger(f) // FlowScript patch 107: "NaN" is 0, not int64(NaN)
+			return floatToIntClip(f) // FlowScript patch 107: "NaN" is 0, not int64(NaN)
 		}
 	}
 	return i
-}
-
-// floatToInteger is ToIntegerOrInfinity of f as an int64: NaN is 0, and
-// what is past int64's range its end (Go's conversion is undefined there).
-func floatToInteger(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 func (s asciiString) toString() String {
@@ -288,17 +274,22 @@ func (s asciiString) Equals(other Value) bool {
 	}
 
 	if o, ok := other.(*valueBigInt); ok {
-		bigInt, err := stringToBigInt(s.toTrimmedUTF8())
-		if err != nil {
-			return false
-		}
-		return bigInt.Cmp((*big.Int)(o)) == 0
+		return stringEqualsBigInt(s.toTrimmedUTF8(), o)
 	}
 
 	if o, ok := other.(*Object); ok {
 		return s.Equals(o.toPrimitive())
 	}
 	return false
+}
+
+// stringEqualsBigInt is IsLooselyEqual of a string, trimmed, and a BigInt.
+func stringEqualsBigInt(trimmed string, o *valueBigInt) bool {
+	bigInt, err := stringToBigInt(trimmed)
+	if err != nil {
+		return false
+	}
+	return bigInt.Cmp((*big.Int)(o)) == 0
 }
 
 func (s asciiString) StrictEquals(other Value) bool {

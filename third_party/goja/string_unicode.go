@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"io"
-	"math/big"
 	"reflect"
 	"slices"
 	"strings"
@@ -437,11 +436,7 @@ func (s unicodeString) Equals(other Value) bool {
 	case valueInt, valueFloat, valueBool: // FlowScript patch 107, as asciiString's
 		return s.ToFloat() == o.ToFloat()
 	case *valueBigInt:
-		bigInt, err := stringToBigInt(s.toTrimmedUTF8())
-		if err != nil {
-			return false
-		}
-		return bigInt.Cmp((*big.Int)(o)) == 0
+		return stringEqualsBigInt(s.toTrimmedUTF8(), o)
 	case *Object:
 		return s.Equals(o.toPrimitive())
 	}
