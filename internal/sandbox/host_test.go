@@ -304,7 +304,7 @@ class MyError extends Error { constructor(m) { super(m); this.name = 'MyError'; 
 const g = new MyError('m'); Object.defineProperty(g, 'bad', {enumerable: true, get() { throw new Error('no') }}); g.t = {toJSON() { throw 1 }, n: [1, {x: 1}, [2]]}; console.log(g)
 const h = new Error('big'); h.list = Array.from({length: 2e5}, (_, i) => i); console.log(Array(300).fill(h).length); console.log([h, h])
 const t = {v: {toJSON() { console.log(Object.assign(new Error('inner'), {code: 7})); return 1 }}}; console.log(t)
-return 'ok'`, nil, nil, Limits{})
+return 'ok'`, nil, nil, Limits{Timeout: 10 * time.Second}) // 1.0–1.3 s under -race alone; CI's parallel packages once took it past the 2 s default
 	wantOutput(t, res, "ok")
 	want := []string{
 		`Map(2) {1 => 2, "a" => {"b":1}} Set(2) {1, "x"} /re/g 1970-01-01T00:00:00.000Z Invalid Date Map(0) {}`,
