@@ -61,7 +61,7 @@ func BenchmarkJetStream(b *testing.B) {
 				})
 				b.Run(fmt.Sprintf("held=%d/count", held), func(b *testing.B) {
 					for b.Loop() {
-						if _, err := s.keys(ctx, sc); err != nil {
+						if _, _, err := s.keys(ctx, sc); err != nil {
 							b.Fatal(err)
 						}
 					}

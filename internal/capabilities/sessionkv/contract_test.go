@@ -31,6 +31,9 @@ func runContract(t *testing.T, open func(t *testing.T, cfg Config, now func() ti
 		contractTTL(t, open(t, Config{TTL: 24 * time.Hour}, c.now), c)
 	})
 	t.Run("concurrent writers", func(t *testing.T) { contractConcurrent(t, open(t, Config{MaxKeysPerScope: 50}, time.Now)) })
+	t.Run("concurrent writers at the cap", func(t *testing.T) {
+		contractConcurrentAtTheCap(t, open(t, Config{MaxKeysPerScope: 4}, time.Now))
+	})
 }
 
 func mustGet(t *testing.T, s Store, sc Scope, key string) (string, bool) {
@@ -294,5 +297,50 @@ func contractConcurrent(t *testing.T, s Store) {
 	}
 	for i := range 20 {
 		wantValue(t, s, sc, fmt.Sprintf("own-%d", i), `1`)
+	}
+}
+
+// contractConcurrentAtTheCap: writers of one session that set new keys at
+// the same moment never leave it holding more than the cap. Each round
+// fills the scope to one key under the cap and lets eight writers race for
+// the last place: at most one wins, every loser gets the KV_MAX_KEYS error
+// and leaves no key behind. (Before, each writer's count could miss the
+// others' keys, and a session of 4 ended a round with up to 11.)
+func contractConcurrentAtTheCap(t *testing.T, s Store) {
+	ctx := ctxT(t)
+	for round := range 6 {
+		sc := Scope{Tenant: "t", Session: fmt.Sprint("cap-", round)}
+		for i := range 3 {
+			mustSet(t, s, sc, fmt.Sprint("old-", i), `1`, 0)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for i := range errs {
+			wg.Go(func() { errs[i] = s.Set(ctx, sc, fmt.Sprint("new-", i), json.RawMessage(`2`), 0) })
+		}
+		wg.Wait()
+		won := 0
+		for i, err := range errs {
+			key := fmt.Sprint("new-", i)
+			if err == nil {
+				won++
+				wantValue(t, s, sc, key, `2`)
+				continue
+			}
+			if env, isLimit := limitEnv(err); !isLimit || env != "KV_MAX_KEYS" {
+				t.Fatalf("round %d: writer %d: %v, want nil or a LimitError naming KV_MAX_KEYS", round, i, err)
+			}
+			wantAbsent(t, s, sc, key)
+		}
+		if won > 1 {
+			t.Fatalf("round %d: %d of 8 racing writers set a new key into a session one key under its cap of 4", round, won)
+		}
+		// The place the race left (if every writer lost) is still there.
+		if won == 0 {
+			mustSet(t, s, sc, "after", `3`, 0)
+		}
+		if err := s.Set(ctx, sc, "one-too-many", json.RawMessage(`4`), 0); err == nil {
+			t.Fatalf("round %d: a fifth key was set", round)
+		}
 	}
 }

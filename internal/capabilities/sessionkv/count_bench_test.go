@@ -34,7 +34,7 @@ func BenchmarkCountScaling(b *testing.B) {
 				}
 				b.Run(fmt.Sprintf("others=%d", total), func(b *testing.B) {
 					for b.Loop() {
-						keys, err := s.keys(ctx, sc)
+						keys, _, err := s.keys(ctx, sc)
 						if err != nil || len(keys) != 10 {
 							b.Fatal(len(keys), err)
 						}

@@ -35,9 +35,12 @@
 //     store counts with one stream info request filtered on the scope's
 //     subjects, and deletes entries by purging their subject rather than
 //     with markers, so deleted keys do not count; keys past their own ttl
-//     are read one by one only when the count reaches the cap. Two
-//     concurrent writers of one session can pass the cap by one each (see
-//     jetStreamStore.checkRoom).
+//     are read one by one only when the count reaches the cap. Writers of
+//     one session that set new keys at the same moment do not pass the cap:
+//     a writer whose key was not the bucket's next write after its count
+//     counts again and, past the cap, removes its key and fails (see
+//     jetStreamStore.keepWithinCap); racing for the last place, two may
+//     both give way.
 //
 // The cost of the count (BenchmarkCountScaling, private servers, medians of
 // 3): on nats-server 2.15 about 0.3 ms whatever the bucket holds; on 2.9 the
@@ -46,7 +49,9 @@
 // scope with an ordered consumer (ListKeysFiltered) works on 2.9 too but
 // costs more (17–19 ms with 20,000 keys). So on 2.9 a first kv.set of a
 // key slows as the bucket grows: run 2.10 or later in production, as the
-// README already says for the executor's streams.
+// README already says for the executor's streams. A new key costs a second
+// count when the bucket took another write (any session's) between its
+// count and its own write.
 //
 //   - Errors. A *LimitError is the script's mistake (over a cap, a key that
 //     is not UTF-8, a negative ttl), with a message that names the limit

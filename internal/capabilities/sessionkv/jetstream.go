@@ -152,18 +152,20 @@ func (j *jetStreamStore) Set(ctx context.Context, s Scope, key string, value jso
 			}
 			return nil
 		}
-		if err := j.checkRoom(ctx, s, k); err != nil {
+		counted, err := j.checkRoom(ctx, s, k)
+		if err != nil {
 			return err
 		}
 		// A new key: written only if nobody wrote it since the read.
+		var rev uint64
 		if e == nil {
-			_, err = j.kv.Create(ctx, k, data)
+			rev, err = j.kv.Create(ctx, k, data)
 		} else {
-			_, err = j.kv.Update(ctx, k, data, e.Revision())
+			rev, err = j.kv.Update(ctx, k, data, e.Revision())
 		}
 		switch {
 		case err == nil:
-			return nil
+			return j.keepWithinCap(ctx, s, k, rev, counted)
 		case errors.Is(err, jetstream.ErrKeyExists), errors.Is(err, jetstream.ErrKeyRevisionMismatch):
 			continue // another writer of this key came first: read again
 		default:
@@ -223,51 +225,73 @@ func (j *jetStreamStore) read(ctx context.Context, k string) (jetstream.KeyValue
 }
 
 // checkRoom refuses a new key when the scope already holds
-// MaxKeysPerScope live keys besides stored key k. One stream info request
-// with the scope's subject filter counts the keys the bucket holds (no
-// values travel, no consumer is created); only when that count reaches the
-// cap are the scope's entries read one by one, so that keys past their own
-// ttl (which the bucket still holds until read or until its TTL) do not
-// count.
-//
-// Two jobs of one session that set new keys at the same moment can both
-// pass the check: the cap is exact for one writer per session, as a
-// session's steps run one after the other.
-func (j *jetStreamStore) checkRoom(ctx context.Context, s Scope, k string) error {
-	held, err := j.keys(ctx, s)
+// MaxKeysPerScope live keys besides stored key k, and returns the bucket's
+// last revision at the count. One stream info request with the scope's
+// subject filter counts the keys the bucket holds (no values travel, no
+// consumer is created); only when that count reaches the cap are the
+// scope's entries read one by one, so that keys past their own ttl (which
+// the bucket still holds until read or until its TTL) do not count.
+func (j *jetStreamStore) checkRoom(ctx context.Context, s Scope, k string) (counted uint64, err error) {
+	held, counted, err := j.keys(ctx, s)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	delete(held, k)
 	if len(held) < j.cfg.MaxKeysPerScope {
-		return nil
+		return counted, nil
 	}
 	live := 0
 	for other := range held {
 		_, _, ok, err := j.read(ctx, other)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if ok {
 			live++
 		}
 	}
 	if live >= j.cfg.MaxKeysPerScope {
-		return tooManyKeys(j.cfg)
+		return 0, tooManyKeys(j.cfg)
 	}
-	return nil
+	return counted, nil
+}
+
+// keepWithinCap makes the cap exact for writers of one session that set
+// new keys at the same moment, each of which counted before the others
+// wrote. The new key k, written at revision rev, stands when the bucket
+// took no other write since the count at revision counted. Otherwise the
+// scope is counted again, now that every earlier write is in it: a writer
+// that finds the cap passed purges its own revision and fails with the
+// cap's error. Of writers racing for the last place, the last to write
+// always sees the others, so the cap holds; two of them may both give way.
+//
+// A write of k by another job between this write and its purge (an
+// overwrite, which needs no room) keeps k; the cap is then passed by one.
+func (j *jetStreamStore) keepWithinCap(ctx context.Context, s Scope, k string, rev, counted uint64) error {
+	if rev == counted+1 {
+		return nil
+	}
+	_, err := j.checkRoom(ctx, s, k)
+	var limit *LimitError
+	if !errors.As(err, &limit) {
+		return err
+	}
+	if perr := j.purge(ctx, k, rev); perr != nil {
+		return fmt.Errorf("removing a kv key past KV_MAX_KEYS: %w", perr)
+	}
+	return err
 }
 
 // keys returns the stored keys of s the bucket holds, live or past their
-// own ttl.
-func (j *jetStreamStore) keys(ctx context.Context, s Scope) (map[string]struct{}, error) {
+// own ttl, and the bucket's last revision.
+func (j *jetStreamStore) keys(ctx context.Context, s Scope) (map[string]struct{}, uint64, error) {
 	info, err := j.stream.Info(ctx, jetstream.WithSubjectFilter(j.subjects+s.filter()))
 	if err != nil {
-		return nil, fmt.Errorf("counting the session's kv keys: %w", err)
+		return nil, 0, fmt.Errorf("counting the session's kv keys: %w", err)
 	}
 	keys := make(map[string]struct{}, len(info.State.Subjects))
 	for subject := range info.State.Subjects {
 		keys[strings.TrimPrefix(subject, j.subjects)] = struct{}{}
 	}
-	return keys, nil
+	return keys, info.State.LastSeq, nil
 }

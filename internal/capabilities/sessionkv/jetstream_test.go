@@ -220,7 +220,7 @@ func TestJetStreamDeletesLeaveNothingToCount(t *testing.T) {
 			sc := Scope{Tenant: "t", Session: "s"}
 			count := func() int {
 				t.Helper()
-				keys, err := s.keys(ctxT(t), sc)
+				keys, _, err := s.keys(ctxT(t), sc)
 				if err != nil {
 					t.Fatal(err)
 				}
