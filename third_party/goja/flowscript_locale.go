@@ -270,7 +270,11 @@ var (
 // numberLocaleFor resolves the locales argument: undefined, a tag, or a
 // list whose first tag is used.
 func (r *Runtime) numberLocaleFor(locales Value) *numberLocale {
-	tag, given := r.firstLocaleTag(locales)
+	return numberLocaleOf(r.firstLocaleTag(locales))
+}
+
+// numberLocaleOf is numberLocaleFor of a tag firstLocaleTag read.
+func numberLocaleOf(tag string, given bool) *numberLocale {
 	if !given {
 		return numberLocales["en-us"]
 	}
@@ -681,20 +685,45 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 		}
 		return t.Format(datetimeLayout_en_GB)
 	}
-	l := datePatternTable[r.numberLocaleFor(locales).tag]()
+	tag, given := r.firstLocaleTag(locales)
+	l := datePatternTable[numberLocaleOf(tag, given).tag]()
+	// The locale's -u-hc- (patch 115; a value V8 does not know is ignored)
+	// is the cycle when no option names one, and the cycle hour12 is read
+	// against, as V8 reads it: h11 or h23 make hour12 h11 or h23, h12 or
+	// h24 make it h12 or h24.
+	ext := hourCycleLetter[unicodeKeyword(tag, "hc")]
 	cycle := ""
 	switch {
-	case o.hour12 != '-': // hour12 rules hourCycle out
+	case o.hour12 != '-' && ext != 0: // hour12 rules hourCycle out
+		cycle = string(hour12Letter[[2]byte{ext, o.hour12}])
+	case o.hour12 != '-':
 		cycle = string(o.hour12)
 	case o.hourCycle != "":
 		cycle = string(hourCycleLetter[o.hourCycle])
+	case ext != 0:
+		cycle = string(ext)
 	}
 	var b strings.Builder
 	if o.dateStyle != '-' || o.timeStyle != '-' {
 		if o.timeStyle == '-' {
 			cycle = ""
 		}
-		l.format(&b, l.styles["s"+string([]byte{o.dateStyle, o.timeStyle})+cycle], t)
+		styles := "s" + string([]byte{o.dateStyle, o.timeStyle})
+		pattern := l.styles[styles+cycle]
+		if ext != 0 && cycle != "" {
+			// ICU writes a style's 12-hour clock of a -u-hc- locale with the
+			// hour in one digit, where the hourCycle option keeps two; hour12
+			// keeps the width of the -u-hc- clock when that is not of the
+			// locale's kind (12 or 24 hours), and is the option otherwise.
+			own := l.styles[styles+string(ext)]
+			if twelveHour(ext) {
+				own = strings.NewReplacer("hh", "h", "KK", "K").Replace(own)
+			}
+			if o.hour12 == '-' || twelveHour(ext) != twelveHour(hourLetter(l.styles[styles])) {
+				pattern = withHourWidth(pattern, hourWidth(own))
+			}
+		}
+		l.format(&b, pattern, t)
 		return b.String()
 	}
 	date, tm := string([]byte{o.weekday, o.year, o.month, o.day}), string([]byte{o.hour, o.minute, o.second})
@@ -848,6 +877,75 @@ var dateStyles = map[string]byte{"full": 'f', "long": 'L', "medium": 'm', "short
 // dateMethods name the method of each which, for Node's errors.
 var dateMethods = map[string]string{"date": "toLocaleDateString", "time": "toLocaleTimeString", "both": "toLocaleString"}
 
+// unicodeKeyword is the value of key in the -u- extension of locale tag
+// (lower case), or "": unicodeKeyword("en-US-u-ca-gregory-hc-h23", "hc")
+// is "h23".
+func unicodeKeyword(tag, key string) string {
+	parts := strings.Split(strings.ToLower(tag), "-")
+	inU := false
+	for i, p := range parts {
+		switch {
+		case len(p) == 1: // a singleton starts an extension
+			inU = p == "u"
+		case inU && p == key:
+			if i+1 < len(parts) && len(parts[i+1]) > 2 {
+				return parts[i+1]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// twelveHour tells whether an hour's letter is of a 12-hour clock.
+func twelveHour(letter byte) bool { return letter == 'h' || letter == 'K' }
+
+// hourField is where the hour is in a date pattern, outside quoted text,
+// and in how many letters (n 0: none).
+func hourField(pattern string) (i, n int) {
+	quoted := false
+	for i = 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case c == '\'':
+			quoted = !quoted
+		case !quoted && (c == 'h' || c == 'H' || c == 'k' || c == 'K'):
+			for n = 1; i+n < len(pattern) && pattern[i+n] == c; n++ {
+			}
+			return i, n
+		}
+	}
+	return 0, 0
+}
+
+// hourLetter is the letter of the hour in a date pattern, or 0.
+func hourLetter(pattern string) byte {
+	if i, n := hourField(pattern); n > 0 {
+		return pattern[i]
+	}
+	return 0
+}
+
+// hourWidth is how many letters write the hour in a date pattern (0:
+// none).
+func hourWidth(pattern string) int {
+	_, n := hourField(pattern)
+	return n
+}
+
+// withHourWidth writes the hour of pattern in width letters (1 or 2).
+func withHourWidth(pattern string, width int) string {
+	i, n := hourField(pattern)
+	if n == 0 || width == 0 {
+		return pattern
+	}
+	return pattern[:i] + strings.Repeat(pattern[i:i+1], width) + pattern[i+n:]
+}
+
+// hour12Letter is the hour's letter for hour12 ('t' true, 'f' false) read
+// against a -u-hc- cycle's letter.
+var hour12Letter = map[[2]byte]byte{{'K', 't'}: 'K', {'K', 'f'}: 'H', {'H', 't'}: 'K', {'H', 'f'}: 'H',
+	{'h', 't'}: 'h', {'h', 'f'}: 'k', {'k', 't'}: 'h', {'k', 'f'}: 'k'}
+
 // hourCycleLetter is the hour's letter in a pattern of each hourCycle.
 var hourCycleLetter = map[string]byte{"h11": 'K', "h12": 'h', "h23": 'H', "h24": 'k'}
 
@@ -926,18 +1024,40 @@ func (l *datePatterns) format(b *strings.Builder, pattern string, t time.Time) {
 	}
 }
 
-// dateZone is the zone of a timeZone option (an IANA name, or UTC in any
-// case); one that does not exist is Node's RangeError.
+// dateZone is the zone of a timeZone option: an IANA name in any case, as
+// V8 reads it; one that does not exist is Node's RangeError.
 func (r *Runtime) dateZone(name string) *time.Location {
 	if strings.EqualFold(name, "UTC") || strings.EqualFold(name, "Etc/UTC") || strings.EqualFold(name, "GMT") {
 		return time.UTC
 	}
 	zone, err := loadZone(name)
 	if err != nil {
+		if canonical, ok := zoneNamed(name); ok {
+			zone, err = loadZone(canonical)
+		}
+	}
+	if err != nil {
 		panic(r.newErrorf(r.getRangeError(), "Invalid time zone specified: %s", name))
 	}
 	return zone
 }
+
+// zoneNamed is the IANA name that name spells in another case.
+func zoneNamed(name string) (string, bool) {
+	ianaZonesOnce.Do(func() {
+		ianaZones = make(map[string]string, 600)
+		for _, z := range strings.Fields(ianaZoneNames) {
+			ianaZones[strings.ToLower(z)] = z
+		}
+	})
+	z, ok := ianaZones[strings.ToLower(name)]
+	return z, ok
+}
+
+var (
+	ianaZonesOnce sync.Once
+	ianaZones     map[string]string // lower case → IANA name
+)
 
 var zones sync.Map // IANA name → *time.Location
 

@@ -2623,3 +2623,17 @@ return JSON.stringify([a.get, a.set, a.async, A.async, A.get, new B().get, c.x, 
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
 }
+
+// TestTimeZonesInAnyCase: a timeZone option names its IANA zone in any case,
+// as V8 reads it (patch 114); a name no zone has, in any case, is still the
+// RangeError. The answers are Node's.
+func TestTimeZonesInAnyCase(t *testing.T) {
+	matchesFile(t, "zone_case", "zone_case.node.txt")
+}
+
+// TestHourCycleExtension: a locale's -u-hc- extension sets the clock when no
+// option does, and hour12 is read against it, in fields and styles, as
+// Node does (patch 115).
+func TestHourCycleExtension(t *testing.T) {
+	matchesFile(t, "hour_cycle_extension", "hour_cycle_extension.node.txt")
+}
