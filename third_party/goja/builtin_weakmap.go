@@ -8,7 +8,65 @@ import (
 
 type weakMap struct {
 	m map[weak.Pointer[Object]]Value
+	// syms holds the symbols used as keys (FlowScript patch 116: a symbol
+	// not made by Symbol.for can be held weakly, as ES2023 lets it). They
+	// are held strongly: nothing can list a weak collection, so the only
+	// difference is memory, and a sandbox runtime lives for one job.
+	syms map[*Symbol]Value
 	sync.Mutex
+}
+
+// weakKey is v as a key of a weak collection: an object, or a symbol not
+// in the Symbol.for registry (CanBeHeldWeakly); ok is false for any other
+// value.
+func (r *Runtime) weakKey(v Value) (obj *Object, sym *Symbol, ok bool) {
+	switch k := v.(type) {
+	case *Object:
+		return k, nil, true
+	case *Symbol:
+		if k.desc != nil && r.symbolRegistry[k.desc.string()] == k {
+			return nil, nil, false
+		}
+		return nil, k, true
+	}
+	return nil, nil, false
+}
+
+// setKey, getKey, removeKey and hasKey are set, get, remove and has of a
+// key weakKey gave.
+func (wm *weakMap) setKey(obj *Object, sym *Symbol, value Value) {
+	if sym == nil {
+		wm.set(obj, value)
+		return
+	}
+	if wm.syms == nil {
+		wm.syms = map[*Symbol]Value{}
+	}
+	wm.syms[sym] = value
+}
+
+func (wm *weakMap) getKey(obj *Object, sym *Symbol) Value {
+	if sym == nil {
+		return wm.get(obj)
+	}
+	return wm.syms[sym]
+}
+
+func (wm *weakMap) removeKey(obj *Object, sym *Symbol) bool {
+	if sym == nil {
+		return wm.remove(obj)
+	}
+	_, ok := wm.syms[sym]
+	delete(wm.syms, sym)
+	return ok
+}
+
+func (wm *weakMap) hasKey(obj *Object, sym *Symbol) bool {
+	if sym == nil {
+		return wm.has(obj)
+	}
+	_, ok := wm.syms[sym]
+	return ok
 }
 
 func (wm *weakMap) set(key *Object, value Value) {
@@ -75,8 +133,8 @@ func (r *Runtime) weakMapProto_delete(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key, ok := call.Argument(0).(*Object)
-	if ok && wmo.m.remove(key) {
+	obj, sym, ok := r.weakKey(call.Argument(0))
+	if ok && wmo.m.removeKey(obj, sym) {
 		return valueTrue
 	}
 	return valueFalse
@@ -89,8 +147,8 @@ func (r *Runtime) weakMapProto_get(call FunctionCall) Value {
 		panic(r.NewTypeError("Method WeakMap.prototype.get called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
 	var res Value
-	if key, ok := call.Argument(0).(*Object); ok {
-		res = wmo.m.get(key)
+	if obj, sym, ok := r.weakKey(call.Argument(0)); ok {
+		res = wmo.m.getKey(obj, sym)
 	}
 	if res == nil {
 		return _undefined
@@ -104,8 +162,8 @@ func (r *Runtime) weakMapProto_has(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key, ok := call.Argument(0).(*Object)
-	if ok && wmo.m.has(key) {
+	obj, sym, ok := r.weakKey(call.Argument(0))
+	if ok && wmo.m.hasKey(obj, sym) {
 		return valueTrue
 	}
 	return valueFalse
@@ -117,9 +175,18 @@ func (r *Runtime) weakMapProto_set(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakMap.prototype.set called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	key := r.toObject(call.Argument(0))
-	wmo.m.set(key, call.Argument(1))
+	obj, sym := r.weakMapKey(call.Argument(0))
+	wmo.m.setKey(obj, sym, call.Argument(1))
 	return call.This
+}
+
+// weakMapKey is weakKey of a WeakMap's new key, or V8's TypeError.
+func (r *Runtime) weakMapKey(v Value) (*Object, *Symbol) {
+	obj, sym, ok := r.weakKey(v)
+	if !ok {
+		panic(r.NewTypeError("Invalid value used as weak map key"))
+	}
+	return obj, sym
 }
 
 func (r *Runtime) needNew(name string) *Object {
@@ -158,7 +225,8 @@ func (r *Runtime) builtin_newWeakMap(args []Value, newTarget *Object) *Object {
 					}
 					k := itemObj.self.getIdx(i0, nil)
 					v := nilSafe(itemObj.self.getIdx(i1, nil))
-					wmo.m.set(r.toObject(k), v)
+					obj, sym := r.weakMapKey(k)
+					wmo.m.setKey(obj, sym, v)
 				})
 			} else {
 				iter.iterate(func(item Value) {

@@ -20,8 +20,18 @@ func (r *Runtime) weakSetProto_add(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.add called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	wso.s.set(r.toObject(call.Argument(0)), nil)
+	r.weakSetAdd(wso, call.Argument(0))
 	return call.This
+}
+
+// weakSetAdd adds v to the set, or throws V8's TypeError when v cannot be
+// held weakly (FlowScript patch 116).
+func (r *Runtime) weakSetAdd(wso *weakSetObject, v Value) {
+	obj, sym, ok := r.weakKey(v)
+	if !ok {
+		panic(r.NewTypeError("Invalid value used in weak set"))
+	}
+	wso.s.setKey(obj, sym, nil)
 }
 
 func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
@@ -30,8 +40,8 @@ func (r *Runtime) weakSetProto_delete(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.delete called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	obj, ok := call.Argument(0).(*Object)
-	if ok && wso.s.remove(obj) {
+	obj, sym, ok := r.weakKey(call.Argument(0))
+	if ok && wso.s.removeKey(obj, sym) {
 		return valueTrue
 	}
 	return valueFalse
@@ -43,8 +53,8 @@ func (r *Runtime) weakSetProto_has(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method WeakSet.prototype.has called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	obj, ok := call.Argument(0).(*Object)
-	if ok && wso.s.has(obj) {
+	obj, sym, ok := r.weakKey(call.Argument(0))
+	if ok && wso.s.hasKey(obj, sym) {
 		return valueTrue
 	}
 	return valueFalse
@@ -71,11 +81,11 @@ func (r *Runtime) builtin_newWeakSet(args []Value, newTarget *Object) *Object {
 			if adder == r.global.weakSetAdder {
 				if stdArr != nil {
 					for _, v := range stdArr.values {
-						wso.s.set(r.toObject(v), nil)
+						r.weakSetAdd(wso, v)
 					}
 				} else {
 					r.getIterator(arg, nil).iterate(func(item Value) {
-						wso.s.set(r.toObject(item), nil)
+						r.weakSetAdd(wso, item)
 					})
 				}
 			} else {

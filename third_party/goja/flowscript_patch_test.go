@@ -2637,3 +2637,23 @@ func TestTimeZonesInAnyCase(t *testing.T) {
 func TestHourCycleExtension(t *testing.T) {
 	matchesFile(t, "hour_cycle_extension", "hour_cycle_extension.node.txt")
 }
+
+// TestSymbolsAsWeakKeys: a symbol not made by Symbol.for is a WeakMap key
+// and a WeakSet value, as ES2023 and Node have it; a registered symbol and
+// a primitive are V8's TypeErrors (patch 116).
+func TestSymbolsAsWeakKeys(t *testing.T) {
+	matchesFile(t, "weak_symbol_keys", "weak_symbol_keys.node.txt")
+}
+
+// TestBigIntPrototypeHasNoLengthOrName: BigInt.prototype's own properties
+// are V8's; upstream gave it the constructor's length and name (patch 117).
+func TestBigIntPrototypeHasNoLengthOrName(t *testing.T) {
+	v, err := New().RunString(`[Object.getOwnPropertyNames(BigInt.prototype).sort().join(), (1n).length, (1n).name, BigInt.length, BigInt.name].join(' ')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// node -p "[Object.getOwnPropertyNames(BigInt.prototype).sort().join(), (1n).length, (1n).name, BigInt.length, BigInt.name].join(' ')"
+	if want := "constructor,toLocaleString,toString,valueOf   1 BigInt"; v.String() != want {
+		t.Errorf("got %q, want Node's %q", v, want)
+	}
+}
