@@ -259,11 +259,15 @@ func (r *Runtime) builtinJSON_stringifyEach(call FunctionCall, each func(*Object
 			}
 		} else {
 			if s, ok := spaceValue.(String); ok {
-				str := s.String()
-				if len(str) > 10 {
-					ctx.gap = str[:10]
-				} else {
-					ctx.gap = str
+				// Its first 10 UTF-16 units; a gap that is not ASCII makes
+				// the text not ASCII (FlowScript patch 119: '→' came out as
+				// the three Latin-1 characters of its UTF-8 bytes).
+				if s.Length() > 10 {
+					s = s.Substring(0, 10)
+				}
+				ctx.gap = s.String()
+				if _, ascii := s.(asciiString); !ascii {
+					ctx.allAscii = false
 				}
 			}
 		}

@@ -27,7 +27,10 @@ const maxCollators = 16
 // localeCompare compares this and that (both in NFD) as
 // this.localeCompare(that, locales, options).
 func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
-	c, caseLevel := r.localeCollator(locales, options)
+	c, caseLevel, numeric := r.localeCollator(locales, options)
+	if numeric {
+		this, that = countedFromOne(this), countedFromOne(that)
+	}
 	// Sensitivity "case": c compares base letters (accents, variants such
 	// as ø and width ignored); equal strings are then told apart by the
 	// case of their letters alone, lower before upper, as ICU's case level
@@ -65,14 +68,56 @@ func caseOrder(a, b string) int {
 	}
 }
 
+// countedFromOne writes each run of ASCII digits of s as its value plus
+// one (FlowScript patch 118), for a numeric collator of golang.org/x/text:
+// its key of a number whose digits are all zeros ("0", "00") is ignorable,
+// so "img0.png" sorted after "img2.png" and "x0y" after "x1y" (ICU: before).
+// Adding one to every number keeps their order and equalities ("01" and
+// "1" stay equal) and leaves no number of zeros only.
+func countedFromOne(s string) string {
+	if strings.IndexAny(s, "0123456789") < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	for i := 0; i < len(s); {
+		if !isASCIIDigit(s[i]) {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isASCIIDigit(s[j]) {
+			j++
+		}
+		b.WriteString(plusOne(strings.TrimLeft(s[i:j], "0")))
+		i = j
+	}
+	return b.String()
+}
+
+// plusOne is the decimal digits d (no leading zeros; "" is zero) plus one.
+func plusOne(d string) string {
+	n := []byte(d)
+	for i := len(n) - 1; i >= 0; i-- {
+		if n[i] < '9' {
+			n[i]++
+			return string(n)
+		}
+		n[i] = '0'
+	}
+	return "1" + string(n)
+}
+
 // localeCollator is the collator for localeCompare's locales and options;
 // for the sensitivity "case" it is the locale's collator of base letters,
-// and caseLevel is true (see localeCompare).
-func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, caseLevel bool) {
+// and caseLevel is true (see localeCompare); numeric tells whether it
+// compares numbers by their value.
+func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, caseLevel, numeric bool) {
 	noOptions := options == nil || options == _undefined
 	tag, given := r.firstLocaleTag(locales)
 	if !given && noOptions {
-		return r.collator(), false
+		return r.collator(), false, false
 	}
 	var opts *Object
 	if !noOptions {
@@ -91,7 +136,7 @@ func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, c
 		}
 		panic(r.newError(r.getRangeError(), fmt.Sprintf("Value %s out of range for String.prototype.localeCompare options property %s", s, name)))
 	}
-	numeric, numericGiven := false, false
+	numericGiven := false
 	if v := option(opts, "numeric"); v != nil {
 		numeric, numericGiven = v.ToBoolean(), true
 	}
@@ -117,9 +162,9 @@ func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, c
 		}
 	}
 	if sensitivity == "case" {
-		return r.collatorOf(lang, numeric, "base"), true
+		return r.collatorOf(lang, numeric, "base"), true, numeric
 	}
-	return r.collatorOf(lang, numeric, sensitivity), false
+	return r.collatorOf(lang, numeric, sensitivity), false, numeric
 }
 
 // collatorOf is the collator of lang with the options; a runtime keeps

@@ -2657,3 +2657,25 @@ func TestBigIntPrototypeHasNoLengthOrName(t *testing.T) {
 		t.Errorf("got %q, want Node's %q", v, want)
 	}
 }
+
+// TestNumericCollationOfZero: with numeric, a number of zeros only sorts as
+// zero, before 1 ("img0.png" before "img2.png"); x/text's numeric keys had
+// made it ignorable (patch 118). Node's answers.
+func TestNumericCollationOfZero(t *testing.T) {
+	matchesFile(t, "numeric_collation", "numeric_collation.node.txt")
+}
+
+// TestJSONStringifyGapNotASCII: a gap that is not ASCII makes a text of
+// its characters (it was their UTF-8 bytes as Latin-1), cut at 10 UTF-16
+// units (patch 119). Node's answers.
+func TestJSONStringifyGapNotASCII(t *testing.T) {
+	matchesFile(t, "json_gap", "json_gap.node.txt")
+}
+
+// TestRegexp2EmptyIterationsFail: on regexp2, a loop's iteration past its
+// minimum that matches empty fails and the search backtracks into the body
+// ((?:a*?)+ finds "aaa"), where .NET's rule left the loop there (regexp2's
+// patch 4). Node's answers, 39 searches.
+func TestRegexp2EmptyIterationsFail(t *testing.T) {
+	matchesFile(t, "regexp2_empty_iterations", "regexp2_empty_iterations.node.txt")
+}

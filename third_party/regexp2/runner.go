@@ -333,6 +333,15 @@ func executeDefault(r *Runner) error {
 
 			matched := r.textPos() - r.stackPeek()
 
+			if matched == 0 && r.re.options&ECMAScript != 0 {
+				// An iteration past a loop's minimum that matches empty
+				// fails (ECMAScript's RepeatMatcher; FlowScript patch 4),
+				// where .NET leaves the loop there: /(?:a*?)+/ finds
+				// "aaa" in "aaa", not "". In ECMAScript a Branchmark
+				// loop has no minimum (counted).
+				r.Runstackpos-- // the mark, as the iteration left it
+				break
+			}
 			if matched != 0 { // Nonempty match -> loop now
 				r.trackPush2(r.stackPeek(), r.textPos())     // Save old mark, textpos
 				r.stackPush(r.textPos())                     // Make new mark
@@ -440,6 +449,29 @@ func executeDefault(r *Runner) error {
 			count := r.stackPeekN(1)
 			matched := r.textPos() - mark
 
+			if r.re.options&ECMAScript != 0 {
+				// The iteration just run was past the minimum when its
+				// count is positive: matching empty, it fails; the
+				// iterations of the minimum may match empty and the loop
+				// goes on (ECMAScript's RepeatMatcher; FlowScript patch 4).
+				// mark is -1 on a loop's first arrival, before any
+				// iteration.
+				switch {
+				case matched == 0 && count > 0:
+					r.Runstackpos -= 2 // mark and count, as the iteration left them
+					goto BreakBackward
+				case count >= r.operand(1):
+					r.trackPushNeg2(mark, count) // Save old mark, count
+					r.advance(2)                 // Straight
+				default:
+					r.trackPush1(mark)                           // remember mark
+					r.stackPush2(r.textPos(), count+1)           // Make new mark, incr count
+					if err := r.goTo(r.operand(0)); err != nil { // Loop
+						return err
+					}
+				}
+				continue
+			}
 			if count >= r.operand(1) || (matched == 0 && count >= 0) { // Max loops or empty match -> straight now
 				r.trackPushNeg2(mark, count) // Save old mark, count
 				r.advance(2)                 // Straight

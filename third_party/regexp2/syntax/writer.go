@@ -37,7 +37,10 @@ func newWriter(quickCaptureSlots []bool) writer {
 }
 
 type writer struct {
-	emitted []int
+	// ecmaLoops: the pattern is ECMAScript's, whose loops count every
+	// iteration of a + (see counted).
+	ecmaLoops bool
+	emitted   []int
 
 	intStack          []int
 	curpos            int
@@ -88,6 +91,7 @@ func (w *writer) codeFromTree(tree *RegexTree) (*Code, error) {
 	}
 
 	w.counting = true
+	w.ecmaLoops = tree.Options&ECMAScript != 0
 
 	for {
 		if !w.counting {
@@ -263,7 +267,7 @@ func (w *writer) emitFragment(nodetype NodeType, node *RegexNode, curIndex int) 
 
 	case NtLoop | BeforeChild, NtLazyloop | BeforeChild:
 
-		if node.N < math.MaxInt32 || node.M > 1 {
+		if w.counted(node) {
 			if node.M == 0 {
 				w.emit1(Nullcount, 0)
 			} else {
@@ -286,7 +290,7 @@ func (w *writer) emitFragment(nodetype NodeType, node *RegexNode, curIndex int) 
 		startJumpPos := w.curPos()
 		lazy := InstOp(nodetype - (NtLoop | AfterChild))
 
-		if node.N < math.MaxInt32 || node.M > 1 {
+		if w.counted(node) {
 			if node.N == math.MaxInt32 {
 				w.emit2(Branchcount+lazy, w.popInt(), math.MaxInt32)
 			} else {
@@ -541,4 +545,13 @@ func (w *writer) emit2(op InstOp, opd1, opd2 int) {
 	w.curpos++
 	w.emitted[w.curpos] = opd2
 	w.curpos++
+}
+
+// counted reports whether a loop keeps a count of its iterations
+// (Setcount, Branchcount) rather than a mark (Setmark, Branchmark): a
+// bounded loop, one of more than one iteration, and in ECMAScript a + too,
+// whose first iteration may match empty where a later one may not
+// (FlowScript patch 4: RepeatMatcher's empty check).
+func (w *writer) counted(node *RegexNode) bool {
+	return node.N < math.MaxInt32 || node.M > 1 || w.ecmaLoops && node.M == 1
 }
