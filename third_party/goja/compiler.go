@@ -97,6 +97,11 @@ type compiler struct {
 	// annexB are the block functions that also set a var of their
 	// function (FlowScript patch 58, hoistBlockFunctions).
 	annexB map[*ast.FunctionDeclaration]bool
+	// fieldInit is set while a class field's initializer is compiled, and
+	// fieldInitThis is then the scope its this comes from: super.x is
+	// allowed there (FlowScript patch 120, checkSuperBase).
+	fieldInit     bool
+	fieldInitThis *scope
 }
 
 type binding struct {

@@ -628,6 +628,14 @@ type compiledPrivateDotExpr struct {
 }
 
 func (c *compiler) checkSuperBase(idx file.Idx) {
+	if c.fieldInit && c.scope.nearestThis() == c.fieldInitThis {
+		// A field's initializer (an arrow in it included) runs as a method
+		// of the class: super.x reads the class's home object
+		// (FlowScript patch 120; it was "'super' keyword unexpected here",
+		// as its expression is compiled before the initializer's function
+		// is made).
+		return
+	}
 	if s := c.scope.nearestThis(); s != nil {
 		switch s.funcType {
 		case funcMethod, funcClsInit, funcCtor, funcDerivedCtor:
@@ -1955,7 +1963,10 @@ func (e *compiledClassLiteral) emitGetter(putOnStack bool) {
 			privateName, key, computed := e.processClassKey(elt.Key)
 			var el clsElement
 			if elt.Initializer != nil {
+				saved, savedThis := e.c.fieldInit, e.c.fieldInitThis
+				e.c.fieldInit, e.c.fieldInitThis = true, e.c.scope.nearestThis()
 				el.initializer = e.c.compileExpression(elt.Initializer)
+				e.c.fieldInit, e.c.fieldInitThis = saved, savedThis
 			}
 			el.computed = computed
 			if computed {

@@ -2679,3 +2679,11 @@ func TestJSONStringifyGapNotASCII(t *testing.T) {
 func TestRegexp2EmptyIterationsFail(t *testing.T) {
 	matchesFile(t, "regexp2_empty_iterations", "regexp2_empty_iterations.node.txt")
 }
+
+// TestSuperInFieldInitializers: super.x in a class field's initializer,
+// static or not, reads the class's home object; super() there, and super
+// in a function inside it, are still SyntaxErrors (patch 120). Node's
+// answers.
+func TestSuperInFieldInitializers(t *testing.T) {
+	matchesFile(t, "super_in_fields", "super_in_fields.node.txt")
+}
