@@ -258,9 +258,18 @@ func parseDateISOString(s string) (date, bool) {
 
 // meridiem reads an "am" or "pm" (after spaces) at the start of s and
 // returns the rest and hour on the 24-hour clock; found is false when s
-// has neither.
+// has neither. An hour past 12 before it makes the date invalid, as in V8
+// (FlowScript patch 121: "13:30 PM" was 13:30): h is then -1.
 func meridiem(s string, hour int) (rest string, h int, found bool) {
 	t := skipSpaces(s)
+	if hour > 12 {
+		if _, ok := match(t, "pm"); ok {
+			return s, -1, true
+		}
+		if _, ok := match(t, "am"); ok {
+			return s, -1, true
+		}
+	}
 	if t, ok := match(t, "pm"); ok {
 		if hour < 12 {
 			hour += 12
@@ -301,6 +310,9 @@ func parseDateOtherString(s string) (date, bool) {
 					// "1:00:00-03:00 pm": V8 reads the am or pm after the
 					// offset too (FlowScript patch 37).
 					if t, hour, found := meridiem(s, d.hour); found {
+						if hour < 0 {
+							return date{}, false
+						}
 						s, d.hour = t, hour
 					}
 				}
@@ -359,6 +371,9 @@ func parseDateOtherString(s string) (date, bool) {
 					continue
 				}
 				if t, hour, found := meridiem(s, d.hour); found {
+					if hour < 0 {
+						return date{}, false
+					}
 					s, d.hour = t, hour
 					continue
 				}

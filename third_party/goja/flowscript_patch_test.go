@@ -2687,3 +2687,10 @@ func TestRegexp2EmptyIterationsFail(t *testing.T) {
 func TestSuperInFieldInitializers(t *testing.T) {
 	matchesFile(t, "super_in_fields", "super_in_fields.node.txt")
 }
+
+// TestDateMeridiemAfterHour12: an hour past 12 before AM or PM is an
+// invalid date, as in V8 (patch 121); 0 and 12 keep their meaning. Node's
+// answers, 128 strings, all in GMT.
+func TestDateMeridiemAfterHour12(t *testing.T) {
+	matchesFile(t, "date_meridiem", "date_meridiem.node.txt")
+}
