@@ -295,6 +295,10 @@ func parseDateOtherString(s string) (date, bool) {
 	var nums [3]int
 	var numIndex int
 	var hasYear, hasMon, hasTime, ok bool
+	// utc: a GMT, UTC or UT was read; a sign after it starts an offset
+	// with or without a time, as in V8 ("Jan 15 2024 GMT-3"; FlowScript
+	// patch 122).
+	var utc bool
 	for {
 		s = skipSpaces(s)
 		if len(s) == 0 {
@@ -303,7 +307,7 @@ func parseDateOtherString(s string) (date, bool) {
 		c := s[0]
 		val := 0
 		if c == '+' || c == '-' {
-			if hasTime {
+			if hasTime || utc {
 				if val, s, ok = getTimeZoneOffset(s, false); ok {
 					d.timeZoneOffset = val
 					d.isLocal = false
@@ -317,7 +321,7 @@ func parseDateOtherString(s string) (date, bool) {
 					}
 				}
 			}
-			if !hasTime || !ok {
+			if !(hasTime || utc) || !ok {
 				s = s[1:]
 				if val, s, ok = getDigits(s, 1, 9); ok && startsWithDigit(s) {
 					return date{}, false // a year of ten digits or more: past any date (FlowScript patch 34)
@@ -395,6 +399,7 @@ func parseDateOtherString(s string) (date, bool) {
 			s = skipUntil(s, "0123456789 -/(")
 		} else if val, s, ok = getTimeZoneAbbr(s); ok {
 			d.timeZoneOffset = val
+			utc = val == 0
 			if len(s) > 0 {
 				if c := s[0]; (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') {
 					return date{}, false

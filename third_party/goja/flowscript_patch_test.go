@@ -2694,3 +2694,10 @@ func TestSuperInFieldInitializers(t *testing.T) {
 func TestDateMeridiemAfterHour12(t *testing.T) {
 	matchesFile(t, "date_meridiem", "date_meridiem.node.txt")
 }
+
+// TestDateGMTOffsetWithoutTime: "Jan 15 2024 GMT-3" is 03:00 UTC, as in
+// V8: a sign after GMT, UTC or UT starts an offset even with no time
+// before it (patch 122); it was an invalid date. Node's answers.
+func TestDateGMTOffsetWithoutTime(t *testing.T) {
+	matchesFile(t, "date_gmt_offset", "date_gmt_offset.node.txt")
+}
