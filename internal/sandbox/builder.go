@@ -190,7 +190,17 @@ func checkNames(names []string) error {
 // that holds the source alone. Stack frames, error.stack and compile
 // errors then read the author's lines and columns straight from goja,
 // whatever line terminators the source uses.
-func compile(source string, inputNames []string) (*Program, error) {
+func compile(source string, inputNames []string) (prog *Program, err error) {
+	defer func() {
+		// goja's parser or compiler failed on this text (the lexer once
+		// panicked on "\u{10FFFF}"): the source's error, never a worker's
+		// crash, which would be retried and then dead-lettered as
+		// SANDBOX_CRASH for a text that fails the same way every time.
+		if x := recover(); x != nil {
+			prog, err = nil, &Error{Code: CodeSyntaxError, Message: fmt.Sprintf(
+				"SyntaxError: the engine failed to compile this source (%v): rewrite the construct it names, and report the source to the FlowScript team", x)}
+		}
+	}()
 	if err := CheckNesting(source); err != nil {
 		return nil, err
 	}

@@ -282,3 +282,14 @@ func TestByteOrderMarkCountsNoColumn(t *testing.T) {
 		t.Errorf("syntax error: %v, want it at column 9", err)
 	}
 }
+
+// TestLastCodePointEscapeCompiles: "\u{10FFFF}", the last code point, in
+// every kind of string literal, is a string of two UTF-16 units; goja's
+// lexer left its closing brace unread and the parser panicked, which cost
+// the worker (goja patch 123). A code point past it is a syntax error.
+func TestLastCodePointEscapeCompiles(t *testing.T) {
+	wantOutput(t, run(t, "return [\"\\u{10FFFF}\".length, '\\u{10ffff}'.codePointAt(0), `\\u{0010FFFF}`.length, ({'\\u{10FFFF}': 3})['\\u{10FFFF}']].join()"), "2,1114111,2,3")
+	for _, src := range []string{`return "\u{110000}"`, "return `\\u{110000}`", `return "\u{10FFFF"`} {
+		wantError(t, run(t, src), CodeSyntaxError, "")
+	}
+}

@@ -63,11 +63,11 @@
 // continuation) runs after its result is taken. A result that is ready only
 // after the deadline is a timeout.
 //
-// A Go panic inside goja while it runs a script (BigInt.asUintN(2**53 - 1,
-// -1n) asks for a slice of 2^53 bits) is the script's error:
+// A Go panic inside goja while it runs a script is the script's error:
 // SCRIPT_MEMORY_LIMIT when goja could not allocate a size, SCRIPT_ERROR with
-// the panic's text otherwise. Never SANDBOX_CRASH: running it again fails
-// the same way.
+// the panic's text otherwise; one while it parses or compiles the source
+// (the lexer once panicked on "\u{10FFFF}") is SCRIPT_SYNTAX_ERROR. Never
+// SANDBOX_CRASH: running it again fails the same way.
 //
 // Regular expressions that goja runs on regexp2 have no backtracking limit
 // of their own (see regexp.go): a limit there reads as "no match". A match

@@ -281,11 +281,15 @@ func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, 
 	return marker.Get("execute"), true
 }
 
+// outputTooLarge is the error of a result of size (its text's) over the
+// cap of limit bytes.
+func outputTooLarge(size string, limit int) *Error {
+	return &Error{Code: CodeOutputTooLarge, Message: fmt.Sprintf(
+		"the result is %s, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES): return less data", size, limit)}
+}
+
 func (p *Program) checkOutput(out *output, l Limits) (string, *Error) {
-	tooLarge := func(size string) *Error {
-		return &Error{Code: CodeOutputTooLarge, Message: fmt.Sprintf(
-			"the result is %s, over the limit of %d bytes (SANDBOX_MAX_OUTPUT_BYTES): return less data", size, l.MaxOutputBytes)}
-	}
+	tooLarge := func(size string) *Error { return outputTooLarge(size, l.MaxOutputBytes) }
 	// Check the length in UTF-16 units before copying the string out of the
 	// VM: a string of N units is at least N bytes of UTF-8.
 	if s, ok := out.js.(goja.String); ok && !out.copied && s.Length() > l.MaxOutputBytes {

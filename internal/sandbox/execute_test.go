@@ -306,3 +306,29 @@ func TestCeilingEndsTheRunWhereverItIsHit(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputCapStopsTheSerialization: a result whose text is far larger
+// than its values is refused for its size once its text passes the cap,
+// not run into the memory limit or the deadline (the hostile probe's
+// cases: 300 references to one 100 KB string, 30 MB of JSON, were
+// SCRIPT_MEMORY_LIMIT; a sparse array of 2e7 nulls ran to the deadline). A
+// reported failure is still read whole.
+func TestOutputCapStopsTheSerialization(t *testing.T) {
+	l := Limits{MaxOutputBytes: 10_000}.WithDefaults()
+	for _, src := range []string{
+		`const s = 'x'.repeat(100000); return new Array(300).fill(s)`,
+		`const a = []; a.length = 2e7; return a`,
+		`return {rows: Array.from({length: 1e5}, (_, i) => ({i}))}`,
+		`const o = {}; let cur = o; for (let i = 0; i < 400; i++) cur = cur.next = {pad: 'y'.repeat(100)}; return o`,
+	} {
+		e := wantError(t, Execute(context.Background(), l, Request{Source: src}), CodeOutputTooLarge, "")
+		if !strings.Contains(e.Message, "more than 10000 bytes") || !strings.Contains(e.Message, "SANDBOX_MAX_OUTPUT_BYTES") {
+			t.Errorf("%s: message %q should say it passed the limit and name it", src, e.Message)
+		}
+	}
+	res := Execute(context.Background(), l, Request{Source: `return {success: false, error: {code: 'E2', message: 'no'}, rows: new Array(1e5).fill('z'.repeat(10))}`})
+	if e := wantError(t, res, CodeScriptError, ""); e.Reason != "E2" {
+		t.Errorf("a large reported failure: reason %q, want E2", e.Reason)
+	}
+	wantOutput(t, Execute(context.Background(), l, Request{Source: `return new Array(1000).fill(1)`}), "["+strings.Repeat("1,", 999)+"1]")
+}

@@ -52,6 +52,9 @@ type vm struct {
 	// logPath the objects it is writing, outermost first.
 	logDepth int
 	logPath  []*goja.Object
+	// maxOutput is the cap on the result's text (SANDBOX_MAX_OUTPUT_BYTES):
+	// serialize stops writing past it.
+	maxOutput int
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
@@ -71,7 +74,7 @@ func newVM(l Limits) (*vm, error) {
 func newVMFor(l Limits, f features) (*vm, error) {
 	rt := goja.New()
 	rt.SetMaxCallStackSize(l.MaxCallStackSize)
-	v := &vm{rt: rt}
+	v := &vm{rt: rt, maxOutput: l.MaxOutputBytes}
 	proto := rt.FunctionPrototype() // the Function constructor is never made (see lockDown)
 	var ok bool
 	if v.call, ok = proto.Get("call").Export().(nativeFunc); !ok {
@@ -188,9 +191,9 @@ func recovered(x any) error {
 }
 
 // enginePanic is a Go panic inside goja while it ran the script: goja
-// failed on the script's behalf (BigInt.asUintN(2**53 - 1, -1n) asks it for
-// a slice of 2^53 bits). The script caused it, so it is the script's error,
-// never the platform's.
+// failed on the script's behalf (before goja patch 126, 1n << (2n ** 53n)
+// asked math/big for a slice of 2^53 bits). The script caused it, so it is
+// the script's error, never the platform's.
 type enginePanic struct{ value any }
 
 func (e *enginePanic) Error() string { return fmt.Sprint(e.value) }

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 
@@ -39,7 +41,19 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	// The engine's own JSON.stringify, called from Go: the script may have
 	// replaced the global JSON or its stringify.
 	var out goja.Value
-	root, async := true, false
+	root, async, tooLarge := true, false, false
+	over := func(head []byte) bool {
+		switch {
+		case bytes.HasPrefix(head, failureHead):
+			// A reported failure, read for its error, not returned: it is
+			// written whole, whatever its size.
+			return true
+		case bytes.HasPrefix(failureHead, head):
+			return false // maybe one: asked again at the next value
+		}
+		tooLarge = true
+		panic(v.rt.ToValue("a result over the cap")) // ends the serialization; never reaches the script
+	}
 	noAsync := func(obj *goja.Object) {
 		if root && obj == val { // the result itself: the caller checked it
 			root = false
@@ -51,9 +65,18 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 			panic(v.rt.ToValue("an async value")) // ends the serialization; never reaches the script
 		}
 	}
-	err := v.try(func() { out = v.rt.StringifyJSONEach(val, noAsync) })
+	// The text is written only up to the output cap (goja patch 124): a
+	// result whose JSON is far larger than its values (a sparse array's
+	// nulls, one long string referenced a thousand times) is refused for
+	// its size, not run into the memory limit or the deadline. A reported
+	// failure whose success comes first, as {success: false, error: {…}}
+	// writes it, is written whole, whatever its size.
+	err := v.try(func() { out = v.rt.StringifyJSONLimit(val, noAsync, v.maxOutput, over) })
 	if async {
 		return nil, errAsync
+	}
+	if tooLarge {
+		return nil, &structured{err: outputTooLarge(fmt.Sprintf("more than %d bytes", v.maxOutput), v.maxOutput)}
 	}
 	if err != nil {
 		return nil, err
@@ -63,6 +86,10 @@ func (v *vm) serialize(val goja.Value) (goja.Value, error) {
 	}
 	return out, nil
 }
+
+// failureHead is how the text of a reported failure whose success comes
+// first begins.
+var failureHead = []byte(`{"success":false`)
 
 // promiseType is what ExportType says of a native Promise (its class name
 // is "Object").

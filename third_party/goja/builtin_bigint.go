@@ -245,6 +245,11 @@ func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := toBigInt(call.Argument(1))
+	if x := (*big.Int)(bigint); bits > 0 && x.BitLen() < bits {
+		// It fits: itself, without the 2^bits that a bits of 2^31 would
+		// make 256 MB of (FlowScript patch 125).
+		return bigint
+	}
 
 	twoToBits := new(big.Int).Lsh(big.NewInt(1), uint(bits))
 	mod := new(big.Int).Mod((*big.Int)(bigint), twoToBits)
@@ -255,6 +260,9 @@ func (r *Runtime) bigint_asIntN(call FunctionCall) Value {
 	}
 }
 
+// maxBigIntBits is V8's largest BigInt, in bits (kMaxLengthBits).
+const maxBigIntBits = 1 << 30
+
 func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 	if len(call.Arguments) < 2 {
 		panic(r.NewTypeError("Cannot convert undefined to a BigInt"))
@@ -264,6 +272,13 @@ func (r *Runtime) bigint_asUintN(call FunctionCall) Value {
 		panic(r.NewTypeError("Invalid value: not (convertible to) a safe integer"))
 	}
 	bigint := (*big.Int)(toBigInt(call.Argument(1)))
+	if bigint.Sign() >= 0 && bigint.BitLen() <= bits {
+		return (*valueBigInt)(bigint) // it fits (FlowScript patch 125)
+	}
+	if bits > maxBigIntBits {
+		// 2^bits plus a negative number: past V8's largest BigInt.
+		panic(r.errBigIntTooLarge())
+	}
 	ret := new(big.Int).Mod(bigint, new(big.Int).Lsh(big.NewInt(1), uint(bits)))
 	return (*valueBigInt)(ret)
 }

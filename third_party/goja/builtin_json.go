@@ -181,6 +181,10 @@ type _builtinJSON_stringifyContext struct {
 	gap, indent string
 	buf         bytes.Buffer
 	allAscii    bool
+	// limit, when positive, is the text's size past which over is called
+	// (StringifyJSONLimit, FlowScript patch 124).
+	limit int
+	over  func(head []byte) bool
 }
 
 func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
@@ -188,10 +192,16 @@ func (r *Runtime) builtinJSON_stringify(call FunctionCall) Value {
 }
 
 func (r *Runtime) builtinJSON_stringifyEach(call FunctionCall, each func(*Object)) Value {
+	return r.builtinJSON_stringifyLimit(call, each, 0, nil)
+}
+
+func (r *Runtime) builtinJSON_stringifyLimit(call FunctionCall, each func(*Object), limit int, over func([]byte) bool) Value {
 	ctx := _builtinJSON_stringifyContext{
 		r:        r,
 		allAscii: true,
 		each:     each,
+		limit:    limit,
+		over:     over,
 	}
 
 	replacer, _ := call.Argument(1).(*Object)
@@ -292,6 +302,9 @@ func (ctx *_builtinJSON_stringifyContext) do(v Value) bool {
 }
 
 func (ctx *_builtinJSON_stringifyContext) str(key Value, holder *Object) bool {
+	if ctx.limit > 0 && ctx.buf.Len() > ctx.limit && ctx.over(ctx.buf.Bytes()[:min(ctx.buf.Len(), 64)]) {
+		ctx.limit = 0 // lifted
+	}
 	value := nilSafe(holder.get(key, nil))
 
 	switch value.(type) {

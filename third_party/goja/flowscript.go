@@ -225,6 +225,18 @@ func (r *Runtime) StringifyJSONEach(value Value, each func(*Object)) Value {
 	return r.builtinJSON_stringifyEach(FunctionCall{This: _undefined, Arguments: []Value{value}}, each)
 }
 
+// StringifyJSONLimit is StringifyJSONEach that calls over with the first
+// 64 bytes of the text as soon as the text passes limit bytes (checked
+// before each value, so it passes the limit by one value's text at most);
+// over panics, as each may, to end the serialization, returns true to
+// lift the limit, or false to be asked again before the next value
+// (FlowScript patch 124). A result whose text is
+// far larger than its values (a sparse array's nulls, one string
+// referenced a thousand times) then costs no more than the limit to refuse.
+func (r *Runtime) StringifyJSONLimit(value Value, each func(*Object), limit int, over func(head []byte) bool) Value {
+	return r.builtinJSON_stringifyLimit(FunctionCall{This: _undefined, Arguments: []Value{value}}, each, limit, over)
+}
+
 // SetJSONParse makes fn the runtime's JSON.parse, the built-in itself: the
 // JSON object's parse property is fn, with the name "parse" and the length
 // 2, made when it is first read (FlowScript patch 26). It applies only

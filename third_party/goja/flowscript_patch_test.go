@@ -2701,3 +2701,19 @@ func TestDateMeridiemAfterHour12(t *testing.T) {
 func TestDateGMTOffsetWithoutTime(t *testing.T) {
 	matchesFile(t, "date_gmt_offset", "date_gmt_offset.node.txt")
 }
+
+// TestBigIntAsNOfAFittingValue: BigInt.asIntN and asUintN of a value that
+// fits return it at once (asUintN(2**31, 5n) made 2^(2^31), 256 MB), and
+// 2^bits plus a negative value past V8's largest BigInt is its RangeError
+// (patch 125). Node's answers.
+func TestBigIntAsNOfAFittingValue(t *testing.T) {
+	matchesFile(t, "bigint_as_n", "bigint_as_n.node.txt")
+}
+
+// TestBigIntPastV8sLargest: <<, >> and ** of BigInts throw V8's RangeError
+// for a result past 2^30 bits instead of asking math/big for it (which
+// panicked, also when the compiler folded a constant), and a shift past
+// every bit is 0n or -1n (patch 126). Node's answers.
+func TestBigIntPastV8sLargest(t *testing.T) {
+	matchesFile(t, "bigint_size", "bigint_size.node.txt")
+}

@@ -1420,7 +1420,7 @@ func (_exp) exec(vm *vm) {
 			if (*big.Int)(y).Cmp(big.NewInt(0)) < 0 {
 				panic(vm.r.newError(vm.r.getRangeError(), "exponent must be positive"))
 			}
-			result = (*valueBigInt)(new(big.Int).Exp((*big.Int)(x), (*big.Int)(y), nil))
+			result = vm.r.bigIntPow((*big.Int)(x), (*big.Int)(y)) // FlowScript patch 126
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1755,12 +1755,7 @@ func (_sal) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			n := uint((*big.Int)(right).Uint64())
-			if (*big.Int)(right).Sign() < 0 {
-				result = (*valueBigInt)(new(big.Int).Rsh((*big.Int)(left), n))
-			} else {
-				result = (*valueBigInt)(new(big.Int).Lsh((*big.Int)(left), n))
-			}
+			result = vm.r.bigIntShift((*big.Int)(left), (*big.Int)(right)) // FlowScript patch 126
 			goto end
 		}
 		panic(errMixBigIntType)
@@ -1786,12 +1781,7 @@ func (_sar) exec(vm *vm) {
 
 	if left, ok := left.(*valueBigInt); ok {
 		if right, ok := right.(*valueBigInt); ok {
-			n := uint((*big.Int)(right).Uint64())
-			if (*big.Int)(right).Sign() < 0 {
-				result = (*valueBigInt)(new(big.Int).Lsh((*big.Int)(left), n))
-			} else {
-				result = (*valueBigInt)(new(big.Int).Rsh((*big.Int)(left), n))
-			}
+			result = vm.r.bigIntShift((*big.Int)(left), new(big.Int).Neg((*big.Int)(right))) // FlowScript patch 126
 			goto end
 		}
 		panic(errMixBigIntType)

@@ -232,12 +232,12 @@ func TestEnginePanicsAreScriptErrors(t *testing.T) {
 	p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: testTimeout, MaxParallel: 1}})
 	for _, src := range []string{
 		"return BigInt.asUintN(2**53 - 1, -1n)",
-		"return BigInt.asIntN(2**53 - 1, -1n)",
 		"return BigInt.asUintN(2**53 - 1, -1n).toString().length",
-		"try { return BigInt.asIntN(2**53 - 1, -3n) } catch (e) { return 'caught' }",
 		"function execute() { return [1n].map(x => BigInt.asUintN(2**53 - 1, -x)) }",
 		"return String(1n << (2n ** 40n))",
+		"return 1n << (2n ** 53n)", // folded at compile time: it panicked there, and cost the worker
 		"return (2n ** (2n ** 34n)).toString().length",
+		"return BigInt(\"\\u{10FFFF}\")", // the lexer panicked on the last code point (goja patch 123)
 	} {
 		t.Run(src, func(t *testing.T) {
 			res := p.Run(context.Background(), sandbox.Request{Source: src})

@@ -699,7 +699,10 @@ func (self *_parser) scanEscape(quote rune) (int, bool) {
 				self.read()
 			}
 		} else {
-			for self.chr != quote && self.chr >= 0 && value < utf8.MaxRune {
+			// <=: \u{10FFFF} reads its closing brace too; with <, the
+			// brace was left to count as a character, and the string's
+			// parser panicked at the length (FlowScript patch 123).
+			for self.chr != quote && self.chr >= 0 && value <= utf8.MaxRune {
 				if self.chr == '}' {
 					self.read()
 					break
