@@ -266,7 +266,8 @@ func (j *jetStreamStore) checkRoom(ctx context.Context, s Scope, k string) (coun
 // always sees the others, so the cap holds; two of them may both give way.
 //
 // A write of k by another job between this write and its purge (an
-// overwrite, which needs no room) keeps k; the cap is then passed by one.
+// overwrite, which needs no room) keeps k, and so does a count that fails
+// (the store's error): the write stands, and the cap may be passed by one.
 func (j *jetStreamStore) keepWithinCap(ctx context.Context, s Scope, k string, rev, counted uint64) error {
 	if rev == counted+1 {
 		return nil
@@ -274,7 +275,7 @@ func (j *jetStreamStore) keepWithinCap(ctx context.Context, s Scope, k string, r
 	_, err := j.checkRoom(ctx, s, k)
 	var limit *LimitError
 	if !errors.As(err, &limit) {
-		return err
+		return nil
 	}
 	if perr := j.purge(ctx, k, rev); perr != nil {
 		return fmt.Errorf("removing a kv key past KV_MAX_KEYS: %w", perr)
