@@ -449,30 +449,17 @@ func executeDefault(r *Runner) error {
 			count := r.stackPeekN(1)
 			matched := r.textPos() - mark
 
-			if r.re.options&ECMAScript != 0 {
-				// The iteration just run was past the minimum when its
-				// count is positive: matching empty, it fails; the
-				// iterations of the minimum may match empty and the loop
-				// goes on (ECMAScript's RepeatMatcher; FlowScript patch 4).
-				// mark is -1 on a loop's first arrival, before any
-				// iteration.
-				switch {
-				case matched == 0 && count > 0:
-					r.Runstackpos -= 2 // mark and count, as the iteration left them
-					goto BreakBackward
-				case count >= r.operand(1):
-					r.trackPushNeg2(mark, count) // Save old mark, count
-					r.advance(2)                 // Straight
-				default:
-					r.trackPush1(mark)                           // remember mark
-					r.stackPush2(r.textPos(), count+1)           // Make new mark, incr count
-					if err := r.goTo(r.operand(0)); err != nil { // Loop
-						return err
-					}
-				}
-				continue
+			ecma := r.re.options&ECMAScript != 0
+			if ecma && matched == 0 && count > 0 {
+				// The iteration just run was past the minimum (its count
+				// is positive) and matched empty: it fails (ECMAScript's
+				// RepeatMatcher; FlowScript patch 4). An empty iteration
+				// of the minimum loops on, where .NET goes straight. mark
+				// is -1 on a loop's first arrival, before any iteration.
+				r.Runstackpos -= 2 // mark and count, as the iteration left them
+				break
 			}
-			if count >= r.operand(1) || (matched == 0 && count >= 0) { // Max loops or empty match -> straight now
+			if count >= r.operand(1) || (!ecma && matched == 0 && count >= 0) { // Max loops or empty match -> straight now
 				r.trackPushNeg2(mark, count) // Save old mark, count
 				r.advance(2)                 // Straight
 			} else { // Nonempty match -> count+loop now
