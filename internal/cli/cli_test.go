@@ -243,9 +243,9 @@ func TestRunJobs(t *testing.T) {
 	want := map[string]string{
 		`1`:       "xy;",
 		`"slow"`:  "SCRIPT_TIMEOUT;",
-		`3`:       "INVALID_SCRIPT_INPUT at line 5;",
+		`3`:       "INVALID_JOB at line 5;",
 		`{"k":4}`: "SCRIPT_ERROR;",
-		`null`:    "INVALID_SCRIPT_INPUT at line 4;no id;",
+		`null`:    "INVALID_JOB at line 4;no id;",
 	}
 	for id, w := range want {
 		if got[id] != w {
@@ -281,12 +281,12 @@ func TestRunNamesTheSizeOfAScriptOverTheCap(t *testing.T) {
 	source := "return '" + strings.Repeat("x", 300) + "'"
 	env := map[string]string{"SANDBOX_MAX_SOURCE_BYTES": "100", "SANDBOX_MAX_PARALLEL": "1"}
 	code, stdout, stderr := invocation{args: []string{"run", "--json", writeScript(t, source)}, env: env}.run(t)
-	want := fmt.Sprintf(`"code":"INVALID_SCRIPT_INPUT","message":"source is %d bytes, over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)`, len(source))
+	want := fmt.Sprintf(`"code":"INVALID_JOB","message":"source is %d bytes, over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)`, len(source))
 	if code != ExitFailed || !strings.Contains(stdout, want) {
 		t.Errorf("file: exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 	code, _, stderr = invocation{args: []string{"run", "-"}, stdin: source, env: env}.run(t)
-	if want := "INVALID_SCRIPT_INPUT: source is over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)"; code != ExitFailed || !strings.Contains(stderr, want) {
+	if want := "INVALID_JOB: source is over the limit of 100 (SANDBOX_MAX_SOURCE_BYTES)"; code != ExitFailed || !strings.Contains(stderr, want) {
 		t.Errorf("standard input: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 }
@@ -339,8 +339,8 @@ func TestRunJobsLineInputsAreChecked(t *testing.T) {
 		`"dup"`: {0, `inputVariables[1].name: "x" is already used by inputVariables[0]`},
 	} {
 		r, ok := got[id]
-		if !ok || r.Line != want.line || r.Error == nil || r.Error.Code != "INVALID_SCRIPT_INPUT" || !strings.Contains(r.Error.Message, want.message) {
-			t.Errorf("id %s: %+v (error %+v); want line %d and INVALID_SCRIPT_INPUT %q", id, r, r.Error, want.line, want.message)
+		if !ok || r.Line != want.line || r.Error == nil || r.Error.Code != "INVALID_JOB" || !strings.Contains(r.Error.Message, want.message) {
+			t.Errorf("id %s: %+v (error %+v); want line %d and INVALID_JOB %q", id, r, r.Error, want.line, want.message)
 		}
 	}
 	if r := got[`"ok"`]; r.Error != nil || r.Output != "[]" {
@@ -355,7 +355,7 @@ func TestReadLineCapsLongLines(t *testing.T) {
 	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"},
 		stdin: `{"id": 1, "source": "` + strings.Repeat("a", 70000) + `"}` + "\n" + `{"id": 2, "source": "return 2"}` + "\n",
 		env:   map[string]string{"SANDBOX_MAX_SOURCE_BYTES": "1", "SANDBOX_MAX_INPUT_BYTES": "1", "SANDBOX_MAX_PARALLEL": "1"}}.run(t)
-	if code != ExitFailed || !strings.Contains(stdout, `"line":1`) || !strings.Contains(stdout, `"id":2,"output":"","error":{"code":"INVALID_SCRIPT_INPUT"`) {
+	if code != ExitFailed || !strings.Contains(stdout, `"line":1`) || !strings.Contains(stdout, `"id":2,"output":"","error":{"code":"INVALID_JOB"`) {
 		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 }

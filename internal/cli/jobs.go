@@ -107,7 +107,7 @@ func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
 			id = json.RawMessage("null")
 		}
 		return jobLine{}, &resultJSON{ID: id, Line: n, Error: &errorJSON{
-			Code: sandbox.CodeInvalidInput, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
+			Code: flowjob.CodeInvalidJob, Message: fmt.Sprintf("line %d: ", n) + fmt.Sprintf(format, args...)}}
 	}
 	if errors.Is(readErr, errLineTooLong) {
 		return bad(nil, "the line is over %d bytes, more than the SANDBOX_MAX_SOURCE_BYTES and SANDBOX_MAX_INPUT_BYTES limits allow", len(line))
@@ -127,7 +127,7 @@ func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
 		return bad(job.ID, "more than one JSON value on the line: put each job on its own line")
 	}
 	// The names are the sandbox's to check, with the job validator's rules
-	// (INVALID_SCRIPT_INPUT when the job runs); what encoding/json lets
+	// (INVALID_JOB when the job runs); what encoding/json lets
 	// through as "" is refused here.
 	var problems []string
 	for i, in := range job.InputVariables {

@@ -289,6 +289,7 @@ func sizeOf(in io.Reader) string {
 // printResult prints a finished run's output, or its error, and returns the
 // exit code.
 func printResult(env Env, opts runOptions, res sandbox.Result) int {
+	res.Err = asInJob(res.Err)
 	if opts.json {
 		line, err := flowjob.Marshal(newResultJSON(nil, res))
 		if err != nil {
@@ -311,7 +312,7 @@ func printResult(env Env, opts runOptions, res sandbox.Result) int {
 type resultJSON struct {
 	// ID echoes the job's id (--jobs only), whatever its JSON type.
 	ID json.RawMessage `json:"id,omitempty"`
-	// Line is set, with an INVALID_SCRIPT_INPUT error, for a --jobs line
+	// Line is set, with an INVALID_JOB error, for a --jobs line
 	// that is not a job.
 	Line          int                `json:"line,omitempty"`
 	Output        string             `json:"output"`
@@ -336,11 +337,24 @@ type errorJSON struct {
 func newResultJSON(id json.RawMessage, res sandbox.Result) resultJSON {
 	out := resultJSON{ID: id, Output: res.Output, DurationMs: float64(res.Duration.Microseconds()) / 1000,
 		Logs: res.Logs, LogsTruncated: res.LogsTruncated}
-	if res.Err != nil {
+	if e := asInJob(res.Err); e != nil {
 		out.Output = ""
-		out.Error = &errorJSON{Code: res.Err.Code, Message: res.Err.Message, Line: res.Err.Line, Column: res.Err.Column, Reason: res.Err.Reason}
+		out.Error = &errorJSON{Code: e.Code, Message: e.Message, Line: e.Line, Column: e.Column, Reason: e.Reason}
 	}
 	return out
+}
+
+// asInJob is e with the code a job's result would carry: the sandbox's
+// refusal of the request itself (an empty or oversized source, oversized
+// inputs, a bad input name) is INVALID_JOB there (DESIGN.md §3), so the
+// command shows the same code.
+func asInJob(e *sandbox.Error) *sandbox.Error {
+	if e == nil || e.Code != sandbox.CodeInvalidInput {
+		return e
+	}
+	c := *e
+	c.Code = flowjob.CodeInvalidJob
+	return &c
 }
 
 // printLogs writes a run's console lines, one per line: "[level] line N: message".
