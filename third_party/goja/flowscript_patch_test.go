@@ -2717,3 +2717,12 @@ func TestBigIntAsNOfAFittingValue(t *testing.T) {
 func TestBigIntPastV8sLargest(t *testing.T) {
 	matchesFile(t, "bigint_size", "bigint_size.node.txt")
 }
+
+// TestRegexp2FirstCharsBeforeANegatedChar: on regexp2, a match may start on
+// an optional part that comes before a negated character, [^\n] and the
+// like: (?<=Nome: )A?[^\n]+ found nothing in "Nome: Ana Souza", since the
+// set of characters that may start a match was taken as the negation of
+// both (regexp2 patch 5). Node's answers, 1,067 lines.
+func TestRegexp2FirstCharsBeforeANegatedChar(t *testing.T) {
+	matchesFile(t, "regexp2_first_chars", "regexp2_first_chars.node.txt")
+}

@@ -67,27 +67,31 @@ func tryFindFirstCharClass(node *RegexNode, ccIn **CharSet) int {
 		return 0
 
 	case NtNotone, NtNotoneloop, NtNotonelazy, NtNotoneloopatomic:
-		if cc == nil {
+		switch {
+		case cc == nil:
+			// The first thing found: the set of every character but this one.
 			cc = &CharSet{}
-			*ccIn = cc
-		}
-		if cc.IsMergeable() {
 			cc.addChar(node.Ch)
 			cc.negate = true
-			/*if node.Ch > 0 {
-				// Add the range before the excluded char.
-				cc.addRange(0, (node.Ch - 1))
+			*ccIn = cc
+		case cc.IsMergeable():
+			// Added to what earlier nodes found (the a of a?[^b]): the
+			// ranges around the excluded character. Negating the set
+			// instead would exclude what they found too, and a match
+			// starting on it would never be tried (FLOWSCRIPT.md, 5).
+			if node.Ch > 0 {
+				cc.addRange(0, node.Ch-1)
 			}
 			if node.Ch < unicode.MaxRune {
-				// Add the range after the excluded char.
 				cc.addRange(node.Ch+1, unicode.MaxRune)
-			}*/
-			if node.T == NtNotone || node.M > 0 {
-				return 1
 			}
-			return -1
+		default:
+			return 0
 		}
-		return 0
+		if node.T == NtNotone || node.M > 0 {
+			return 1
+		}
+		return -1
 
 	case NtSet, NtSetloop, NtSetlazy, NtSetloopatomic:
 		{
