@@ -11,7 +11,7 @@ import "testing"
 func TestFirstCharsKeepWhatPrecedesANegatedChar(t *testing.T) {
 	for _, c := range []struct {
 		pattern, text, want string
-		index              int
+		index               int
 	}{
 		{`(?=.)a?[^b]`, "ac", "ac", 0},
 		{`(?<=Nome: )A?[^\n]+`, "Nome: Ana Souza", "Ana Souza", 6},
