@@ -2726,3 +2726,10 @@ func TestBigIntPastV8sLargest(t *testing.T) {
 func TestRegexp2FirstCharsBeforeANegatedChar(t *testing.T) {
 	matchesFile(t, "regexp2_first_chars", "regexp2_first_chars.node.txt")
 }
+
+// TestArrayUnscopables: Array.prototype[Symbol.unscopables] lists "at"
+// and no method the prototype lacks (it had groupBy and groupByToMap), so
+// `with (array)` sees the same names as in V8 (patch 127). Node's answers.
+func TestArrayUnscopables(t *testing.T) {
+	matchesFile(t, "array_unscopables", "array_unscopables.node.txt")
+}
