@@ -499,13 +499,9 @@ func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
 			}
 		}
 	}
-	ar := r.newArrayValues(a)
-	ctx := arraySortCtx{
-		obj:     ar.self,
-		compare: compareFn,
-	}
-
-	sort.Stable(&ctx)
+	fn, _ := arg.(*Object)
+	ctx := sortCtx(fn, compareFn)
+	ctx.sortList(a) // FlowScript patch 128
 	if dst := r.checkStdArrayObj(o); dst != nil && len(dst.values) == len(a) && int64(len(a)) == length {
 		copy(dst.values, a)
 		return o
@@ -1507,14 +1503,15 @@ func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
 		}
 	}
 
-	ar := r.newArrayValues(a)
-	ctx := arraySortCtx{
-		obj:     ar.self,
-		compare: compareFn,
+	fn, _ := arg.(*Object)
+	ctx := sortCtx(fn, compareFn)
+	ctx.sortList(a) // FlowScript patch 128
+	for i, v := range a {
+		if v == nil { // toSorted reads a hole as undefined
+			a[i] = _undefined
+		}
 	}
-
-	sort.Stable(&ctx)
-	return ar
+	return r.newArrayValues(a)
 }
 
 func (r *Runtime) arrayproto_toSpliced(call FunctionCall) Value {
@@ -1970,6 +1967,22 @@ type sortable interface {
 type arraySortCtx struct {
 	obj     sortable
 	compare func(FunctionCall) Value
+	// args is the comparator's arguments, reused from call to call when
+	// it is a function of the script's, which copies them to its stack
+	// (FlowScript patch 128); nil for any other callable.
+	args []Value
+}
+
+// sortCtx is the context of a sort by comparefn, nil or callable.
+func sortCtx(comparefn *Object, compare func(FunctionCall) Value) arraySortCtx {
+	ctx := arraySortCtx{compare: compare}
+	if comparefn != nil {
+		switch comparefn.self.(type) {
+		case *funcObject, *arrowFuncObject, *methodFuncObject:
+			ctx.args = make([]Value, 2)
+		}
+	}
+	return ctx
 }
 
 func (a *arraySortCtx) sortCompare(x, y Value) int {
@@ -1998,9 +2011,15 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 	}
 
 	if a.compare != nil {
+		args := a.args
+		if args == nil {
+			args = []Value{x, y}
+		} else {
+			args[0], args[1] = x, y
+		}
 		f := a.compare(FunctionCall{
 			This:      _undefined,
-			Arguments: []Value{x, y},
+			Arguments: args,
 		}).ToFloat()
 		if f > 0 {
 			return 1
@@ -2008,10 +2027,7 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 		if f < 0 {
 			return -1
 		}
-		if math.Signbit(f) {
-			return -1
-		}
-		return 0
+		return 0 // NaN, 0 and -0 (FlowScript patch 128)
 	}
 	return x.toString().CompareTo(y.toString())
 }

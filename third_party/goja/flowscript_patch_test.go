@@ -2733,3 +2733,12 @@ func TestRegexp2FirstCharsBeforeANegatedChar(t *testing.T) {
 func TestArrayUnscopables(t *testing.T) {
 	matchesFile(t, "array_unscopables", "array_unscopables.node.txt")
 }
+
+// TestSortMerge: sort and toSorted with a merge sort, and the default
+// order's strings made once: stability at the runs' and merges' sizes,
+// a comparator's -0 and NaN as "equal", undefineds and holes last, array-
+// likes, objects' toString, symbols, throwing and mutating comparators,
+// bound, Proxy and method comparators (patch 128). Node's answers.
+func TestSortMerge(t *testing.T) {
+	matchesFile(t, "sort_merge", "sort_merge.node.txt")
+}

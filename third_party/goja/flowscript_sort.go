@@ -1,0 +1,142 @@
+package goja
+
+// FlowScript patch 128: Array.prototype.sort and toSorted sort their list
+// of values with a merge sort, and the default order compares each
+// primitive's string once.
+//
+// Upstream sorted with sort.Stable (insertion sort in blocks of 20, then
+// in-place merges found by binary search), which calls the comparator
+// about 40 % more often than a merge sort: 2.13 million calls for 100,000
+// random numbers, where V8 makes 1.53 million. A script's comparator is a
+// JavaScript call, the whole cost of a sort, so the count is the time.
+// Runs of up to sortRun values are sorted by binary insertion, then merged
+// pairwise, and a merge whose halves are already in order costs one call:
+// sorting a sorted list of n values calls the comparator about n times.
+//
+// Without a comparator the standard compares ToString of both values at
+// every step; for primitives other than symbols that is a pure function,
+// so their strings are made once, as V8 does, instead of twice per
+// comparison (a default sort of 200,000 numbers made about 7 million
+// strings). A list holding an object (whose toString is the script's) or
+// a symbol (whose ToString throws) keeps the standard's call per step.
+//
+// A comparator's -0 is "equal", as the standard's "v < 0" reads it;
+// upstream took it for "less", so (a, b) => (a.price - b.price) * -1
+// reordered equal prices.
+
+const sortRun = 8 // values sorted by binary insertion before merging
+
+// stableSort sorts a stably by cmp. On a throw (a panic) from cmp, a
+// holds its values in some order, possibly with some twice and others
+// missing: callers sort a copy and write it back only when stableSort
+// returns.
+func stableSort[T any](a []T, cmp func(x, y T) int) {
+	if len(a) <= sortRun {
+		insertionSort(a, cmp)
+		return
+	}
+	mergeSort(a, make([]T, len(a)/2), cmp)
+}
+
+// mergeSort sorts a, using buf (at least len(a)/2 long) for the left half
+// of each merge.
+func mergeSort[T any](a, buf []T, cmp func(x, y T) int) {
+	n := len(a)
+	if n <= sortRun {
+		insertionSort(a, cmp)
+		return
+	}
+	mid := n / 2
+	mergeSort(a[:mid], buf, cmp)
+	mergeSort(a[mid:], buf, cmp)
+	if cmp(a[mid-1], a[mid]) <= 0 {
+		return // already in order
+	}
+	left := buf[:mid]
+	copy(left, a[:mid])
+	i, j, k := 0, mid, 0
+	for i < len(left) && j < n {
+		if cmp(left[i], a[j]) > 0 {
+			a[k] = a[j]
+			j++
+		} else { // equal values keep their order: the left one first
+			a[k] = left[i]
+			i++
+		}
+		k++
+	}
+	copy(a[k:], left[i:]) // what is left of the right half is in place
+	clear(left)
+}
+
+// insertionSort sorts a short a by binary insertion: each value goes after
+// the values not greater than it.
+func insertionSort[T any](a []T, cmp func(x, y T) int) {
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		lo, hi := 0, i
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if cmp(x, a[m]) < 0 {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		if lo < i {
+			copy(a[lo+1:i+1], a[lo:i])
+			a[lo] = x
+		}
+	}
+}
+
+// sortList sorts a, a list of an array's values read for sort or toSorted
+// (nil for a hole), as SortIndexedProperties orders them: the values by
+// ctx's comparator or by their strings, then the undefineds, then the
+// holes.
+func (ctx *arraySortCtx) sortList(a []Value) {
+	values := a[:0]
+	undefineds := 0
+	primitive := true
+	for _, v := range a {
+		switch v.(type) {
+		case nil:
+			continue
+		case valueUndefined:
+			undefineds++
+			continue
+		case *Object, *Symbol:
+			primitive = false
+		}
+		values = append(values, v)
+	}
+	if ctx.compare == nil && primitive && len(values) > 1 {
+		sortByStrings(values)
+	} else {
+		stableSort(values, ctx.sortCompare)
+	}
+	tail := a[len(values):]
+	for i := range tail {
+		if i < undefineds {
+			tail[i] = _undefined
+		} else {
+			tail[i] = nil
+		}
+	}
+}
+
+// sortByStrings sorts primitives by their strings, each made once.
+func sortByStrings(values []Value) {
+	type keyed struct {
+		key   String
+		value Value
+	}
+	keys := make([]keyed, len(values))
+	for i, v := range values {
+		keys[i] = keyed{v.toString(), v}
+	}
+	stableSort(keys, func(x, y keyed) int { return x.key.CompareTo(y.key) })
+	for i, k := range keys {
+		values[i] = k.value
+	}
+}
