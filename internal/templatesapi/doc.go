@@ -102,6 +102,13 @@
 //     Content-Length is at most 64 KiB is counted but always admitted, so
 //     large bodies never lock out small requests (TEMPLATES_MAX_CONNS
 //     bounds how many are in flight).
+//   - An answer to a read over 64 KiB (a page, a template, a version) is
+//     written within a second budget (answerBudgetBytes: eight times twice
+//     a page at its text budget plus one template at its caps), held
+//     until the write ends: clients that never read their answers hold no
+//     more than it; past it a read is answered 503 SERVICE_BUSY with
+//     Retry-After. A page's text budget counts its strings as JSON
+//     (templates.JSONStringLen).
 //   - Requests with no or refused credentials are logged at debug, with an
 //     info summary at most once a minute; their spans (see Telemetry) never
 //     continue the caller's traceparent. X-Request-Id is echoed only when it
@@ -142,7 +149,8 @@
 //     taken first, the body budget next).
 //   - Reads page (issue 19): the template list and a template's versions
 //     answer a JSON array of at most limit items (default 50, at most
-//     200; a page of templates also ends once its text passes 1 MiB), with
+//     200; a page of templates also ends once its text, as JSON, passes
+//     1 MiB), with
 //     the next page in Link (rel="next") and X-Next-Cursor. Cursors are a
 //     keyset position with a checksum (cursor.go): opaque, bound to the
 //     name filter (or the template), refused with 400 INVALID_CURSOR when

@@ -23,8 +23,10 @@ import (
 // When If-None-Match names that tag, the answer is 304 Not Modified with no
 // body; when If-Match names only others, 412. Reads may be kept by the
 // client (never by a shared cache: the sources are the authors') but must
-// be revalidated: Cache-Control private, no-cache.
-func writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v any, vary string) {
+// be revalidated: Cache-Control private, no-cache. A body over
+// smallBodyBytes is sent only within the answer budget (body_budget.go),
+// else 503 SERVICE_BUSY.
+func (s *Server) writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v any, vary string) {
 	body, err := encodeJSON(v)
 	if err != nil {
 		status, body := errEncoding()
@@ -56,6 +58,16 @@ func writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v 
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
+	release, herr := s.admitAnswer(body)
+	if herr != nil {
+		for _, h := range []string{"ETag", "Link", "X-Next-Cursor"} {
+			hdr.Del(h)
+		}
+		hdr.Set("Cache-Control", "no-store")
+		writeError(w, herr)
+		return
+	}
+	defer release()
 	hdr.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	w.Write(body) //nolint:errcheck // the client is gone; nothing to do

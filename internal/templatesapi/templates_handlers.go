@@ -76,7 +76,7 @@ func (s *Server) listTemplates(w http.ResponseWriter, r *http.Request) {
 	if page.Next != nil {
 		link = setNextPage(w, s.prefix+"/script-templates", q, templateCursor(*page.Next, query.Name), query.Limit)
 	}
-	writeCachedJSON(w, r, listResource, page.Templates, link)
+	s.writeCachedJSON(w, r, listResource, page.Templates, link)
 }
 
 func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
@@ -92,7 +92,7 @@ func (s *Server) getTemplate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeCachedJSON(w, r, templateResource(id), templateResponse{Template: t}, "")
+	s.writeCachedJSON(w, r, templateResource(id), templateResponse{Template: t}, "")
 }
 
 func (s *Server) createTemplate(w http.ResponseWriter, r *http.Request) {

@@ -46,7 +46,7 @@ func (s *Server) listVersions(w http.ResponseWriter, r *http.Request) {
 	if page.Next > 0 {
 		link = setNextPage(w, s.prefix+"/script-templates/"+id.String()+"/versions", q, versionCursor(id, page.Next), query.Limit)
 	}
-	writeCachedJSON(w, r, versionsResource(id), page.Versions, link)
+	s.writeCachedJSON(w, r, versionsResource(id), page.Versions, link)
 }
 
 // getVersion answers one version of a template, with its source.
@@ -77,5 +77,5 @@ func (s *Server) getVersion(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.storeError(r, err))
 		return
 	}
-	writeCachedJSON(w, r, versionResource(id, n), v, "")
+	s.writeCachedJSON(w, r, versionResource(id, n), v, "")
 }
