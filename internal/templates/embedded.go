@@ -153,6 +153,26 @@ func decode(key, value []byte) (Template, error) {
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC()}, nil
 }
 
+// listCheckEvery is how many templates a listing reads between two looks
+// at its context.
+const listCheckEvery = 64
+
+// recordName reads the name of a stored record from its first field
+// (record is encoded name first) without reading the rest, or reports
+// false when the record does not start so (decode then reads it whole).
+func recordName(value []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(value))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	if t, err := dec.Token(); err != nil || t != "name" {
+		return "", false
+	}
+	t, err := dec.Token()
+	name, ok := t.(string)
+	return name, err == nil && ok
+}
+
 func decodeVersion(key, value []byte) (Version, error) {
 	id, n := splitVersionKey(key)
 	var r versionRecord
@@ -240,13 +260,25 @@ func (e *Embedded) List(ctx context.Context, q ListQuery) (_ Page, err error) {
 		} else {
 			k, _ = c.Prev() // Seek stops at or after the position: step before it
 		}
-		for ; k != nil; k, _ = c.Prev() {
+		for n := 0; k != nil; k, _ = c.Prev() {
+			if n++; n%listCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return err // the caller is gone: stop scanning
+				}
+			}
 			id := k[8:]
-			t, err := decode(id, templates.Get(id))
+			value := templates.Get(id)
+			// A template the filter drops costs its name, not its source:
+			// a scan of 250 sources of 255 KB for a name none had took
+			// 0.4-0.5 s of CPU decoding them whole.
+			if name, ok := recordName(value); ok && !q.matchesName(name) {
+				continue
+			}
+			t, err := decode(id, value)
 			if err != nil {
 				return err
 			}
-			if q.matches(t) && !pg.add(t) {
+			if q.matchesName(t.Name) && !pg.add(t) {
 				return nil
 			}
 		}

@@ -83,9 +83,9 @@ func pageLimit(n int) int {
 	return n
 }
 
-// matches reports whether t passes the name filter.
-func (q ListQuery) matches(t Template) bool {
-	return q.Name == "" || strings.Contains(strings.ToLower(t.Name), strings.ToLower(q.Name))
+// matchesName reports whether a template named name passes the filter.
+func (q ListQuery) matchesName(name string) bool {
+	return q.Name == "" || strings.Contains(strings.ToLower(name), strings.ToLower(q.Name))
 }
 
 // Page is one page of templates.
