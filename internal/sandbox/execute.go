@@ -327,6 +327,12 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 	case errors.As(err, &overflow):
 		e := &Error{Code: CodeScriptError, Message: "RangeError: Maximum call stack size exceeded"}
 		e.Line, e.Column = p.position(overflow.Stack())
+		if e.Line == 0 {
+			// No frame of the script's: the overflow was writing its
+			// result, whose arrays and objects nest too deeply.
+			e.Message += fmt.Sprintf(" while writing the result: it nests arrays and objects more than about %d levels deep "+
+				"(SANDBOX_MAX_CALL_STACK); return a flatter value", l.MaxCallStackSize)
+		}
 		return e
 	case errors.As(err, &engine):
 		if ctx.Err() != nil {

@@ -211,6 +211,31 @@ func TestCallStackDepthIsCapped(t *testing.T) {
 	}
 }
 
+// TestResultNestedTooDeeply: a result whose arrays or objects nest past the
+// call-stack cap is a SCRIPT_ERROR that says the result is what nests too
+// deeply (it read only "Maximum call stack size exceeded", at line 0); an
+// overflow in the script's own toJSON keeps its position.
+func TestResultNestedTooDeeply(t *testing.T) {
+	l := Limits{MaxCallStackSize: 100}.WithDefaults()
+	for _, src := range []string{
+		"let o = 1; for (let i = 0; i < 150; i++) o = [o]; return o",
+		"const o = {}; let c = o; for (let i = 0; i < 150; i++) { c.a = {}; c = c.a } return o",
+	} {
+		e := wantError(t, Execute(context.Background(), l, Request{Source: src}), CodeScriptError, "")
+		if !strings.Contains(e.Message, "while writing the result") || !strings.Contains(e.Message, "100 levels") ||
+			!strings.Contains(e.Message, "SANDBOX_MAX_CALL_STACK") {
+			t.Errorf("%s: message %q, want it to say the result nests past 100 levels (SANDBOX_MAX_CALL_STACK)", src, e.Message)
+		}
+	}
+	wantOutput(t, Execute(context.Background(), l, Request{Source: "let o = 1; for (let i = 0; i < 50; i++) o = [o]; return o"}),
+		strings.Repeat("[", 50)+"1"+strings.Repeat("]", 50))
+	e := wantError(t, Execute(context.Background(), l, Request{Source: "const f = () => f()\nreturn {toJSON() { return f() }}"}),
+		CodeScriptError, "RangeError: Maximum call stack size exceeded")
+	if e.Line != 1 {
+		t.Errorf("an overflow in toJSON: %+v, want line 1", e)
+	}
+}
+
 func TestCapsOnInputsAndOutput(t *testing.T) {
 	l := Limits{MaxInputBytes: 10, MaxOutputBytes: 8}.WithDefaults()
 	res := Execute(context.Background(), l, Request{Source: "return a", Inputs: []Input{in("a", "0123456789")}})
