@@ -2742,3 +2742,12 @@ func TestArrayUnscopables(t *testing.T) {
 func TestSortMerge(t *testing.T) {
 	matchesFile(t, "sort_merge", "sort_merge.node.txt")
 }
+
+// TestCollatorByTag: localeCompare with a locale string and no options
+// keeps the tag's collator (patch 129): the same answers call after call
+// for 20 tags cycled twice (more than the runtime keeps), an invalid tag
+// a RangeError every time, tags in a list read afresh; Bokmål and "no"
+// sort by Norwegian's rules. Node's answers.
+func TestCollatorByTag(t *testing.T) {
+	matchesFile(t, "collator_by_tag", "collator_by_tag.node.txt")
+}

@@ -194,6 +194,7 @@ type Runtime struct {
 	now             Now
 	_collator       *collate.Collator
 	collators       map[string]*collate.Collator // localeCompare's, by locale and options (FlowScript patch 35)
+	taggedCollators map[string]taggedCollator    // localeCompare's, by a locale string given without options (FlowScript patch 129)
 	appender        stringAppender               // the array of the last long concatenation (FlowScript patch 67)
 	goTexts         goTextCache                  // the last UTF-8 texts made for regex searches (FlowScript patch 76)
 	parserOptions   []parser.Option
