@@ -2029,7 +2029,7 @@ func (a *arraySortCtx) sortCompare(x, y Value) int {
 		}
 		return 0 // NaN, 0 and -0 (FlowScript patch 128)
 	}
-	return x.toString().CompareTo(y.toString())
+	return compareDefault(x, y) // FlowScript patch 128
 }
 
 // sort.Interface

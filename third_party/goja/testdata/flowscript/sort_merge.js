@@ -34,6 +34,13 @@
     ['b', 'a', 'B', 'é', 'e', '😀', '\uffff', 'aa', ''].sort(),
     [true, false, null, 'null', 'true', 2, 10, 1n, 20n, NaN, Infinity, -Infinity].sort()]);
   put('default big', (() => { const a = Array.from({ length: 5000 }, () => rnd(100000)); a.sort(); return [a.slice(0, 20), a.slice(-5), a.every((x, i) => i === 0 || String(a[i - 1]) <= String(x))]; })());
+  // Past the keyed sort's length: integers compared by their digits, others by their strings.
+  put('default long', (() => {
+    const a = Array.from({ length: 70000 }, (_, i) => i % 7 === 0 ? -rnd(100000) : i % 11 === 0 ? rnd(1000) / 8 : rnd(1000000));
+    a.push(undefined, -0, 0, 'x', 1e21, -1e-7, NaN, true);
+    a.sort();
+    return [a.slice(0, 30), a.slice(-12), a.length];
+  })());
   // Objects' toString runs (with its side effects); a symbol throws when compared.
   let calls = 0;
   const objs = [3, 1, 2].map(v => ({ toString() { calls++; return String(v); } }));
