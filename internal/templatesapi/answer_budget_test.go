@@ -58,11 +58,12 @@ func TestLargeAnswersDrawFromOneBudget(t *testing.T) {
 	cfg := testConfig()
 	cfg.Sandbox.MaxSourceBytes = 256 << 10
 	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	budget := cfg.answerBudgetBytes()
+	a.srv.answers = newAnswerBudget(budget, budget) // before any request: one holder may take it all
 	controlSources(a, "big", 3, 200<<10)
 	a.create("small", "return 1")
 
-	budget := cfg.answerBudgetBytes()
-	if !a.srv.answers.take(budget) {
+	if !a.srv.answers.take("holder", budget) {
 		t.Fatal("the answer budget is held at the start")
 	}
 	r := a.do("GET", "/api/script-templates?name=big", nil, "X-API-Key", testReadAPIKey)
@@ -81,19 +82,33 @@ func TestLargeAnswersDrawFromOneBudget(t *testing.T) {
 		t.Error("503 without Retry-After")
 	}
 	wantStatus(t, a.authed("GET", "/api/script-templates?name=small", nil), http.StatusOK)
-	a.srv.answers.give(budget)
-	wantStatus(t, a.authed("GET", "/api/script-templates?name=big", nil), http.StatusOK)
+	// A HEAD sends no body: it is answered, with its ETag.
+	head := a.authed("HEAD", "/api/script-templates?name=big", nil)
+	if head.status != http.StatusOK || head.header.Get("ETag") == "" {
+		t.Errorf("HEAD with the answer budget held: status %d, ETag %q; want 200 with an ETag", head.status, head.header.Get("ETag"))
+	}
+	// A refused If-Match names no next page either.
+	r = a.authed("GET", "/api/script-templates?name=big&limit=1", nil, "If-Match", `"other"`)
+	if r.status == http.StatusOK || r.header.Get("Link") != "" || r.header.Get("X-Next-Cursor") != "" {
+		t.Errorf("a refused If-Match: status %d, Link %q, X-Next-Cursor %q; want an error without them",
+			r.status, r.header.Get("Link"), r.header.Get("X-Next-Cursor"))
+	}
+	a.srv.answers.give("holder", budget)
+	if r := a.authed("GET", "/api/script-templates?name=big", nil); r.status != http.StatusOK {
+		t.Fatalf("status %d with the answer budget back, want 200", r.status)
+	}
 
-	eventually(t, 10*time.Second, "the answer budget given back", func() bool { return a.srv.answers.held.Load() == 0 })
+	eventually(t, 10*time.Second, "the answer budget given back", func() bool { return a.srv.answers.inUse() == 0 })
 }
 
 // TestReadersThatNeverReadHoldOnlyTheBudget: clients that ask for large
-// answers and never read them hold at most the answer budget between
-// them (the kernel's socket buffers aside); the others are answered 503
-// at once, and the service answers small reads meanwhile. Before the
-// budget, each such client held its answer, encoder's spare room
-// included, until the write timeout: 300 of them took the process to
-// 6.3 GB.
+// answers under one credential and never read them hold at most that
+// credential's share of the answer budget between them (the kernel's
+// socket buffers aside); the others are answered 503 at once, and the
+// service answers small reads, and large reads under another credential,
+// meanwhile. Before the budget, each such client held its answer,
+// encoder's spare room included, until the write timeout: 300 of them
+// took the process to 6.3 GB.
 func TestReadersThatNeverReadHoldOnlyTheBudget(t *testing.T) {
 	cfg := testConfig()
 	cfg.Sandbox.MaxSourceBytes = 256 << 10
@@ -102,12 +117,12 @@ func TestReadersThatNeverReadHoldOnlyTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Answers of 1.2 MB, each held by the encoder in up to 2.5 MiB; a
-	// budget of three, set before any request. The server's socket
-	// buffers are small, so that a write blocks as soon as the client
-	// stops reading, as the kernel's would past its buffers.
+	// budget of six and a share of three, set before any request. The
+	// server's socket buffers are small, so that a write blocks as soon as
+	// the client stops reading, as the kernel's would past its buffers.
 	const answerBytes = 5 << 19
-	budget := int64(3 * answerBytes)
-	srv.answers = newBodyBudget(budget)
+	budget, share := int64(6*answerBytes), int64(3*answerBytes)
+	srv.answers = newAnswerBudget(budget, share)
 	ts := httptest.NewUnstartedServer(srv)
 	ts.Listener = smallSendBuffers{ts.Listener}
 	ts.Start()
@@ -139,7 +154,7 @@ func TestReadersThatNeverReadHoldOnlyTheBudget(t *testing.T) {
 		}
 	}
 	// The handlers encode, and block in their writes or answer 503.
-	limit := budget + 2*answerBytes
+	limit := share + 2*answerBytes
 	var during runtime.MemStats
 	heapGrowth := func() int64 {
 		runtime.GC()
@@ -147,23 +162,28 @@ func TestReadersThatNeverReadHoldOnlyTheBudget(t *testing.T) {
 		return int64(during.HeapAlloc) - int64(before.HeapAlloc)
 	}
 	eventually(t, 30*time.Second, "the answer budget in use (or the heap past its bound)", func() bool {
-		return srv.answers.held.Load() > 0 || heapGrowth() > limit
+		return srv.answers.inUse() > 0 || heapGrowth() > limit
 	})
 	time.Sleep(time.Second) // the other readers' handlers settle
 	growth := heapGrowth()
-	held := srv.answers.held.Load()
-	t.Logf("%d readers that never read: heap grew by %d bytes, the answer budget holds %d of %d bytes", readers, growth, held, budget)
-	if held > budget {
-		t.Errorf("the answer budget holds %d bytes, over its %d", held, budget)
+	held := srv.answers.inUse()
+	t.Logf("%d readers that never read: heap grew by %d bytes, the answer budget holds %d of %d bytes (a share %d)", readers, growth, held, budget, share)
+	if held > share {
+		t.Errorf("the answer budget holds %d bytes for one credential, over its share of %d", held, share)
 	}
 	if growth > limit {
-		t.Errorf("the heap grew by %d bytes with %d readers that never read, want at most %d (the budget and two answers)", growth, readers, limit)
+		t.Errorf("the heap grew by %d bytes with %d readers that never read, want at most %d (a share and two answers)", growth, readers, limit)
 	}
 	wantStatus(t, a.authed("GET", "/api/script-templates?name=small", nil), http.StatusOK)
+	// Another credential's large read is sent: the stalled ones hold
+	// only their own share.
+	if r := a.authed("GET", "/api/script-templates?name=huge&limit=1", nil); r.status != http.StatusOK {
+		t.Errorf("a large read under another credential: status %d, want 200", r.status)
+	}
 	for _, c := range conns {
 		_ = c.Close()
 	}
-	eventually(t, 10*time.Second, "the answer budget given back", func() bool { return srv.answers.held.Load() == 0 })
+	eventually(t, 10*time.Second, "the answer budget given back", func() bool { return srv.answers.inUse() == 0 })
 }
 
 // smallSendBuffers gives each accepted connection a 4 KiB send buffer.

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"sync/atomic"
-
-	"github.com/flowscript/flowscript/internal/templates"
 )
 
 // CodeServiceBusy says a process-wide budget is spent: other large request
 // bodies are being read or handled, and this one was not read; or other
-// large answers are being sent, and this one was not.
+// large answers are being sent, and this one was not (answer_budget.go).
 const CodeServiceBusy = "SERVICE_BUSY"
 
 // Request bodies are read whole into memory and decoded (decodeJSON), and
@@ -100,40 +98,6 @@ func bodiesBusy(n int64) *httpError {
 		"the service is busy with other large requests and did not read this one (%d bytes): nothing was run or written; "+
 			"retry after Retry-After seconds (a body whose Content-Length is at most %d KiB is always read)", n, smallBodyBytes>>10)).
 		with("Retry-After", "2")
-}
-
-// Answers are encoded whole and held until the client has read them, and
-// a client that reads slowly holds its answer until the write timeout (the
-// sandbox timeout plus a minute): 300 readers of pages of 7.6 MB that
-// never read took the process to 6.3 GB. So an answer to a read over
-// smallBodyBytes (a page of templates, a template, a version) takes its
-// bytes from a second budget while it is written, and gives them back
-// when the write ends. Smaller answers are not counted.
-const answerBudgetAnswers = 8
-
-// admitAnswer takes body's bytes from the answer budget when it is over
-// smallBodyBytes. Defer release: the bytes are held until the body is
-// written. With the budget spent the answer is 503 SERVICE_BUSY.
-func (s *Server) admitAnswer(body []byte) (release func(), herr *httpError) {
-	n := int64(cap(body)) // what the answer holds, its encoder's spare room included
-	if n <= smallBodyBytes {
-		return func() {}, nil
-	}
-	if !s.answers.take(n) {
-		return nil, newError(http.StatusServiceUnavailable, CodeServiceBusy, fmt.Sprintf(
-			"the service is busy sending other large answers to clients that read them slowly and did not send this one (%d bytes); "+
-				"retry after Retry-After seconds, or ask for a smaller page (limit)", len(body))).
-			with("Retry-After", "2")
-	}
-	return func() { s.answers.give(n) }, nil
-}
-
-// answerBudgetBytes is the size of the process's answer budget:
-// answerBudgetAnswers answers of the largest size, a page at its text
-// budget plus one template at its caps, as the encoder may hold it (twice
-// its length).
-func (c Config) answerBudgetBytes() int64 {
-	return answerBudgetAnswers * 2 * (templates.MaxPageBytes + c.templateBodyBytes())
 }
 
 // templateBodyBytes caps a save's body: a source at its cap, every byte

@@ -103,12 +103,13 @@
 //     large bodies never lock out small requests (TEMPLATES_MAX_CONNS
 //     bounds how many are in flight).
 //   - An answer to a read over 64 KiB (a page, a template, a version) is
-//     written within a second budget (answerBudgetBytes: eight times twice
+//     written within a second budget (answer_budget.go: eight times twice
 //     a page at its text budget plus one template at its caps), held
-//     until the write ends: clients that never read their answers hold no
-//     more than it; past it a read is answered 503 SERVICE_BUSY with
-//     Retry-After. A page's text budget counts its strings as JSON
-//     (templates.JSONStringLen).
+//     until the write ends, one credential at most a quarter of it:
+//     clients that never read their answers hold no more than it, those of
+//     one credential no more than its share; past it a read is answered
+//     503 SERVICE_BUSY with Retry-After (a HEAD never is). A page's text
+//     budget counts its strings as JSON (templates.JSONStringLen).
 //   - Requests with no or refused credentials are logged at debug, with an
 //     info summary at most once a minute; their spans (see Telemetry) never
 //     continue the caller's traceparent. X-Request-Id is echoed only when it

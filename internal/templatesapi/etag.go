@@ -24,7 +24,7 @@ import (
 // body; when If-Match names only others, 412. Reads may be kept by the
 // client (never by a shared cache: the sources are the authors') but must
 // be revalidated: Cache-Control private, no-cache. A body over
-// smallBodyBytes is sent only within the answer budget (body_budget.go),
+// smallBodyBytes is sent only within the answer budget (answer_budget.go),
 // else 503 SERVICE_BUSY.
 func (s *Server) writeCachedJSON(w http.ResponseWriter, r *http.Request, resource string, v any, vary string) {
 	body, err := encodeJSON(v)
@@ -41,6 +41,7 @@ func (s *Server) writeCachedJSON(w http.ResponseWriter, r *http.Request, resourc
 	// name is 412 too (a client that reads only the version it holds).
 	if values := r.Header.Values("If-Match"); len(values) > 0 {
 		if star, match := ifMatch(values, tag); !star && !match {
+			dropPageLinks(w.Header()) // a refusal names no next page
 			if o := originsOf(values, resource); o.this == 0 && o.other == 0 {
 				writeError(w, foreignTags(values, "send an ETag this service answered for this URL, or read without If-Match"))
 				return
@@ -58,11 +59,10 @@ func (s *Server) writeCachedJSON(w http.ResponseWriter, r *http.Request, resourc
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	release, herr := s.admitAnswer(body)
+	release, herr := s.admitAnswer(r, body)
 	if herr != nil {
-		for _, h := range []string{"ETag", "Link", "X-Next-Cursor"} {
-			hdr.Del(h)
-		}
+		hdr.Del("ETag")
+		dropPageLinks(hdr)
 		hdr.Set("Cache-Control", "no-store")
 		writeError(w, herr)
 		return
@@ -71,6 +71,13 @@ func (s *Server) writeCachedJSON(w http.ResponseWriter, r *http.Request, resourc
 	hdr.Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(http.StatusOK)
 	w.Write(body) //nolint:errcheck // the client is gone; nothing to do
+}
+
+// dropPageLinks removes the next page's links, set before the answer was
+// known, from an answer that is not the page.
+func dropPageLinks(h http.Header) {
+	h.Del("Link")
+	h.Del("X-Next-Cursor")
 }
 
 // noneMatch reports whether If-None-Match (RFC 9110 §13.1.2) holds tag:

@@ -31,7 +31,7 @@ type Server struct {
 	log     *slog.Logger
 	slots   chan struct{} // test runs and replays in flight, at most testRunSlots
 	bodies  *bodyBudget   // the request bodies handlers may hold at once (body_budget.go)
-	answers *bodyBudget   // the large answers being written at once (body_budget.go)
+	answers *answerBudget // the large answers being written at once (answer_budget.go)
 	openapi []byte
 	probes  map[string]bool // paths of the public probes
 	ready   readiness
@@ -68,7 +68,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		log:     logger,
 		slots:   make(chan struct{}, testRunSlots(cfg.Sandbox.MaxParallel)),
 		bodies:  newBodyBudget(cfg.bodyBudgetBytes()),
-		answers: newBodyBudget(cfg.answerBudgetBytes()),
+		answers: newServerAnswerBudget(cfg),
 		probes:  map[string]bool{},
 		refused: newLogLimiter(refusedLogEvery),
 	}
