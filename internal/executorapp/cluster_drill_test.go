@@ -297,12 +297,15 @@ func (d *clusterDrill) check(since time.Time, what string) {
 // second store is refused, which the sequence count in check catches).
 func (d *clusterDrill) checkEachResult() {
 	d.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	var stream jetstream.Stream
 	var err error
 	for stream == nil {
-		if stream, err = d.js.Stream(ctx, d.cfg.ResultsStream); err != nil {
+		try, cancelTry := context.WithTimeout(ctx, 5*time.Second)
+		stream, err = d.js.Stream(try, d.cfg.ResultsStream)
+		cancelTry()
+		if err != nil {
 			if ctx.Err() != nil {
 				d.t.Fatalf("opening %s: %v", d.cfg.ResultsStream, err)
 			}
@@ -311,15 +314,23 @@ func (d *clusterDrill) checkEachResult() {
 	}
 	for _, id := range d.jobs {
 		var raw *jetstream.RawStreamMsg
+		var last error
 		for {
-			raw, err = stream.GetLastMsgForSubject(ctx, d.cfg.Subjects().Result(id))
+			// Each request has a few seconds: one sent to a node that
+			// was just resumed (or lost in an election) may never be
+			// answered, and waited for on ctx it took every remaining
+			// job's time with it.
+			try, cancelTry := context.WithTimeout(ctx, 5*time.Second)
+			raw, err = stream.GetLastMsgForSubject(try, d.cfg.Subjects().Result(id))
+			cancelTry()
 			if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) || ctx.Err() != nil {
 				break
 			}
+			last = err
 			time.Sleep(100 * time.Millisecond) // an election: ask again
 		}
 		if err != nil {
-			d.t.Errorf("job %s: no stored result: %v", id, err)
+			d.t.Errorf("job %s: no stored result: %v (last answer before: %v)", id, err, last)
 			continue
 		}
 		var r flowjob.Result
