@@ -129,12 +129,7 @@ func (r *Runtime) localeCollator(locales, options Value) (c *collate.Collator, c
 	if r.taggedCollators == nil {
 		r.taggedCollators = map[string]taggedCollator{}
 	}
-	if len(r.taggedCollators) >= maxCollators {
-		for k := range r.taggedCollators { // any one
-			delete(r.taggedCollators, k)
-			break
-		}
-	}
+	makeRoom(r.taggedCollators)
 	r.taggedCollators[key] = taggedCollator{c, numeric}
 	return c, caseLevel, numeric
 }
@@ -227,12 +222,19 @@ func (r *Runtime) collatorOf(lang language.Tag, numeric bool, sensitivity string
 	if r.collators == nil {
 		r.collators = map[string]*collate.Collator{}
 	}
-	if len(r.collators) >= maxCollators {
-		for k := range r.collators { // any one
-			delete(r.collators, k)
-			break
-		}
-	}
+	makeRoom(r.collators)
 	r.collators[key] = c
 	return c
+}
+
+// makeRoom deletes an entry of m, any one, when it holds maxCollators, so
+// that one more fits.
+func makeRoom[V any](m map[string]V) {
+	if len(m) < maxCollators {
+		return
+	}
+	for k := range m {
+		delete(m, k)
+		return
+	}
 }
