@@ -72,7 +72,6 @@ func mergeSort[T any](a, buf []T, cmp func(x, y T) int) {
 		k++
 	}
 	copy(a[k:], left[i:]) // what is left of the right half is in place
-	clear(left)
 }
 
 // insertionSort sorts a short a by binary insertion: each value goes after
