@@ -359,3 +359,46 @@ func TestReadLineCapsLongLines(t *testing.T) {
 		t.Errorf("exit %d, stderr %q:\n%s", code, stderr, stdout)
 	}
 }
+
+// A --jobs line that does not decode as a job is refused with its field,
+// index and JSON types, never Go's names for them.
+func TestRunJobsLineErrorsNameTheField(t *testing.T) {
+	cases := []struct{ line, want string }{
+		{`{"id": 1, "source": 5}`, "source must be a string, got a number"},
+		{`{"id": 2, "source": "return 1", "inputVariables": {"x": "1"}}`, "inputVariables must be an array, got an object"},
+		{`{"id": 3, "source": "return 1", "inputVariables": [{"name": "a", "value": "1"}, 5]}`, "inputVariables[1] must be an object, got a number"},
+		{`{"id": 4, "source": "return 1", "inputVariables": [{"name": "a", "value": "1"}, {"name": 1, "value": "1"}]}`, "inputVariables[1].name must be a string, got a number"},
+		{`{"id": 5, "source": "return 1", "inputVariables": [{"name": "a", "value": true}]}`, "inputVariables[0].value must be a string, got a boolean"},
+		{`[1]`, "the line is an array, not an object"},
+		{`{"id": 7, "source": "return 1", "timeout": 5}`, `unknown field "timeout"`},
+		{`{"id": 8, "source": "return 1"`, "the line ends in the middle of a JSON value"},
+		{`{"id": 9, "source": return}`, "not valid JSON at byte"},
+	}
+	var input strings.Builder
+	for _, c := range cases {
+		input.WriteString(c.line + "\n")
+	}
+	code, stdout, stderr := invocation{args: []string{"run", "--jobs", "-"}, stdin: input.String()}.run(t)
+	if code != ExitFailed {
+		t.Errorf("exit %d; want %d; stderr %q", code, ExitFailed, stderr)
+	}
+	byLine := map[int]string{}
+	for line := range strings.Lines(stdout) {
+		var r resultJSON
+		if err := json.Unmarshal([]byte(line), &r); err != nil || r.Error == nil {
+			t.Fatalf("output line %q: %v, want an error", line, err)
+		}
+		byLine[r.Line] = r.Error.Message
+	}
+	for i, c := range cases {
+		got := byLine[i+1]
+		if !strings.Contains(got, c.want) || !strings.Contains(got, "not a job") {
+			t.Errorf("line %d %s: message %q, want %q", i+1, c.line, got, c.want)
+		}
+		for _, goName := range []string{"Go ", "jobLine", "sandbox.", "json:"} {
+			if strings.Contains(got, goName) {
+				t.Errorf("line %d: message %q names %q", i+1, got, goName)
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,7 +122,7 @@ func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&job); err != nil {
-		return bad(probeID(line), "not a job (want {\"id\", \"source\", \"inputVariables\": [{\"name\", \"value\"}]}): %v", err)
+		return bad(probeID(line), "not a job: %s; want {\"id\", \"source\", \"inputVariables\": [{\"name\", \"value\"}]}", lineProblem(line, err))
 	}
 	if dec.More() {
 		return bad(job.ID, "more than one JSON value on the line: put each job on its own line")
@@ -149,6 +150,73 @@ func parseJobLine(n int, line []byte, readErr error) (jobLine, *resultJSON) {
 		job.ID = json.RawMessage("null")
 	}
 	return job, nil
+}
+
+// lineProblem says what encoding/json found wrong with a job line, in
+// the line's own terms: its fields and JSON's types, never Go's.
+func lineProblem(line []byte, err error) string {
+	var (
+		typ    *json.UnmarshalTypeError
+		syntax *json.SyntaxError
+	)
+	switch {
+	case errors.As(err, &typ) && typ.Field == "":
+		return "the line is " + jsonArticle(typ.Value) + ", not an object"
+	case errors.As(err, &typ):
+		field := typ.Field
+		if inInput := strings.HasPrefix(field, "inputVariables."); inInput || field == "inputVariables" && typ.Type.Kind() == reflect.Struct {
+			// encoding/json names no index: the first entry that fails is it.
+			entry := fmt.Sprintf("inputVariables[%d]", badInput(line))
+			if field = entry; inInput {
+				field += strings.TrimPrefix(typ.Field, "inputVariables")
+			}
+		}
+		return fmt.Sprintf("%s must be %s, got %s", field, jsonKindOf(typ.Type), jsonArticle(typ.Value))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("not valid JSON at byte %d: %s", syntax.Offset, syntax.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the line ends in the middle of a JSON value"
+	}
+	return err.Error()
+}
+
+// badInput is the index of the first entry of line's inputVariables that
+// does not decode as an input.
+func badInput(line []byte) int {
+	var job struct{ InputVariables []json.RawMessage }
+	_ = json.Unmarshal(line, &job)
+	for i, raw := range job.InputVariables {
+		if json.Unmarshal(raw, new(sandbox.InputJSON)) != nil {
+			return i
+		}
+	}
+	return 0
+}
+
+// jsonKindOf names the JSON value that decodes into t.
+func jsonKindOf(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "an object"
+}
+
+// jsonArticle is encoding/json's name of a JSON value's type ("number",
+// "bool", "number 1.5"), with its article.
+func jsonArticle(kind string) string {
+	kind, _, _ = strings.Cut(kind, " ")
+	switch kind {
+	case "object", "array":
+		return "an " + kind
+	case "bool":
+		return "a boolean"
+	}
+	return "a " + kind
 }
 
 // probeID is the id of a line that is not a job, when it can be read, so
