@@ -75,10 +75,7 @@ func (s *Server) admitAnswer(r *http.Request, body []byte) (release func(), herr
 	if n <= smallBodyBytes || r.Method == http.MethodHead {
 		return func() {}, nil
 	}
-	who := "anonymous"
-	if res := authFrom(r.Context()); res != nil {
-		who = res.principal.Method + ":" + res.principal.Subject
-	}
+	who := caller(r)
 	if !s.answers.take(who, n) {
 		return nil, newError(http.StatusServiceUnavailable, CodeServiceBusy, fmt.Sprintf(
 			"the service is busy sending large answers to clients that read them slowly (this credential's, or all of them) and did not send this one (%d bytes); "+
@@ -86,6 +83,15 @@ func (s *Server) admitAnswer(r *http.Request, body []byte) (release func(), herr
 			with("Retry-After", "5")
 	}
 	return func() { s.answers.give(who, n) }, nil
+}
+
+// caller names r's credential for the per-credential shares of the
+// budgets: its method and subject, or "anonymous".
+func caller(r *http.Request) string {
+	if res := authFrom(r.Context()); res != nil {
+		return res.principal.Method + ":" + res.principal.Subject
+	}
+	return "anonymous"
 }
 
 // answerBudgetBytes is the size of the process's answer budget:

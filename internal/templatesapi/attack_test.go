@@ -621,3 +621,95 @@ func TestReadyzReachesTheStoreAtMostOncePerInterval(t *testing.T) {
 		t.Error("no ping reached PostgreSQL through the counter: the test measures nothing")
 	}
 }
+
+// TestOneWriteKeyTricklingBodiesHoldsAQuarterOfTheConnections: a write
+// key that opens TEMPLATES_MAX_CONNS connections and trickles a save's body
+// on each has at most a quarter of them read; the rest are answered 503
+// SERVICE_BUSY at once, unread, on connections that close, and the probes
+// and other credentials are answered meanwhile. Before, each trickled body
+// held its connection busy for the read timeout, and the connection limit
+// never closes a busy one: /healthz went unanswered for 35 s a round.
+func TestOneWriteKeyTricklingBodiesHoldsAQuarterOfTheConnections(t *testing.T) {
+	cfg := testConfig()
+	cfg.MaxConns = 16
+	svc := runService(t, cfg)
+	share := cfg.MaxConns / bodyShareParts
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	statuses := make(chan int, cfg.MaxConns)
+	for range cfg.MaxConns {
+		conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fmt.Fprintf(conn, "POST /api/script-templates HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nX-API-Key: %s\r\nContent-Length: 60000\r\n\r\n{\"name\":\"", // a small body: the body budget always admits it
+			testAPIKey); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { // the trickle
+			defer conn.Close() //nolint:errcheck // the test's own
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(100 * time.Millisecond):
+					if _, err := io.WriteString(conn, "a"); err != nil {
+						return
+					}
+				}
+			}
+		})
+		wg.Go(func() { // the answer, if any comes before stop
+			_ = conn.SetReadDeadline(time.Now().Add(8 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			var netErr net.Error
+			switch {
+			case errors.As(err, &netErr) && netErr.Timeout():
+				statuses <- 0 // still being read
+				return
+			case err != nil:
+				statuses <- -1 // closed unanswered: the connection limit's refusal
+				return
+			}
+			_ = resp.Body.Close()
+			if !resp.Close {
+				t.Errorf("answer %d on a connection kept open, want it closed", resp.StatusCode)
+			}
+			statuses <- resp.StatusCode
+		})
+	}
+	// Meanwhile the service answers the probes and the other credentials.
+	eventually(t, 10*time.Second, "/healthz answered", func() bool {
+		status, _ := svc.call("GET", "/healthz", "")
+		return status == http.StatusOK
+	})
+	if status, msg := svc.call("POST", "/api/script-templates", "X-API-Key: second-key-0123456789abcdef",
+		`{"name": "while-trickled", "source": "return 1"}`); status != http.StatusCreated {
+		t.Errorf("a save under another key while one key trickles: %d %s, want 201", status, msg)
+	}
+	busy, unanswered, refused := 0, 0, 0
+	for range cfg.MaxConns {
+		switch status := <-statuses; status {
+		case http.StatusServiceUnavailable:
+			busy++
+		case 0:
+			unanswered++
+		case -1:
+			refused++
+		default:
+			t.Errorf("a trickled save answered %d, want 503 or no answer while it trickles", status)
+		}
+	}
+	t.Logf("%d trickled saves under one key: %d read (no answer yet), %d refused with 503, %d closed by the connection limit", cfg.MaxConns, unanswered, busy, refused)
+	if unanswered > share {
+		t.Errorf("%d trickled bodies read at once under one key, want at most %d (a quarter of TEMPLATES_MAX_CONNS %d)", unanswered, share, cfg.MaxConns)
+	}
+	// With the trickles gone, the key's saves are read again.
+	close(stop)
+	wg.Wait()
+	eventually(t, 10*time.Second, "a save under the key that trickled", func() bool {
+		status, _ := svc.call("POST", "/api/script-templates", "X-API-Key: "+testAPIKey, `{"name": "after-trickles", "source": "return 1"}`)
+		return status == http.StatusCreated
+	})
+}

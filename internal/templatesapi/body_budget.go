@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"fmt"
 	"net/http"
+	"sync"
 	"sync/atomic"
 )
 
@@ -30,14 +31,51 @@ const (
 	smallBodyBytes = 64 << 10
 )
 
+// A body is read for as long as its client takes to send it, up to the
+// read timeout, and its connection is busy meanwhile, which the connection
+// limit never closes: 1,024 bodies trickled under one write key held every
+// connection, /healthz's included, for 35 s a round. So one credential has
+// at most a quarter of TEMPLATES_MAX_CONNS requests with a body in flight
+// (being read or handled); past that, 503 SERVICE_BUSY, unread, on a
+// connection that closes (withUnreadBodyClosing).
+const bodyShareParts = 4
+
 // bodyBudget counts the bytes of request bodies the handlers may hold at
-// once. It never waits: a body that does not fit is refused at once.
+// once, and the requests with a body in flight per credential. It never
+// waits: a body that does not fit is refused at once.
 type bodyBudget struct {
 	size int64
 	held atomic.Int64
+
+	perCaller int // requests with a body one credential may have in flight
+	mu        sync.Mutex
+	by        map[string]int
 }
 
-func newBodyBudget(size int64) *bodyBudget { return &bodyBudget{size: size} }
+func newBodyBudget(size int64, perCaller int) *bodyBudget {
+	return &bodyBudget{size: size, perCaller: max(perCaller, 1), by: map[string]int{}}
+}
+
+// enter counts one more body in flight for who, and reports false,
+// counting nothing, when who has perCaller of them already.
+func (b *bodyBudget) enter(who string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.by[who] >= b.perCaller {
+		return false
+	}
+	b.by[who]++
+	return true
+}
+
+// leave ends a body that enter counted for who.
+func (b *bodyBudget) leave(who string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.by[who]--; b.by[who] <= 0 {
+		delete(b.by, who)
+	}
+}
 
 // take reserves n bytes, and reports false, reserving nothing, when a body
 // of more than smallBodyBytes would take the budget past its size.
@@ -70,10 +108,21 @@ func (s *Server) admitBody(r *http.Request, limit int64) (release func(), herr *
 	case n == 0 || n > limit:
 		return func() {}, nil
 	}
+	who := caller(r)
+	if !s.bodies.enter(who) {
+		return nil, newError(http.StatusServiceUnavailable, CodeServiceBusy, fmt.Sprintf(
+			"this credential has %d requests with a body in flight, the most one credential may (a quarter of TEMPLATES_MAX_CONNS), and this one was not read: "+
+				"nothing was run or written; let those finish (send each body at once), then retry after Retry-After seconds", s.bodies.perCaller)).
+			with("Retry-After", "2")
+	}
 	if !s.bodies.take(n) {
+		s.bodies.leave(who)
 		return nil, bodiesBusy(n)
 	}
-	return func() { s.bodies.give(n) }, nil
+	return func() {
+		s.bodies.give(n)
+		s.bodies.leave(who)
+	}, nil
 }
 
 // readJSON admits r's body (admitBody) and decodes it into dst

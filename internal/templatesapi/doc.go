@@ -101,7 +101,10 @@
 //     once, unread, with 503 SERVICE_BUSY and Retry-After. A body whose
 //     Content-Length is at most 64 KiB is counted but always admitted, so
 //     large bodies never lock out small requests (TEMPLATES_MAX_CONNS
-//     bounds how many are in flight).
+//     bounds how many are in flight). One credential has at most a quarter
+//     of TEMPLATES_MAX_CONNS requests with a body in flight; past that,
+//     503 SERVICE_BUSY at once, unread, on a connection that closes, so a
+//     key that trickles bodies holds at most that share of the connections.
 //   - An answer to a read over 64 KiB (a page, a template, a version) is
 //     written within a second budget (answer_budget.go: eight times twice
 //     a page at its text budget plus one template at its caps), held

@@ -67,7 +67,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		auth:    NewAuthenticator(cfg, nil, logger),
 		log:     logger,
 		slots:   make(chan struct{}, testRunSlots(cfg.Sandbox.MaxParallel)),
-		bodies:  newBodyBudget(cfg.bodyBudgetBytes()),
+		bodies:  newBodyBudget(cfg.bodyBudgetBytes(), cfg.MaxConns/bodyShareParts),
 		answers: newServerAnswerBudget(cfg),
 		probes:  map[string]bool{},
 		refused: newLogLimiter(refusedLogEvery),
