@@ -2751,3 +2751,11 @@ func TestSortMerge(t *testing.T) {
 func TestCollatorByTag(t *testing.T) {
 	matchesFile(t, "collator_by_tag", "collator_by_tag.node.txt")
 }
+
+// TestSpreadCopiesInBulk: patch 130's bulk copies of [...a] and {...o}
+// give what the standard's steps give (Node's answers), around holes,
+// accessors, getters that change the source, overridden iterators,
+// symbols, integer keys and properties the target already has.
+func TestSpreadCopiesInBulk(t *testing.T) {
+	matchesFile(t, "spread_copy", "spread_copy.node.txt")
+}

@@ -2940,6 +2940,20 @@ func (ir *iteratorRecord) stepPlain() (value Value, done, ok bool) {
 
 func (ir *iteratorRecord) iterate(step func(Value)) {
 	r := ir.iterator.runtime
+	// One deferred recover for the whole loop, not one per value
+	// (FlowScript patch 130): what step throws closes the iterator.
+	stepping := false
+	defer func() {
+		if !stepping {
+			return
+		}
+		if ret := recover(); ret != nil {
+			_ = tryFunc(func() {
+				ir.returnIter()
+			})
+			panic(ret)
+		}
+	}()
 	for {
 		if ir.next == nil {
 			panic(r.NewTypeError("iterator.next is missing or not a function"))
@@ -2955,15 +2969,9 @@ func (ir *iteratorRecord) iterate(step func(Value)) {
 		if done {
 			break
 		}
-		ret := tryFunc(func() {
-			step(value)
-		})
-		if ret != nil {
-			_ = tryFunc(func() {
-				ir.returnIter()
-			})
-			panic(ret)
-		}
+		stepping = true
+		step(value)
+		stepping = false
 	}
 }
 

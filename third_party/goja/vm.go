@@ -2780,7 +2780,9 @@ type _pushArraySpread struct{ from string } // as _iterateP's
 
 func (p _pushArraySpread) exec(vm *vm) {
 	arr := vm.stack[vm.sp-2].(*Object).self.(*arrayObject)
-	vm.r.iteratorFrom(vm.stack[vm.sp-1], p.from).iterate(func(val Value) {
+	ir := vm.r.iteratorFrom(vm.stack[vm.sp-1], p.from)
+	ir.takeArrayRun(arr) // FlowScript patch 130
+	ir.iterate(func(val Value) {
 		if arr.length < math.MaxUint32 {
 			arr.length++
 		} else {
@@ -5207,6 +5209,9 @@ func (r *Runtime) copyDataProperties(target, source Value) {
 		return
 	}
 	sourceObj := source.ToObject(r)
+	if r.copyOwnData(targetObj, sourceObj) { // FlowScript patch 130
+		return
+	}
 	for item, next := iterateEnumerableProperties(sourceObj)(); next != nil; item, next = next() {
 		createDataPropertyOrThrow(targetObj, item.name, item.value)
 	}
