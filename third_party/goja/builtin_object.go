@@ -538,6 +538,9 @@ func (r *Runtime) object_assign(call FunctionCall) Value {
 		for _, arg := range call.Arguments[1:] {
 			if arg != _undefined && arg != _null {
 				source := arg.ToObject(r)
+				if assignOwnData(to, source) { // FlowScript patch 130
+					continue
+				}
 				for item, next := iterateEnumerableProperties(source)(); next != nil; item, next = next() {
 					to.setOwn(item.name, item.value, true)
 				}

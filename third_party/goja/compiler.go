@@ -512,6 +512,13 @@ func (s *scope) lookupName(name unistring.String) (binding *binding, noDynamics 
 			}
 			curScope.argsNeeded = true
 			binding, _ = curScope.bindName(name)
+			// An arrow function's arguments are its enclosing function's:
+			// read from a nested function they live in the stash, as any
+			// other binding (FlowScript patch 131; upstream left them on
+			// the stack, where the arrow read another slot).
+			if toStash && !binding.inStash {
+				binding.moveToStash()
+			}
 			return
 		}
 		if curScope.isFunction() {

@@ -2759,3 +2759,12 @@ func TestCollatorByTag(t *testing.T) {
 func TestSpreadCopiesInBulk(t *testing.T) {
 	matchesFile(t, "spread_copy", "spread_copy.node.txt")
 }
+
+// TestArrowFunctionArguments: an arrow function reads its enclosing
+// function's arguments (patch 131), also when that function reads them
+// nowhere else: upstream left them on the stack, so the arrow read another
+// slot (undefined, its own argument) or the engine failed (index out of
+// range). Node's answers.
+func TestArrowFunctionArguments(t *testing.T) {
+	matchesFile(t, "arrow_arguments", "arrow_arguments.node.txt")
+}

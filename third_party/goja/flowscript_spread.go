@@ -23,7 +23,9 @@ import (
 // iterator, and own data properties of an ordinary object with no symbol
 // keys, copied into an ordinary, extensible object. Anything else (a hole,
 // an accessor, a Proxy, a symbol key, a non-enumerable property) goes the
-// standard's way from where the copy stopped.
+// standard's way from where the copy stopped. Object.assign, whose steps
+// run the target's setters, lists an ordinary source's keys once and sets
+// each with [[Set]], without the generic path's three iterators.
 
 // takeArrayRun appends to arr, in one copy, the elements ir's array
 // iterator would step through next as plain values (patch 130): up to its
@@ -99,6 +101,36 @@ func (r *Runtime) copyOwnData(target, source *Object) bool {
 		}
 		dst._put(name, v)
 	}
+	return true
+}
+
+// assignOwnData is Object.assign's copy of source into to, when source is
+// an ordinary object with no symbol keys (patch 130): its keys listed once,
+// each property read from source as its step reaches it (a setter of to's
+// may change source), enumerable ones set on to with [[Set]]. It reports
+// whether it did; the generic path took each key through three iterators.
+func assignOwnData(to, source *Object) bool {
+	src, ok := source.self.(*baseObject)
+	if !ok || src.symValues != nil && src.symValues.size > 0 {
+		return false
+	}
+	src.ensurePropOrder()
+	names := prepareNamesForCopy(src.propNames) // copied if a setter changes them
+	src.propNames = names
+	for _, name := range names {
+		v := src.values[name]
+		if v == nil {
+			continue // deleted by a setter
+		}
+		if p, isProp := v.(*valueProperty); isProp {
+			if !p.enumerable {
+				continue
+			}
+			v = p.get(source)
+		}
+		to.self.setOwnStr(name, v, true)
+	}
+	clearNamesCopyMarker(names)
 	return true
 }
 

@@ -65,5 +65,24 @@
   t('preventExtensions target via rest untouched', () => { const s = Object.preventExtensions({ a: 1 }); return { ...s }; });
   t('object with null proto', () => { const s = Object.create(null); s.a = 1; s.b = 2; return { ...s }; });
   t('spread own symbols order', () => { const s1 = Symbol('1'), s2 = Symbol('2'); const s = { [s2]: 2, a: 1, [s1]: 1 }; return Reflect.ownKeys({ ...s }).map(String); });
+  // Object.assign: [[Set]] on the target, the source read as each step reaches it.
+  t('assign order', () => Reflect.ownKeys(Object.assign({ z: 0 }, { b: 1, 2: 'x', a: 2, 1: 'y' })).map(String));
+  t('assign target setter', () => { const log = []; const o = Object.assign({ set a(v) { log.push(v); } }, { a: 1, b: 2 }); return [log, Object.keys(o), o.b]; });
+  t('assign setter deletes later key', () => { const s = { a: 1, b: 2, c: 3 }; const o = Object.assign({ set a(v) { delete s.b; s.d = 4; } }, s); return [Object.keys(o), o.c, 'd' in o]; });
+  t('assign setter changes later value', () => { const s = { a: 1, b: 2 }; const o = Object.assign({ set a(v) { s.b = 'changed'; } }, s); return o.b; });
+  t('assign proto setter', () => { let got; const proto = { set k(v) { got = v; } }; const o = Object.assign(Object.create(proto), { k: 5 }); return [got, Object.hasOwn(o, 'k')]; });
+  t('assign proto non-writable', () => { const proto = Object.defineProperty({}, 'k', { value: 1, writable: false }); return Object.assign(Object.create(proto), { k: 5 }); });
+  t('assign frozen target', () => Object.assign(Object.freeze({ a: 1 }), { a: 2 }));
+  t('assign frozen target no keys', () => Object.assign(Object.freeze({ a: 1 }), {}));
+  t('assign __proto__ key', () => { const o = Object.assign({}, JSON.parse('{"__proto__": {"x": 7}}')); return [o.x, Object.keys(o)]; });
+  t('assign getter on source', () => Object.assign({}, { a: 1, get b() { return this.a + 1; } }));
+  t('assign non-enumerable', () => Object.assign({}, Object.defineProperty({ a: 1 }, 'h', { value: 2 })));
+  t('assign symbols', () => { const k = Symbol('k'); return Reflect.ownKeys(Object.assign({}, { a: 1, [k]: 2 })).map(String); });
+  t('assign many sources', () => Object.assign({}, { a: 1 }, null, { b: 2 }, undefined, 'hi', [9]));
+  t('assign to array', () => Object.assign([1, 2, 3], { 1: 'x', length: 2 }));
+  t('assign self', () => { const o = { a: 1, b: 2 }; return Object.assign(o, o); });
+  t('assign source is target proto', () => { const p = { a: 1 }; const o = Object.create(p); Object.assign(o, p); return [Object.hasOwn(o, 'a'), o.a]; });
+  t('assign non-writable own', () => Object.assign(Object.defineProperty({}, 'a', { value: 1, enumerable: true }), { a: 2 }));
+  t('assign in loop', () => { let o = {}; for (let i = 0; i < 300; i++) o = Object.assign({}, o, { ['k' + i]: i }); return [Object.keys(o).length, o.k0, o.k299]; });
   return out.join('\n');
 })()
