@@ -113,6 +113,9 @@ type binding struct {
 	isArg        bool
 	isVar        bool
 	inStash      bool
+	// isCatchParam: the catch parameter, a plain identifier, which a var
+	// in its block may redeclare (Annex B.3.4; FlowScript patch 132).
+	isCatchParam bool
 }
 
 func (b *binding) getAccessPointsForScope(s *scope) *[]int {

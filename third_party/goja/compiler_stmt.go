@@ -151,7 +151,9 @@ func (c *compiler) compileTryStatement(v *ast.TryStatement, needResult bool) {
 						c.throwSyntaxError(offset, "Catch variable may not be eval or arguments in strict mode")
 					}
 				}
-				c.scope.bindNameLexical(name, true, offset)
+				b, _ := c.scope.bindNameLexical(name, true, offset)
+				_, isPattern := v.Catch.Parameter.(ast.Pattern)
+				b.isCatchParam = !isPattern
 			})
 			enter := &enterBlock{}
 			c.emit(enter)
@@ -754,7 +756,7 @@ func (c *compiler) compileReturnStatement(v *ast.ReturnStatement) {
 
 func (c *compiler) checkVarConflict(name unistring.String, offset int) {
 	for sc := c.scope; sc != nil; sc = sc.outer {
-		if b, exists := sc.boundNames[name]; exists && !b.isVar && !(b.isArg && sc != c.scope) {
+		if b, exists := sc.boundNames[name]; exists && !b.isVar && !(b.isArg && sc != c.scope) && !b.isCatchParam {
 			c.throwSyntaxErrorf(offset, "Identifier '%s' has already been declared", name)
 		}
 		if sc.isFunction() {

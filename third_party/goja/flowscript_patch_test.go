@@ -2768,3 +2768,21 @@ func TestSpreadCopiesInBulk(t *testing.T) {
 func TestArrowFunctionArguments(t *testing.T) {
 	matchesFile(t, "arrow_arguments", "arrow_arguments.node.txt")
 }
+
+// TestCatchParameterRedeclaredByVar: a var in a catch block may redeclare
+// its catch parameter when that is a plain identifier (Annex B.3.4, patch
+// 132); the var's initializer assigns the parameter. Upstream refused the
+// whole script ("Identifier 'e' has already been declared"). A pattern
+// parameter, or a let, still may not be redeclared. Node's answers.
+func TestCatchParameterRedeclaredByVar(t *testing.T) {
+	matchesFile(t, "catch_var", "catch_var.node.txt")
+	for _, src := range []string{
+		`try {} catch ([e]) { var e = 1 }`,
+		`try {} catch ({e}) { var e = 1 }`,
+		`try {} catch (e) { let e = 1 }`,
+	} {
+		if _, err := Compile("", src, false); err == nil || !strings.Contains(err.Error(), "already been declared") {
+			t.Errorf("%s: %v, want a SyntaxError", src, err)
+		}
+	}
+}
