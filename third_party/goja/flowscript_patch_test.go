@@ -2786,3 +2786,12 @@ func TestCatchParameterRedeclaredByVar(t *testing.T) {
 		}
 	}
 }
+
+// TestSortInV8Order: patch 133 starts a sort as V8's TimSort does, so that
+// lists shorter than 64 values come out in V8's order by any comparator,
+// consistent or not, and any list by one that never answers "less" (a
+// comparator returning true or false) is left as it was. Node's answers
+// for 2,000 sorts of lists of 2 to 257 values.
+func TestSortInV8Order(t *testing.T) {
+	matchesFile(t, "sort_v8_order", "sort_v8_order.node.txt")
+}

@@ -2,6 +2,7 @@ package goja
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 )
 
@@ -36,12 +37,45 @@ const sortRun = 8 // values sorted by binary insertion before merging
 // holds its values in some order, possibly with some twice and others
 // missing: callers sort a copy and write it back only when stableSort
 // returns.
+//
+// It starts as V8's TimSort does (FlowScript patch 133): the run at the
+// head of a is made ascending (headRun), and a list shorter than
+// v8MinRun is then sorted by binary insertion from the run's end, as V8
+// sorts it, so that a comparator that is not consistent leaves the list
+// in V8's order: one that never answers "less" ((x, y) => x > y, true or
+// false) leaves it as it was, where the merges reordered it.
 func stableSort[T any](a []T, cmp func(x, y T) int) {
-	if len(a) <= sortRun {
-		insertionSort(a, cmp)
+	if len(a) < 2 {
 		return
 	}
-	mergeSort(a, make([]T, len(a)/2), cmp)
+	run := headRun(a, cmp)
+	switch {
+	case run == len(a):
+	case len(a) < v8MinRun:
+		insertionSortFrom(a, run, cmp)
+	default:
+		mergeSort(a, make([]T, len(a)/2), cmp)
+	}
+}
+
+// v8MinRun: V8 sorts a list shorter than this as one run, by binary
+// insertion.
+const v8MinRun = 64
+
+// headRun makes the run at the head of a (at least 2 values long)
+// ascending, as V8's CountAndMakeRun does, and returns its length: values
+// each not less than the one before, or strictly descending ones, which
+// it reverses (none is equal to another, so their order stays stable).
+func headRun[T any](a []T, cmp func(x, y T) int) int {
+	descending := cmp(a[1], a[0]) < 0
+	n := 2
+	for n < len(a) && (cmp(a[n], a[n-1]) < 0) == descending {
+		n++
+	}
+	if descending {
+		slices.Reverse(a[:n])
+	}
+	return n
 }
 
 // mergeSort sorts a, using buf (at least len(a)/2 long) for the left half
@@ -76,8 +110,12 @@ func mergeSort[T any](a, buf []T, cmp func(x, y T) int) {
 
 // insertionSort sorts a short a by binary insertion: each value goes after
 // the values not greater than it.
-func insertionSort[T any](a []T, cmp func(x, y T) int) {
-	for i := 1; i < len(a); i++ {
+func insertionSort[T any](a []T, cmp func(x, y T) int) { insertionSortFrom(a, 1, cmp) }
+
+// insertionSortFrom is insertionSort of a whose first start values are
+// sorted.
+func insertionSortFrom[T any](a []T, start int, cmp func(x, y T) int) {
+	for i := start; i < len(a); i++ {
 		x := a[i]
 		lo, hi := 0, i
 		for lo < hi {
