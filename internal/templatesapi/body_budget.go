@@ -23,11 +23,12 @@ const (
 	// accepts (a test run's, Config.testBodyBytes) the budget holds at
 	// once: about 30 MiB with the default sandbox limits.
 	bodyBudgetBodies = 4
-	// smallBodyBytes: a body whose Content-Length is at most this is
-	// always admitted. It is counted, so that large bodies find less room,
-	// but never refused: small saves and test runs are never turned away
-	// because large bodies hold the budget. TEMPLATES_MAX_CONNS bounds how
-	// many such bodies are in flight.
+	// smallBodyBytes: a body whose Content-Length is at most this always
+	// fits the budget. It is counted, so that large bodies find less room,
+	// but never refused for the budget: small saves and test runs are never
+	// turned away because large bodies hold it (only for their
+	// credential's count, below). TEMPLATES_MAX_CONNS bounds how many such
+	// bodies are in flight.
 	smallBodyBytes = 64 << 10
 )
 
@@ -129,15 +130,19 @@ func (s *Server) admitBody(r *http.Request, limit int64) (release func(), herr *
 // (decodeJSON), under one route cap. Defer release when herr is nil: the
 // bytes stay held until the handler ends, as the decoded body does.
 func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, limit int64, dst any) (release func(), herr *httpError) {
-	release, herr = s.admitBody(r, limit)
+	held, herr := s.admitBody(r, limit)
 	if herr != nil {
 		return nil, herr
 	}
+	defer func() {
+		if release == nil { // an error, or a panic: the caller has nothing to release
+			held()
+		}
+	}()
 	if herr := decodeJSON(w, r, limit, dst); herr != nil {
-		release()
 		return nil, herr
 	}
-	return release, nil
+	return held, nil
 }
 
 // bodiesBusy is the answer to a body of n bytes that the spent body budget
@@ -145,7 +150,7 @@ func (s *Server) readJSON(w http.ResponseWriter, r *http.Request, limit int64, d
 func bodiesBusy(n int64) *httpError {
 	return newError(http.StatusServiceUnavailable, CodeServiceBusy, fmt.Sprintf(
 		"the service is busy with other large requests and did not read this one (%d bytes): nothing was run or written; "+
-			"retry after Retry-After seconds (a body whose Content-Length is at most %d KiB is always read)", n, smallBodyBytes>>10)).
+			"retry after Retry-After seconds (a body whose Content-Length is at most %d KiB always fits)", n, smallBodyBytes>>10)).
 		with("Retry-After", "2")
 }
 

@@ -99,10 +99,11 @@
 //     6 × (SANDBOX_MAX_SOURCE_BYTES + SANDBOX_MAX_INPUT_BYTES) + 64 KiB,
 //     about 30 MiB with the defaults). A body it cannot hold is answered at
 //     once, unread, with 503 SERVICE_BUSY and Retry-After. A body whose
-//     Content-Length is at most 64 KiB is counted but always admitted, so
-//     large bodies never lock out small requests (TEMPLATES_MAX_CONNS
-//     bounds how many are in flight). One credential has at most a quarter
-//     of TEMPLATES_MAX_CONNS requests with a body in flight; past that,
+//     Content-Length is at most 64 KiB is counted but always fits the
+//     budget, so large bodies never lock out small requests
+//     (TEMPLATES_MAX_CONNS bounds how many are in flight). One credential
+//     has at most a quarter of TEMPLATES_MAX_CONNS (rounded down) requests
+//     with a body in flight, small or large; past that,
 //     503 SERVICE_BUSY at once, unread, on a connection that closes, so a
 //     key that trickles bodies holds at most that share of the connections.
 //   - An answer to a read over 64 KiB (a page, a template, a version) is

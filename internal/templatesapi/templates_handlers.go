@@ -210,14 +210,19 @@ func parseID(r *http.Request) (uuid.UUID, *httpError) {
 // handler ends.
 func (s *Server) readDraft(w http.ResponseWriter, r *http.Request) (d templates.Draft, notes saveNotes, release func(), herr *httpError) {
 	var body templateRequest
-	if release, herr = s.readJSON(w, r, s.cfg.templateBodyBytes(), &body); herr != nil {
+	held, herr := s.readJSON(w, r, s.cfg.templateBodyBytes(), &body)
+	if herr != nil {
 		return d, notes, nil, herr
 	}
+	defer func() {
+		if release == nil { // an error, or a panic: the caller has nothing to release
+			held()
+		}
+	}()
 	if d, notes, herr = s.checkDraft(r.Context(), body); herr != nil {
-		release()
 		return d, notes, nil, herr
 	}
-	return d, notes, release, nil
+	return d, notes, held, nil
 }
 
 // checkDraft checks a template body: the field rules, then the source
