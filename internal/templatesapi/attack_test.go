@@ -409,18 +409,7 @@ func TestTrickledBodiesAreAnsweredAtOnce(t *testing.T) {
 			}
 			stop := make(chan struct{})
 			defer close(stop)
-			go func() {
-				for {
-					select {
-					case <-stop:
-						return
-					case <-time.After(100 * time.Millisecond):
-						if _, err := io.WriteString(conn, "a"); err != nil {
-							return
-						}
-					}
-				}
-			}()
+			go trickle(conn, stop)
 			start := time.Now()
 			_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
 			br := bufio.NewReader(conn)
@@ -493,6 +482,21 @@ func TestTrickledBodiesAreAnsweredAtOnce(t *testing.T) {
 			}
 		}
 	})
+}
+
+// trickle writes a byte of body to conn every 100 ms until stop is closed
+// or a write fails.
+func trickle(conn net.Conn, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-time.After(100 * time.Millisecond):
+			if _, err := io.WriteString(conn, "a"); err != nil {
+				return
+			}
+		}
+	}
 }
 
 func isReset(err error) bool {
@@ -647,18 +651,9 @@ func TestOneWriteKeyTricklingBodiesHoldsAQuarterOfTheConnections(t *testing.T) {
 			testAPIKey); err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() { // the trickle
+		wg.Go(func() {
 			defer conn.Close() //nolint:errcheck // the test's own
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(100 * time.Millisecond):
-					if _, err := io.WriteString(conn, "a"); err != nil {
-						return
-					}
-				}
-			}
+			trickle(conn, stop)
 		})
 		wg.Go(func() { // the answer, if any comes before stop
 			_ = conn.SetReadDeadline(time.Now().Add(8 * time.Second))
