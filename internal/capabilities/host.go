@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/capabilities/httpapi"
 	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
+	"github.com/flowscript/flowscript/internal/jsonkind"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -223,44 +223,13 @@ func strictJSON(raw json.RawMessage, dst any) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &typ) && typ.Field == "":
-		return fmt.Errorf("got %s", article(typ.Value))
+		return fmt.Errorf("got %s", jsonkind.Got(typ.Value))
 	case errors.As(err, &typ):
-		return fmt.Errorf("%s: want %s, got %s", typ.Field, jsonKind(typ.Type), article(typ.Value))
+		return fmt.Errorf("%s: want %s, got %s", typ.Field, jsonkind.Of(typ.Type), jsonkind.Got(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return fmt.Errorf("it has no member %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
 	}
 	return errors.New("it is not readable")
-}
-
-// jsonKind names what JSON value decodes into t.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Map, reflect.Struct:
-		return "an object"
-	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
-		return "a number"
-	case reflect.Bool:
-		return "a boolean"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	}
-	return "another value"
-}
-
-// article is a JSON type name with its article: "an object", "a string".
-func article(kind string) string {
-	kind, _, _ = strings.Cut(kind, " ") // "number 1.5"
-	switch kind {
-	case "object", "array":
-		return "an " + kind
-	case "bool":
-		return "a boolean"
-	case "":
-		return "another value"
-	}
-	return "a " + kind
 }
 
 func typeError(format string, args ...any) sandbox.HostReply {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/jsonkind"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
 	"github.com/flowscript/flowscript/internal/textcut"
@@ -161,7 +162,7 @@ func lineProblem(line []byte, err error) string {
 	)
 	switch {
 	case errors.As(err, &typ) && typ.Field == "":
-		return "the line is " + jsonArticle(typ.Value) + ", not an object"
+		return "the line is " + jsonkind.Got(typ.Value) + ", not an object"
 	case errors.As(err, &typ):
 		field := typ.Field
 		if inInput := strings.HasPrefix(field, "inputVariables."); inInput || field == "inputVariables" && typ.Type.Kind() == reflect.Struct {
@@ -171,7 +172,7 @@ func lineProblem(line []byte, err error) string {
 				field += strings.TrimPrefix(typ.Field, "inputVariables")
 			}
 		}
-		return fmt.Sprintf("%s must be %s, got %s", field, jsonKindOf(typ.Type), jsonArticle(typ.Value))
+		return fmt.Sprintf("%s must be %s, got %s", field, jsonkind.Of(typ.Type), jsonkind.Got(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
 	case errors.As(err, &syntax):
@@ -193,30 +194,6 @@ func badInput(line []byte) int {
 		}
 	}
 	return 0
-}
-
-// jsonKindOf names the JSON value that decodes into t.
-func jsonKindOf(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.String:
-		return "a string"
-	case reflect.Slice:
-		return "an array"
-	}
-	return "an object"
-}
-
-// jsonArticle is encoding/json's name of a JSON value's type ("number",
-// "bool", "number 1.5"), with its article.
-func jsonArticle(kind string) string {
-	kind, _, _ = strings.Cut(kind, " ")
-	switch kind {
-	case "object", "array":
-		return "an " + kind
-	case "bool":
-		return "a boolean"
-	}
-	return "a " + kind
 }
 
 // probeID is the id of a line that is not a job, when it can be read, so
