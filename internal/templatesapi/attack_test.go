@@ -708,3 +708,39 @@ func TestOneWriteKeyTricklingBodiesHoldsAQuarterOfTheConnections(t *testing.T) {
 		return status == http.StatusCreated
 	})
 }
+
+// TestTrickledTestRunHoldsNoSandboxSlot: a test run whose body trickles in
+// takes its sandbox slot only once its body is read, so it does not keep
+// other authors' test runs out (429 SANDBOX_BUSY) for the read timeout.
+// Before, the slot was taken first: with the one test slot of
+// SANDBOX_MAX_PARALLEL 2, one trickle refused every test run for 35 s.
+func TestTrickledTestRunHoldsNoSandboxSlot(t *testing.T) {
+	cfg := testConfig()
+	if slots := testRunSlots(cfg.Sandbox.MaxParallel); slots != 1 {
+		t.Fatalf("testConfig gives %d test slots; the test wants 1", slots)
+	}
+	svc := runService(t, cfg)
+	conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer close(stop)
+	if _, err := fmt.Fprintf(conn, "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nContent-Type: application/json\r\nX-API-Key: %s\r\nContent-Length: 60000\r\n\r\n{\"source\":\"",
+		testAPIKey); err != nil {
+		t.Fatal(err)
+	}
+	wg.Go(func() {
+		defer conn.Close() //nolint:errcheck // the test's own
+		trickle(conn, stop)
+	})
+	time.Sleep(300 * time.Millisecond) // the trickle's request is in its handler, reading
+	for _, key := range []string{"second-key-0123456789abcdef", testAPIKey} {
+		status, msg := svc.call("POST", "/api/scripts/test", "X-API-Key: "+key, `{"source": "return 'ran'"}`)
+		if status != http.StatusOK {
+			t.Errorf("a test run beside a trickled one (key %.6s…): %d %s, want 200", key, status, msg)
+		}
+	}
+}

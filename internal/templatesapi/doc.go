@@ -150,8 +150,9 @@
 //     replica (1 when SANDBOX_MAX_PARALLEL is 1), so that saves, whose
 //     checks run in a worker too, always find one: one more answers 429
 //     SANDBOX_BUSY with the seed's message, naming that number, at once,
-//     never queued, and before any of its body is read (the slot is
-//     taken first, the body budget next).
+//     never queued, and before any of its body is read. The slot itself
+//     is taken once the body is in (one that went meanwhile is the same
+//     429), so a body that comes slowly holds no slot.
 //   - Reads page (issue 19): the template list and a template's versions
 //     answer a JSON array of at most limit items (default 50, at most
 //     200; a page of templates also ends once its text, as JSON, passes
@@ -182,7 +183,7 @@
 //     executor's failures stream over a connection opened for the request
 //     (NATS_URL; unset: 503 FAILURES_UNAVAILABLE), run with its recorded
 //     inputs, or with the body's source, under the same slots as test runs
-//     (taken before the body is read, and held while the record is read),
+//     (taken once the body is read, and held while the record is read),
 //     and answered with the original error beside the new outcome
 //     (failrecord.Report). Write role: it runs code and shows session
 //     variables. Nothing is published.

@@ -55,13 +55,13 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 			"replaying a failed job needs the executor's NATS: set NATS_URL on the templates API (and NATS_CREDS, JOBS_STREAM, SUBJECT_PREFIX as the executor has them)"))
 		return
 	}
-	// A replay runs a script: its slot is taken before its body is read,
-	// as a test run's, so one over the limit is answered at once.
-	if !s.takeSlot() {
+	// A replay runs a script: as a test run, one that finds every slot
+	// taken is answered at once, unread, and one whose body comes slowly
+	// takes its slot only once the body is in.
+	if !s.slotFree() {
 		writeError(w, busy(cap(s.slots)))
 		return
 	}
-	defer s.giveSlot()
 	var body replayRequest
 	if r.ContentLength != 0 {
 		release, herr := s.readJSON(w, r, s.cfg.replayBodyBytes(), &body)
@@ -71,6 +71,11 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		}
 		defer release()
 	}
+	if !s.takeSlot() {
+		writeError(w, busy(cap(s.slots)))
+		return
+	}
+	defer s.giveSlot()
 	switch {
 	case body.Source != nil && body.Version != nil:
 		writeError(w, newError(http.StatusUnprocessableEntity, CodeValidationFailed,

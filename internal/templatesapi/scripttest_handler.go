@@ -80,14 +80,15 @@ type testResponse struct {
 }
 
 func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
-	// The slot before the body: a test run over the limit is answered at
-	// once, with none of its body read (up to testBodyBytes, and several
-	// times that while decoded).
-	if !s.takeSlot() {
+	// A test run that finds every slot taken is answered at once, with
+	// none of its body read (up to testBodyBytes, and several times that
+	// while decoded). Its slot is taken once the body is in: a body that
+	// comes slowly holds its connection and its share of the body budget,
+	// never a slot other authors' runs need.
+	if !s.slotFree() {
 		writeError(w, busy(cap(s.slots)))
 		return
 	}
-	defer s.giveSlot()
 	var body testRequest
 	release, herr := s.readJSON(w, r, s.cfg.testBodyBytes(), &body)
 	if herr != nil {
@@ -95,6 +96,11 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
+	if !s.takeSlot() { // the last one went to another run while this body came
+		writeError(w, busy(cap(s.slots)))
+		return
+	}
+	defer s.giveSlot()
 	if herr := s.validateTest(body); herr != nil {
 		writeError(w, herr)
 		return
@@ -196,6 +202,10 @@ func (s *Server) takeSlot() bool {
 		return false
 	}
 }
+
+// slotFree reports whether a slot is free now; the request that asks
+// reads its body next and then takes one, or is refused if it is gone.
+func (s *Server) slotFree() bool { return len(s.slots) < cap(s.slots) }
 
 // giveSlot gives back a slot takeSlot took.
 func (s *Server) giveSlot() { <-s.slots }
