@@ -3,6 +3,7 @@ package templatesapi
 import (
 	"bufio"
 	"crypto/rsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -742,5 +743,53 @@ func TestTrickledTestRunHoldsNoSandboxSlot(t *testing.T) {
 		if status != http.StatusOK {
 			t.Errorf("a test run beside a trickled one (key %.6s…): %d %s, want 200", key, status, msg)
 		}
+	}
+}
+
+// TestNetHTTPOwnAnswersAreJSON: the requests net/http refuses before any
+// handler runs (a missing or bad Host, a bad header, headers past its
+// read limit, an unknown Transfer-Encoding, an HTTP version it does not
+// speak, a line that is not HTTP) are answered in the API's JSON error
+// shape, with their status, on a connection that closes. net/http wrote
+// them in plain text.
+func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
+	svc := runService(t, testConfig())
+	for _, c := range []struct {
+		name, request string
+		status        int
+		code, says    string
+	}{
+		{"no Host", "GET /api/script-templates HTTP/1.1\r\n\r\n", 400, CodeBadRequest, "missing required Host header"},
+		{"bad Host", "GET /api/script-templates HTTP/1.1\r\nHost: a b\r\n\r\n", 400, CodeBadRequest, "malformed Host header"},
+		{"bad header name", "GET /healthz HTTP/1.1\r\nHost: api\r\nBad Name: x\r\n\r\n", 400, CodeBadRequest, "not valid HTTP"},
+		{"not HTTP", "HELLO\r\n\r\n", 400, CodeBadRequest, "check its request line"},
+		{"headers past the read limit", "GET /healthz HTTP/1.1\r\nHost: api\r\nX-Big: " + strings.Repeat("a", 60<<10) + "\r\n\r\n", 431, CodeHeadersTooLarge, "fewer headers"},
+		{"unknown Transfer-Encoding", "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nTransfer-Encoding: gzip\r\n\r\n", 501, CodeNotImplemented, "Transfer-Encoding"},
+		{"HTTP/3.0", "GET /healthz HTTP/3.0\r\nHost: api\r\n\r\n", 505, CodeHTTPVersionNotSupported, "HTTP/1.1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close() //nolint:errcheck // the test's own
+			_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.WriteString(conn, c.request); err != nil {
+				t.Fatal(err)
+			}
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			var e errorBody
+			if resp.StatusCode != c.status || !resp.Close || resp.Header.Get("Content-Type") != "application/json; charset=utf-8" || json.Unmarshal(raw, &e) != nil {
+				t.Fatalf("%d %q (closing: %v) %s, want %d in JSON on a connection that closes", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Close, raw, c.status)
+			}
+			if e.Error.Code != c.code || !strings.Contains(e.Error.Message, c.says) {
+				t.Errorf("error %+v, want code %s and a message that says %q", e.Error, c.code, c.says)
+			}
+		})
 	}
 }

@@ -127,6 +127,18 @@ func (c *limitedConn) release() {
 	})
 }
 
+// Write writes p, or, when p is one of the plain-text answers net/http
+// gives by itself, the same answer as JSON (jsonServerError).
+func (c *limitedConn) Write(p []byte) (int, error) {
+	if answer, ok := jsonServerError(p); ok {
+		if _, err := c.Conn.Write(answer); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return c.Conn.Write(p)
+}
+
 // CloseWrite half-closes a TCP connection, as net/http does so that a
 // client reads an error answer before the connection goes.
 func (c *limitedConn) CloseWrite() error {

@@ -209,7 +209,11 @@
 // parse one outside the injected Checker, never log a request body (sources
 // and inputs are the authors') or a credential, never hold a lock across the
 // network on the authentication path, and never answer with anything but
-// JSON. (net/http itself answers a few malformed requests before any
-// handler runs, in plain text: headers past 48 KiB, a bad request line or
-// Host, an unknown Transfer-Encoding.)
+// JSON. net/http itself answers a few malformed requests before any
+// handler runs (headers past 48 KiB, a bad request line or Host, an
+// unknown Transfer-Encoding, an HTTP version it does not speak), in plain
+// text written straight to the connection: the connection limit's
+// connections rewrite those answers into the JSON error shape
+// (plainerrors.go; BAD_REQUEST, HEADERS_TOO_LARGE, NOT_IMPLEMENTED,
+// HTTP_VERSION_NOT_SUPPORTED), status unchanged.
 package templatesapi

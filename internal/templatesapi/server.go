@@ -125,7 +125,8 @@ const (
 	connIdleTimeout   = 30 * time.Second
 	// maxHeaderBytes bounds a request's line and headers, answered by
 	// withHeaderLimit with a JSON 431; net/http refuses past
-	// maxHeaderReadBytes (plus its 4 KiB of slack) with one in plain text,
+	// maxHeaderReadBytes (plus its 4 KiB of slack) with its own, which
+	// jsonServerError rewrites as JSON,
 	// before any handler runs. The margin between them is what every
 	// connection may buffer before it is authenticated, on top of the
 	// limit: 16 KiB, so TEMPLATES_MAX_CONNS connections hold at most about
