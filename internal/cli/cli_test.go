@@ -370,7 +370,9 @@ func TestRunJobsLineErrorsNameTheField(t *testing.T) {
 		{`{"id": 4, "source": "return 1", "inputVariables": [{"name": "a", "value": "1"}, {"name": 1, "value": "1"}]}`, "inputVariables[1].name must be a string, got a number"},
 		{`{"id": 5, "source": "return 1", "inputVariables": [{"name": "a", "value": true}]}`, "inputVariables[0].value must be a string, got a boolean"},
 		{`[1]`, "the line is an array, not an object"},
-		{`{"id": 7, "source": "return 1", "timeout": 5}`, `unknown field "timeout"`},
+		{`{"id": 7, "source": "return 1", "timeout": 5}`, `not a job: unknown field "timeout"`},
+		{`{"id": 10, "source": "return 1", "inputVariables": [{"name": "a", "value": "1"}, {"name": "b", "vale": "1"}]}`, `inputVariables[1]: unknown field "vale"`},
+		{`{"id": 11, "timeout": 5, "inputVariables": [{"name": "a", "value": "1", "x": 1}]}`, `not a job: unknown field "timeout"`},
 		{`{"id": 8, "source": "return 1"`, "the line ends in the middle of a JSON value"},
 		{`{"id": 9, "source": return}`, "not valid JSON at byte"},
 	}

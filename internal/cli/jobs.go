@@ -167,14 +167,19 @@ func lineProblem(line []byte, err error) string {
 		field := typ.Field
 		if inInput := strings.HasPrefix(field, "inputVariables."); inInput || field == "inputVariables" && typ.Type.Kind() == reflect.Struct {
 			// encoding/json names no index: the first entry that fails is it.
-			entry := fmt.Sprintf("inputVariables[%d]", badInput(line))
+			i, _ := badInput(line, false)
+			entry := fmt.Sprintf("inputVariables[%d]", max(i, 0))
 			if field = entry; inInput {
 				field += strings.TrimPrefix(typ.Field, "inputVariables")
 			}
 		}
 		return fmt.Sprintf("%s must be %s, got %s", field, jsonkind.Of(typ.Type), jsonkind.Got(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+		problem := "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if i, entryErr := badInput(line, true); i >= 0 && entryErr.Error() == err.Error() {
+			problem = fmt.Sprintf("inputVariables[%d]: %s", i, problem)
+		}
+		return problem
 	case errors.As(err, &syntax):
 		return fmt.Sprintf("not valid JSON at byte %d: %s", syntax.Offset, syntax.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -184,16 +189,21 @@ func lineProblem(line []byte, err error) string {
 }
 
 // badInput is the index of the first entry of line's inputVariables that
-// does not decode as an input.
-func badInput(line []byte) int {
+// does not decode as an input (or has a field an input does not have, when
+// strict), and why; -1 when none.
+func badInput(line []byte, strict bool) (int, error) {
 	var job struct{ InputVariables []json.RawMessage }
 	_ = json.Unmarshal(line, &job)
 	for i, raw := range job.InputVariables {
-		if json.Unmarshal(raw, new(sandbox.InputJSON)) != nil {
-			return i
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		if strict {
+			dec.DisallowUnknownFields()
+		}
+		if err := dec.Decode(new(sandbox.InputJSON)); err != nil {
+			return i, err
 		}
 	}
-	return 0
+	return -1, nil
 }
 
 // probeID is the id of a line that is not a job, when it can be read, so
