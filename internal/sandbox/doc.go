@@ -31,8 +31,10 @@
 //
 // Every run gets a fresh runtime: nothing survives between scripts. The
 // language built-ins are there, and the host's globals of DESIGN.md §9
-// (hostvm.go): console, capabilities, api and kv, native functions on
-// frozen objects; eval is deleted and the Function
+// (hostvm.go): console, capabilities, api, kv and approval, native
+// functions on frozen objects, named by ordinary globals (writable and
+// configurable, not enumerable, as Node's console: a sloppy assignment to
+// one of those names replaces it for the run); eval is deleted and the Function
 // constructor, reached by any path (the global, ({}).constructor.constructor,
 // the async, generator and async generator function constructors,
 // Reflect.construct), throws an EvalError. Inputs enter as primitive

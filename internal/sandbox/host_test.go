@@ -510,15 +510,40 @@ func TestStructuredFailure(t *testing.T) {
 	}
 }
 
-// The host's objects are frozen and hold nothing of Go.
+// The host's objects are frozen and hold nothing of Go. (The globals that
+// name them are ordinary ones: TestHostGlobalsAreOrdinaryGlobals.)
 func TestHostObjectsAreFrozen(t *testing.T) {
 	res := runHost(t, `"use strict"
 		const out = []
 		for (const o of [api, kv, console, capabilities, api.get, console.log]) out.push(Object.isFrozen(o))
 		try { api.get = () => 'mine' } catch (e) { out.push(e instanceof TypeError) }
-		try { globalThis.api = {} } catch (e) { out.push(e instanceof TypeError) }
 		out.push(Object.getPrototypeOf(api.get) === Function.prototype, api.get.name)
 		out.push(JSON.stringify(Object.getOwnPropertyNames(api).sort()), JSON.stringify(globalThis))
 		return out.join(',')`, []string{"api"}, &recordingHost{}, Limits{})
-	wantOutput(t, res, `true,true,true,true,true,true,true,true,true,get,["delete","get","patch","post","put"],{}`)
+	wantOutput(t, res, `true,true,true,true,true,true,true,true,get,["delete","get","patch","post","put"],{}`)
+}
+
+// TestHostGlobalsAreOrdinaryGlobals: console and the capability globals
+// are writable, configurable, non-enumerable properties of the global
+// object, as Node's console is, so a sloppy assignment to one of their
+// names (a variable the author forgot to declare) replaces it for the rest
+// of the run, as it would in Node; before, it was silently dropped and the
+// script went on reading the host object. Their methods stay read-only.
+func TestHostGlobalsAreOrdinaryGlobals(t *testing.T) {
+	host := &recordingHost{}
+	for _, c := range []struct{ name, source, want string }{
+		{"a forgotten var named approval", "function decide(r) { approval = r === 'sim'; return approval }\nreturn String(decide('sim'))", "true"},
+		{"a forgotten var named api", "api = 'https://crm.example/v1'; return api", "https://crm.example/v1"},
+		{"the others", "kv = 1; capabilities = 2; console = 3; return [kv, capabilities, console].join()", "1,2,3"},
+		{"descriptors as Node's console", `return ['console', 'capabilities', 'api', 'kv', 'approval'].map(n => {
+			const d = Object.getOwnPropertyDescriptor(globalThis, n)
+			return n + ':' + d.writable + ',' + d.enumerable + ',' + d.configurable }).join(' ')`,
+			"console:true,false,true capabilities:true,false,true api:true,false,true kv:true,false,true approval:true,false,true"},
+		{"methods stay read-only", "'use strict'\ntry { api.get = () => 1; return 'assigned' } catch (e) { return e.name }", "TypeError"},
+		{"a kept reference still calls the host", "const crm = api; api = null; return crm.get('crm', '/x').status + ':' + api", "200:null"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantOutput(t, runHost(t, c.source, []string{"api"}, host, Limits{}), c.want)
+		})
+	}
 }

@@ -102,8 +102,14 @@ func (v *vm) installHost(h *hostState, reachable bool) error {
 		}
 		return freeze(goja.FunctionCall{Arguments: []goja.Value{obj}})
 	}
+	// Ordinary globals, as Node's console: writable and configurable, not
+	// enumerable. A sloppy assignment to one of these names (a variable
+	// the author forgot to declare) then replaces it for the rest of the
+	// run, as in Node, instead of being dropped while the script reads the
+	// host object on. The objects and their methods stay frozen, and the
+	// host keeps no reference the script could replace.
 	install := func(name string, value goja.Value) error {
-		return rt.GlobalObject().DefineDataProperty(name, value, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+		return rt.GlobalObject().DefineDataProperty(name, value, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 
 	consoleMethods := v.consoleMethods()
