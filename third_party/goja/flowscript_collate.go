@@ -28,6 +28,7 @@ const maxCollators = 16
 // this.localeCompare(that, locales, options).
 func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
 	c, caseLevel, numeric := r.localeCollator(locales, options)
+	this, that = replacementLast(this), replacementLast(that)
 	if numeric {
 		this, that = countedFromOne(this), countedFromOne(that)
 	}
@@ -39,6 +40,21 @@ func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
 		return n
 	}
 	return caseOrder(this, that)
+}
+
+// replacementLast writes each U+FFFD of s (a lone surrogate reaches
+// localeCompare as one) as U+10FFFD (FlowScript patch 134). ICU's root
+// collation gives U+FFFD a primary weight of its own above every other
+// character but U+FFFF, so a name with a character lost in decoding
+// ("S\uFFFDo Paulo") sorts after the others, as in V8; golang.org/x/text
+// ranks it among the symbols, before digits and letters. U+10FFFD,
+// unassigned and the last code point but one, has the implicit weight
+// that takes that place in x/text's table.
+func replacementLast(s string) string {
+	if !strings.ContainsRune(s, utf8.RuneError) {
+		return s
+	}
+	return strings.ReplaceAll(s, string(utf8.RuneError), "\U0010FFFD")
 }
 
 // caseOrder compares the case of a's and b's letters in turn: the first

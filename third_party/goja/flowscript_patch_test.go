@@ -2795,3 +2795,10 @@ func TestCatchParameterRedeclaredByVar(t *testing.T) {
 func TestSortInV8Order(t *testing.T) {
 	matchesFile(t, "sort_v8_order", "sort_v8_order.node.txt")
 }
+
+// TestLocaleCompareReplacementLast: U+FFFD (and a lone surrogate) sorts
+// after every other character, as in ICU's root collation (patch 134);
+// golang.org/x/text put it before digits and letters. Node's answers.
+func TestLocaleCompareReplacementLast(t *testing.T) {
+	matchesFile(t, "collate_replacement", "collate_replacement.node.txt")
+}
