@@ -186,7 +186,7 @@ func (p *regexpPattern) findSubmatchIndex(s String, start int) regexpResult {
 	if t := p.goTextOf(s, start); t != nil {
 		return p.goFindAt(t, start)
 	}
-	if start != 0 {
+	if start != 0 || p.foldsAcrossASCII(s) {
 		// Unfortunately Go's regexp library does not allow starting from an arbitrary position.
 		// If we just drop the first _start_ characters of the string the assertions (^, $, \b and \B) will not
 		// work correctly.
@@ -221,7 +221,7 @@ func (p *regexpPattern) eachMatchIndex(s String, start, limit int, sticky bool, 
 		p.regexp2Wrapper.eachSubmatchIndex(s, start, limit, sticky, p.unicode, f)
 		return
 	}
-	if start == 0 {
+	if start == 0 && !p.foldsAcrossASCII(s) {
 		_, u := devirtualizeString(s) // UTF-16: an ASCII text was searched above
 		if limit == 1 {
 			result := p.regexpWrapper.findSubmatchIndexUnicode(u, p.unicode)

@@ -18,7 +18,9 @@ package goja
 //     Go's case folding joins to an ASCII letter and ECMAScript's
 //     Canonicalize does not (Go also folds other non-ASCII pairs differently,
 //     which an ASCII pattern cannot reach). Otherwise the search goes where
-//     upstream sent it.
+//     upstream sent it, except that one that holds either character goes to
+//     regexp2 from the start of the string too (patch 135,
+//     foldsAcrossASCII).
 //
 // Go's regexp cannot start a search at an offset with the text before it in
 // view. A pattern without ^, \b or \B is searched in the rest of the string.
@@ -388,6 +390,29 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 		return nil
 	}
 	return t
+}
+
+// foldsAcrossASCII reports whether Go's case folding could answer a search
+// of s by p otherwise than ECMAScript's Canonicalize (FlowScript patch
+// 135): p has the i flag without u, and s or p's source holds U+017F (ſ)
+// or U+212A (Kelvin sign), which Go's folding joins to s and k. Such a
+// search goes to regexp2 (its patch 2 keeps ASCII apart), also from the
+// start of the string, where upstream kept Go's regexp: /s/i.test('ſ')
+// was true, and 'ſ'.replace(/[a-z]/i, '-') gave '-' (V8: false, 'ſ').
+func (p *regexpPattern) foldsAcrossASCII(s String) bool {
+	if !p.ignoreCase || p.unicode {
+		return false
+	}
+	if strings.ContainsAny(p.src, "\u017f\u212a") || strings.Contains(p.src, "\\u017") || strings.Contains(p.src, "\\u212") {
+		return true
+	}
+	_, u := devirtualizeString(s)
+	for _, c := range u {
+		if c == 0x017F || c == 0x212A {
+			return true
+		}
+	}
+	return false
 }
 
 // goFind returns the leftmost match at byte offset pos or after it, with
