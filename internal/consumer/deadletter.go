@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/telemetry"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // Headers of a dead letter. The message body is the original job payload
@@ -35,6 +39,27 @@ const (
 	// HeaderDLQTruncated is "true" when the body holds only the start of the
 	// original payload.
 	HeaderDLQTruncated = "Flowscript-Dlq-Truncated"
+	// HeaderDLQHeadersTruncated is "true" when HeaderDLQHeaders holds only
+	// part of the original headers (see maxCopiedHeadersBytes).
+	HeaderDLQHeadersTruncated = "Flowscript-Dlq-Headers-Truncated"
+)
+
+// Bounds of what a dead letter copies from its job into its own headers.
+// JetStream refuses a message whose headers pass 64 KiB, and a job's own
+// headers may come close to that: copied whole, they made a dead letter
+// the broker refused on every attempt, so the job was never terminated.
+// With these bounds a dead letter's headers stay under about 27 KiB.
+const (
+	// maxCopiedHeadersBytes bounds HeaderDLQHeaders: past it, each value is
+	// cut to maxCopiedValueBytes and entries that do not fit are left out.
+	maxCopiedHeadersBytes = 16 << 10
+	maxCopiedValueBytes   = 1 << 10
+	// maxReasonBytes bounds HeaderDLQReason (a reason quotes field names
+	// the job chose).
+	maxReasonBytes = 8 << 10
+	// maxTraceHeaderBytes bounds the traceparent and tracestate copied as
+	// they came: W3C's traceparent is 55 bytes, a tracestate 512 at most.
+	maxTraceHeaderBytes = 512
 )
 
 // DeadLetter is one job that will not be run again.
@@ -68,7 +93,8 @@ func NewDeadLetterer(js jetstream.JetStream, cfg Config, maxPayload int64) *Dead
 // stores it once (within Config.DLQDuplicateWindow).
 func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
 	msg := nats.NewMsg(d.cfg.Subjects().DeadLetter(dl.JobID))
-	msg.Header.Set(HeaderDLQReason, dl.Reason)
+	reason, _ := textcut.Cut(dl.Reason, maxReasonBytes)
+	msg.Header.Set(HeaderDLQReason, reason)
 	msg.Header.Set(HeaderDLQCode, dl.Code)
 	msg.Header.Set(HeaderDLQDeliveries, strconv.FormatUint(dl.Deliveries, 10))
 	msg.Header.Set(HeaderDLQSubject, dl.Subject)
@@ -77,14 +103,14 @@ func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
 		msg.Header.Set(HeaderDLQJobID, dl.JobID)
 	}
 	if len(dl.Headers) > 0 {
-		orig, err := json.Marshal(dl.Headers)
-		if err != nil {
-			return fmt.Errorf("encoding the original headers of a dead letter: %w", err)
+		orig, cut := copiedHeaders(dl.Headers)
+		msg.Header.Set(HeaderDLQHeaders, orig)
+		if cut {
+			msg.Header.Set(HeaderDLQHeadersTruncated, "true")
 		}
-		msg.Header.Set(HeaderDLQHeaders, string(orig))
 	}
 	for _, k := range []string{flowjob.HeaderTraceParent, flowjob.HeaderTraceState} {
-		if v := dl.Headers.Get(k); v != "" {
+		if v := dl.Headers.Get(k); v != "" && len(v) <= maxTraceHeaderBytes {
 			msg.Header.Set(k, v)
 		}
 	}
@@ -116,4 +142,38 @@ func (d *DeadLetterer) room(msg *nats.Msg) int64 {
 		}
 	}
 	return d.maxPayload - int64(size)
+}
+
+// copiedHeaders is h as a JSON object of string arrays, for
+// HeaderDLQHeaders. Past maxCopiedHeadersBytes it holds, in the order of
+// their names, the headers that fit, each value cut to maxCopiedValueBytes
+// (a name longer than that is left out), and cut is true.
+func copiedHeaders(h nats.Header) (text string, cut bool) {
+	if all, err := json.Marshal(h); err == nil && len(all) <= maxCopiedHeadersBytes {
+		return string(all), false
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		if len(k) > maxCopiedValueBytes {
+			continue
+		}
+		values := make([]string, len(h[k]))
+		for i, v := range h[k] {
+			values[i], _ = textcut.Cut(v, maxCopiedValueBytes)
+		}
+		name, _ := json.Marshal(k)
+		list, _ := json.Marshal(values)
+		if b.Len()+len(name)+len(list)+3 > maxCopiedHeadersBytes { // ",", ":", "}"
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(list)
+	}
+	b.WriteByte('}')
+	return b.String(), true
 }

@@ -473,3 +473,60 @@ func TestSoleID(t *testing.T) {
 		}
 	}
 }
+
+// TestJobsWithHugeHeadersEndInAResultAndADeadLetter: a job may carry
+// headers up to JetStream's 64 KiB, and what the executor copies of them
+// must still fit its own messages. A bad job with a 33 KB traceparent (or
+// hundreds of headers) was never dead-lettered: the dead letter copied
+// every header as JSON, and the trace context again, past 64 KiB, the
+// broker refused it on every attempt, and the job came back for ever. A
+// good job with a 65 KB Reply-To could not store its result for the same
+// reason.
+func TestJobsWithHugeHeadersEndInAResultAndADeadLetter(t *testing.T) {
+	// '<' is 6 bytes as JSON (\u003c): the copy alone passes 64 KiB.
+	hugeTrace := nats.Header{"Traceparent": []string{strings.Repeat("0", 33000)}, "X-Pad": []string{strings.Repeat("<", 11000)}, "X-Engine": []string{"trace"}}
+	many := nats.Header{"X-Engine": []string{"many"}}
+	for i := range 280 {
+		many.Set(fmt.Sprintf("X-Many-%03d", i), strings.Repeat("m", 200))
+	}
+	good := cpfJob("huge-reply-to")
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		nc := connect(t, url)
+		js := jetStream(t, nc)
+		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
+		publishRaw(t, js, cfg, []byte("not json {"), "huge-trace", hugeTrace)
+		publishRaw(t, js, cfg, []byte("not json {"), "huge-many", many)
+		data, _ := json.Marshal(good)
+		// Just under 64 KiB of headers on the job, just over on its result.
+		publishRaw(t, js, cfg, data, good.ID, nats.Header{flowjob.HeaderReplyTo: []string{"inbox." + strings.Repeat("a", 65420)}})
+
+		got := results(t, js, cfg, 3, 20*time.Second)
+		if r := got["huge-reply-to"]; r.Status != flowjob.StatusSucceeded {
+			t.Errorf("the job with a 65 KB Reply-To: %+v, want its result stored", r)
+		}
+		for _, id := range []string{"huge-trace", "huge-many"} {
+			if r := got[id]; r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob {
+				t.Errorf("%s: result %+v, want INVALID_JOB", id, r)
+			}
+		}
+		dead := readAll(t, js, cfg.DLQStream, 2, 20*time.Second)
+		if len(dead) != 2 {
+			t.Fatalf("%d dead letters, want 2", len(dead))
+		}
+		for _, m := range dead {
+			var orig map[string][]string
+			if err := json.Unmarshal([]byte(m.header.Get(HeaderDLQHeaders)), &orig); err != nil {
+				t.Fatalf("dead letter headers %.200q: %v", m.header.Get(HeaderDLQHeaders), err)
+			}
+			if len(orig["X-Engine"]) != 1 || m.header.Get(HeaderDLQHeadersTruncated) != "true" || m.header.Get(HeaderDLQCode) != flowjob.CodeInvalidJob {
+				t.Errorf("dead letter of %v: %d bytes of headers copied, truncated %q, code %q; want X-Engine kept, a cut copy, INVALID_JOB",
+					orig["X-Engine"], len(m.header.Get(HeaderDLQHeaders)), m.header.Get(HeaderDLQHeadersTruncated), m.header.Get(HeaderDLQCode))
+			}
+			if string(m.data) != "not json {" {
+				t.Errorf("dead letter body %q, want the job's", m.data)
+			}
+		}
+		settled(t, js, cfg, 20*time.Second) // none handed back for another attempt
+	})
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/flowscript/flowscript/internal/pause"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/telemetry"
+	"github.com/flowscript/flowscript/internal/textcut"
 )
 
 // jobHandler turns one delivery into one outcome, top-down: one report
@@ -639,7 +640,8 @@ func (h *jobHandler) notify(ctx context.Context, d *delivery, data []byte) {
 		return
 	}
 	if !h.validInbox(inbox) {
-		d.logger().WarnContext(ctx, "ignoring a Reply-To that is not a plain inbox subject", "reply_to", inbox)
+		shown, _ := textcut.Cut(inbox, 256) // a Reply-To may be tens of KiB
+		d.logger().WarnContext(ctx, "ignoring a Reply-To that is not a plain inbox subject", "reply_to", shown)
 		return
 	}
 	msg := nats.NewMsg(inbox)
@@ -676,11 +678,14 @@ func replyTo(h nats.Header) string {
 	return ""
 }
 
+// maxInboxBytes is the longest Reply-To subject a result is sent to.
+const maxInboxBytes = 512
+
 // validInbox refuses wildcards and the subjects of the streams and the
 // broker's APIs: a Reply-To must never write a result where the store's
 // first-writer-wins check does not run.
 func (h *jobHandler) validInbox(s string) bool {
-	if len(s) > 512 || strings.ContainsAny(s, "*> \t\r\n") || strings.HasPrefix(s, "$") {
+	if len(s) > maxInboxBytes || strings.ContainsAny(s, "*> \t\r\n") || strings.HasPrefix(s, "$") {
 		return false
 	}
 	if s == h.cfg.SubjectPrefix || strings.HasPrefix(s, h.cfg.SubjectPrefix+".") {

@@ -73,7 +73,11 @@ func (s *ResultStore) Store(ctx context.Context, r EncodedResult, headers nats.H
 	// The job's trace context as the propagator reads it: a malformed
 	// traceparent is dropped, as on the Reply-To copy, not stored as sent.
 	telemetry.Inject(telemetry.Extract(context.Background(), headers), msg.Header)
-	if inbox := replyTo(headers); inbox != "" {
+	// An inbox is kept only while it could be one (notify sends to none
+	// longer): a job's Reply-To of tens of KiB would put the result's
+	// headers past JetStream's 64 KiB, and the store would fail on every
+	// attempt.
+	if inbox := replyTo(headers); inbox != "" && len(inbox) <= maxInboxBytes {
 		msg.Header.Set(flowclient.HeaderStoredReplyTo, inbox)
 	}
 	if r.Writer != "" {
