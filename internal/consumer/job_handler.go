@@ -124,15 +124,42 @@ func (h *jobHandler) resultSize(v actions.Verdict) (size, limit int) {
 	if maxPayload <= 0 {
 		return 0, 0
 	}
+	return ResultEventSize(&v.Result, maxPayload)
+}
+
+// DefaultMaxPayload is nats-server's default max_payload, 1 MiB.
+const DefaultMaxPayload = 1 << 20
+
+// ResultEventSize is the size of r encoded as a result event, and the
+// most a broker message of maxPayload bytes carries beside the event's
+// headers: the executor fails a result over it with OUTPUT_TOO_LARGE
+// (OutputTooLargeMessage). size is 0 when r is certainly within limit.
+func ResultEventSize(r *flowjob.Result, maxPayload int64) (size, limit int) {
 	limit = int(maxPayload) - resultHeaderRoom
-	if 6*rawResultBytes(&v.Result) < limit {
+	if 6*rawResultBytes(r) < limit {
 		return 0, limit
 	}
-	enc, err := Encode(v.Result)
+	enc, err := Encode(*r)
 	if err != nil {
-		return 0, limit // storeResult reports it
+		return 0, limit // storing it reports the error
 	}
 	return len(enc.Data), limit
+}
+
+// OutputTooLargeMessage is the error message of a result event of size
+// bytes over limit, with the next step for its author; logs are the run's
+// console lines.
+func OutputTooLargeMessage(size, limit int, logs []flowjob.LogEntry) string {
+	next := "return less data"
+	if len(logs) > 0 { // they may be what tipped it over
+		logged := 0
+		for _, l := range logs {
+			logged += len(l.Message)
+		}
+		next = fmt.Sprintf("return less data, or log less (its %d console lines hold %d bytes of it before escaping)", len(logs), logged)
+	}
+	return fmt.Sprintf("the result is %d bytes once encoded as a result event (JSON writes a quote or a backslash as 2 bytes and a control character as 6), "+
+		"over the %d bytes a broker message can carry (max_payload): %s", size, limit, next)
 }
 
 // rawResultBytes bounds the bytes of r's text before JSON escaping: its
@@ -159,18 +186,8 @@ func (h *jobHandler) tooLargeForBroker(ctx context.Context, d *delivery, a attem
 	d.logger().WarnContext(ctx, "a result is too large for a broker message; failing the job with OUTPUT_TOO_LARGE",
 		"stream_seq", d.streamSeq, "result_bytes", size, "limit_bytes", limit)
 	r := a.report
-	next := "return less data"
-	if len(r.Logs) > 0 { // they may be what tipped it over
-		logged := 0
-		for _, l := range r.Logs {
-			logged += len(l.Message)
-		}
-		next = fmt.Sprintf("return less data, or log less (its %d console lines hold %d bytes of it before escaping)", len(r.Logs), logged)
-	}
 	r.Output, r.Suspend = "", nil
-	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: fmt.Sprintf(
-		"the result is %d bytes once encoded as a result event (JSON writes a quote or a backslash as 2 bytes and a control character as 6), "+
-			"over the %d bytes a broker message can carry (max_payload): %s", size, limit, next)}
+	r.Err = &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: OutputTooLargeMessage(size, limit, r.Logs)}
 	v := h.policy.Decide(a.job, r, a.opts...)
 	if size, _ := h.resultSize(v); size > limit {
 		r.Logs, r.LogsTruncated = nil, true // the console lines alone are too many

@@ -143,7 +143,10 @@
 //   - POST {base}/scripts/test checks the source the same way, then runs
 //     source and inputVariables through the injected sandbox.Runner (the
 //     worker pool in production) and answers 200 with the output or the
-//     script's error (code, message, line, column) and durationMs; the
+//     script's error (code, message, line, column) and durationMs (an
+//     output whose result event would pass a broker message of
+//     nats-server's default max_payload fails with OUTPUT_TOO_LARGE, as
+//     in the executor); the
 //     guardrail findings and the uses come along. A source that does not compile, or
 //     cannot be checked within the limits, is answered without running. At
 //     most SANDBOX_MAX_PARALLEL − 1 test runs and replays at a time per

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/capabilities"
 	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
+	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/jsident"
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -144,6 +146,9 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 	var requests []json.RawMessage
 	if res.Err == nil {
 		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions, s.cfg.Sandbox.Timeout)
+	}
+	if res.OK() && res.Suspended == nil {
+		res = tooLargeForBroker(res)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
@@ -316,3 +321,20 @@ func (s *Server) validateTest(body testRequest) *httpError {
 // quoted is a value the caller sent, quoted for a message and cut as a
 // job's messages cut it (40 bytes).
 func quoted(v string) string { return textcut.Quote(v, 40) }
+
+// tooLargeForBroker fails res as the executor fails a run whose result
+// event would not fit a broker message (OUTPUT_TOO_LARGE), so a test run
+// never succeeds where every production run of the script fails: an
+// output within SANDBOX_MAX_OUTPUT_BYTES grows once JSON escapes it (a
+// quote is 2 bytes, a control character 6). The broker is taken to have
+// nats-server's default max_payload (1 MiB); the variable's name is the
+// longest the contract allows.
+func tooLargeForBroker(res sandbox.Result) sandbox.Result {
+	logs := actions.Ran(res, 1).Logs
+	event := flowjob.Result{Variables: map[string]string{strings.Repeat("v", flowjob.MaxNameBytes): res.Output}, Logs: logs}
+	if size, limit := consumer.ResultEventSize(&event, consumer.DefaultMaxPayload); size > limit {
+		res.Output = ""
+		res.Err = &sandbox.Error{Code: sandbox.CodeOutputTooLarge, Message: consumer.OutputTooLargeMessage(size, limit, logs)}
+	}
+	return res
+}

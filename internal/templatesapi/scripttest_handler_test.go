@@ -482,3 +482,21 @@ func TestScriptTestThroughApprovals(t *testing.T) {
 	r := a.authed("POST", "/api/scripts/test", map[string]any{"source": source, "resolutions": make([]int, MaxTestResolutions+1)})
 	wantStatus(t, r, http.StatusUnprocessableEntity)
 }
+
+// TestScriptTestFailsAnOutputTooLargeForABroker: an output within
+// SANDBOX_MAX_OUTPUT_BYTES whose result event would not fit a broker
+// message once JSON escapes it fails as the executor fails it
+// (OUTPUT_TOO_LARGE, naming max_payload), instead of succeeding in the
+// test and failing in every production run.
+func TestScriptTestFailsAnOutputTooLargeForABroker(t *testing.T) {
+	cfg := testConfig()
+	a := startAPI(t, cfg, openEmbedded(t, cfg), nil)
+	r, out := a.testRun(map[string]any{"source": "return '\\u0001'.repeat(200000)"}) // 200 KB, 1.2 MB escaped
+	if r.status != http.StatusOK || out.OK || out.Error == nil || out.Error.Code != sandbox.CodeOutputTooLarge || !strings.Contains(out.Error.Message, "max_payload") || out.Output != nil {
+		t.Errorf("%d %+v (output set: %v), want a failed run with OUTPUT_TOO_LARGE naming max_payload", r.status, out.Error, out.Output != nil)
+	}
+	r, out = a.testRun(map[string]any{"source": "return 'a'.repeat(200000)"})
+	if r.status != http.StatusOK || !out.OK || out.Output == nil || len(*out.Output) != 200000 {
+		t.Errorf("200 KB of plain text: %d ok %v %+v, want it returned", r.status, out.OK, out.Error)
+	}
+}
