@@ -793,3 +793,35 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestChunkedRequestClosesItsConnection: a request with a chunked body
+// (here with a Content-Length beside it, which net/http drops) is answered
+// on a connection that closes, so nothing sent behind it on that
+// connection is read as a request of its own (RFC 9112 §6.3).
+func TestChunkedRequestClosesItsConnection(t *testing.T) {
+	svc := runService(t, testConfig())
+	conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close() //nolint:errcheck // the test's own
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	body := `{"source":"return 1"}`
+	if _, err := fmt.Fprintf(conn, "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: api\r\n\r\n",
+		testAPIKey, len(body), body); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Errorf("the chunked test run: %d (closing: %v), want 200 on a connection that closes", resp.StatusCode, resp.Close)
+	}
+	if second, err := http.ReadResponse(br, nil); err == nil {
+		t.Errorf("the request sent behind the chunked one was answered (%d): the connection stayed open", second.StatusCode)
+	}
+}

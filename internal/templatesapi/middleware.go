@@ -24,6 +24,7 @@ import (
 // none of it), held its 401 and a busy connection for the whole read
 // timeout, and enough of them locked every caller out. The half second
 // lets a client that sent its whole body see the answer instead of a reset.
+// A chunked request's connection is closed after the answer too.
 func withUnreadBodyClosing(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body == nil || r.Body == http.NoBody || r.ContentLength == 0 {
@@ -32,7 +33,17 @@ func withUnreadBodyClosing(next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		h.Set("Connection", "close")
-		body := &eofWatch{ReadCloser: r.Body, atEOF: func() { h.Del("Connection") }}
+		// A chunked body's connection is closed even when it is read:
+		// net/http drops a Content-Length sent beside the Transfer-Encoding,
+		// and RFC 9112 (§6.3) has the server close such a connection, since
+		// a proxy in front may have read the body by the other header and
+		// sent another request behind it.
+		chunked := len(r.TransferEncoding) > 0
+		body := &eofWatch{ReadCloser: r.Body, atEOF: func() {
+			if !chunked {
+				h.Del("Connection")
+			}
+		}}
 		// A copy: the server's own request keeps its body, which net/http
 		// inspects after the handler.
 		r = r.WithContext(r.Context())
