@@ -428,8 +428,8 @@ func TestResultTooLargeForTheBrokerFails(t *testing.T) {
 }
 
 // A body that repeats "id" with one value is still answered under it, with
-// no Nats-Msg-Id to fall back on; one that names two ids is answered to no
-// one (which the engine waits on cannot be known) and is dead-lettered.
+// or without a Nats-Msg-Id; one that names two ids (and no Nats-Msg-Id) is
+// answered to no one (which the engine waits on cannot be known) and is dead-lettered.
 func TestRepeatedIDWithOneValueIsAnswered(t *testing.T) {
 	body := func(id1, id2 string) []byte {
 		return []byte(`{"id":"` + id1 + `","id":"` + id2 + `","sessionId":"s","flowId":"f","blockId":"b","context":"flow",` +
@@ -442,7 +442,11 @@ func TestRepeatedIDWithOneValueIsAnswered(t *testing.T) {
 		startExecutor(t, nc, cfg, newRunner(cfg.Parallel))
 		publishRaw(t, js, cfg, body("dup-two", "dup-two-x"), "", nil)
 		publishRaw(t, js, cfg, body("dup-same", "dup-same"), "", nil)
-		got := results(t, js, cfg, 1, 20*time.Second)
+		publishRaw(t, js, cfg, body("dup-hdr", "dup-hdr"), "m-dup-hdr", nil) // the body's id, not the message id
+		got := results(t, js, cfg, 2, 20*time.Second)
+		if r, ok := got["dup-hdr"]; !ok || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob {
+			t.Errorf("results %v: want dup-hdr failed INVALID_JOB under the id its body repeats, not its Nats-Msg-Id", got)
+		}
 		r, ok := got["dup-same"]
 		if !ok || r.Status != flowjob.StatusFailed || r.Error == nil || r.Error.Code != flowjob.CodeInvalidJob {
 			t.Fatalf("results %v: want dup-same failed INVALID_JOB", got)
@@ -450,10 +454,10 @@ func TestRepeatedIDWithOneValueIsAnswered(t *testing.T) {
 		if !strings.Contains(r.Error.Message, "id: duplicate field") {
 			t.Errorf("message %q, want it to name the repeated id", r.Error.Message)
 		}
-		if dead := readAll(t, js, cfg.DLQStream, 2, 20*time.Second); len(dead) != 2 {
-			t.Errorf("%d dead letters, want 2", len(dead))
+		if dead := readAll(t, js, cfg.DLQStream, 3, 20*time.Second); len(dead) != 3 {
+			t.Errorf("%d dead letters, want 3", len(dead))
 		}
-		if _, ok := results(t, js, cfg, 1, time.Second)["dup-two"]; ok {
+		if _, ok := results(t, js, cfg, 2, time.Second)["dup-two"]; ok {
 			t.Errorf("a body naming two ids was answered under the first")
 		}
 	})

@@ -274,8 +274,12 @@ func (h *jobHandler) badInput(d *delivery, job *flowjob.Job, tries int, cause er
 	d.identify(job)
 	fallback := d.msgID
 	var ve *flowjob.ValidationError
-	if fallback == "" && errors.As(cause, &ve) && ve.Has("id") {
-		fallback = soleID(d.msg.Data())
+	if errors.As(cause, &ve) && ve.Has("id") {
+		// An id the body repeats with one value is the job's own, and
+		// comes before the message id.
+		if id := soleID(d.msg.Data()); flowjob.ValidID(id) {
+			fallback = id
+		}
 	}
 	return attempt{
 		job:    job,
