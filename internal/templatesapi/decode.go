@@ -119,6 +119,8 @@ func walkValue(dec *json.Decoder, t reflect.Type, path string) (*httpError, erro
 		if n, ok := tok.(json.Number); ok {
 			if lo, hi, ok := integerRange(t); ok && isWhole(string(n)) {
 				return rangeError(path, lo, hi, string(n)), nil
+			} else if ok {
+				return fractionError(path, string(n)), nil
 			}
 		}
 		return kindError(path, t, tokenKind(tok)), nil
@@ -432,6 +434,17 @@ func isWhole(text string) bool {
 		return false
 	}
 	return math.IsInf(f, 0) || f == math.Trunc(f)
+}
+
+// fractionError is the answer to a number with a fraction where a whole
+// number belongs ("must be an integer, got number" named no fault).
+func fractionError(path, got string) *httpError {
+	if len(got) > 32 {
+		got = got[:32] + "…"
+	}
+	path = shownName(path)
+	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be a whole number, got %s", path, got),
+		fieldError{Field: path, Code: CodeInvalidJSON, Message: path + " must be a whole number"})
 }
 
 // rangeError is the answer to a whole number outside its field's range.

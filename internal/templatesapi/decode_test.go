@@ -36,7 +36,7 @@ func TestJSONBodiesAreStrict(t *testing.T) {
 		{"integer too large", "/api/scripts/test", `{"source":"return 1","timeoutMs":99999999999999999999999}`, CodeInvalidJSON, "timeoutMs", "must be an integer from -9007199254740992 to 9007199254740992, got 99999999999999999999999"},
 		{"integer past 2^53 that fits 64 bits", "/api/scripts/test", `{"source":"return 1","timeoutMs":9007199254740993}`, CodeInvalidJSON, "timeoutMs", "must be an integer from -9007199254740992 to 9007199254740992, got 9007199254740993"},
 		{"largest 64-bit integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":9223372036854775807}`, CodeInvalidJSON, "timeoutMs", "to 9007199254740992"},
-		{"fraction for an integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":1.5}`, CodeInvalidJSON, "timeoutMs", "must be an integer, got number"},
+		{"fraction for an integer", "/api/scripts/test", `{"source":"return 1","timeoutMs":1.5}`, CodeInvalidJSON, "timeoutMs", "timeoutMs must be a whole number, got 1.5"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := a.authed("POST", tt.path, tt.body)
