@@ -41,7 +41,7 @@ func sealCursor(payload []byte) string {
 
 // openCursor returns the payload of a cursor of kind and size, or nil.
 func openCursor(raw string, kind byte, size int) []byte {
-	b, err := base64.RawURLEncoding.DecodeString(raw)
+	b, err := base64.RawURLEncoding.Strict().DecodeString(raw) // Strict: an edit of the last character's unused bits is an edit too
 	if err != nil || len(b) != size+cursorCheckSize || b[0] != kind {
 		return nil
 	}

@@ -117,6 +117,11 @@ func TestListRefusesBadParameters(t *testing.T) {
 	versionCursor := versionCursor(tpl.ID, 1)
 	tampered := []byte(cursor)
 	tampered[10] ^= 1
+	// The last character's lowest bit, which base64url leaves unused when
+	// the length is not a multiple of 4: the same bytes, another cursor.
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	lastBit := []byte(cursor)
+	lastBit[len(lastBit)-1] = alphabet[strings.IndexByte(alphabet, cursor[len(cursor)-1])^1]
 
 	tests := []struct {
 		name, query, code, field, mention string
@@ -133,6 +138,7 @@ func TestListRefusesBadParameters(t *testing.T) {
 		{"name not UTF-8", "name=%ff", CodeInvalidParameter, "name", "UTF-8"},
 		{"cursor with one bit changed", "cursor=" + string(tampered), CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor cut", "cursor=" + cursor[:len(cursor)-3], CodeInvalidCursor, "cursor", "changed or cut"},
+		{"cursor with its unused last bit changed", "cursor=" + string(lastBit), CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor not base64", "cursor=%21%21%21", CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor empty", "cursor=", CodeInvalidCursor, "cursor", "changed or cut"},
 		{"cursor of another name filter", "cursor=" + filtered, CodeInvalidCursor, "cursor", "another name filter"},
