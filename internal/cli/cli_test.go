@@ -373,6 +373,7 @@ func TestRunJobsLineErrorsNameTheField(t *testing.T) {
 		{`{"id": 7, "source": "return 1", "timeout": 5}`, `not a job: unknown field "timeout"`},
 		{`{"id": 10, "source": "return 1", "inputVariables": [{"name": "a", "value": "1"}, {"name": "b", "vale": "1"}]}`, `inputVariables[1]: unknown field "vale"`},
 		{`{"id": 11, "timeout": 5, "inputVariables": [{"name": "a", "value": "1", "x": 1}]}`, `not a job: unknown field "timeout"`},
+		{`{"id": 12, "source": "return 1", "x": 1, "inputVariables": [{"name": "a", "value": "1", "x": 1}]}`, `not a job: unknown field "x"`},
 		{`{"id": 8, "source": "return 1"`, "the line ends in the middle of a JSON value"},
 		{`{"id": 9, "source": return}`, "not valid JSON at byte"},
 	}

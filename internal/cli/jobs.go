@@ -176,8 +176,10 @@ func lineProblem(line []byte, err error) string {
 		return fmt.Sprintf("%s must be %s, got %s", field, jsonkind.Of(typ.Type), jsonkind.Got(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		problem := "unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-		if i, entryErr := badInput(line, true); i >= 0 && entryErr.Error() == err.Error() {
-			problem = fmt.Sprintf("inputVariables[%d]: %s", i, problem)
+		if !unknownAtTop(line) {
+			if i, entryErr := badInput(line, true); i >= 0 && entryErr.Error() == err.Error() {
+				problem = fmt.Sprintf("inputVariables[%d]: %s", i, problem)
+			}
 		}
 		return problem
 	case errors.As(err, &syntax):
@@ -186,6 +188,20 @@ func lineProblem(line []byte, err error) string {
 		return "the line ends in the middle of a JSON value"
 	}
 	return err.Error()
+}
+
+// unknownAtTop reports whether line's object itself has a field a job
+// line does not.
+func unknownAtTop(line []byte) bool {
+	var top struct {
+		ID             json.RawMessage `json:"id"`
+		Source         json.RawMessage `json:"source"`
+		InputVariables json.RawMessage `json:"inputVariables"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&top)
+	return err != nil && strings.HasPrefix(err.Error(), "json: unknown field ")
 }
 
 // badInput is the index of the first entry of line's inputVariables that

@@ -48,7 +48,10 @@ const (
 // JetStream refuses a message whose headers pass 64 KiB, and a job's own
 // headers may come close to that: copied whole, they made a dead letter
 // the broker refused on every attempt, so the job was never terminated.
-// With these bounds a dead letter's headers stay under about 27 KiB.
+// With these bounds, and the job's subject cut at maxSubjectBytes, a dead
+// letter's headers stay under about 28 KiB, and under about 52 KiB with the
+// largest trace context the job may carry on (a tracestate of about
+// 16 KiB and 8 KiB of baggage, as OpenTelemetry's parsers keep them).
 const (
 	// maxCopiedHeadersBytes bounds HeaderDLQHeaders: past it, each value is
 	// cut to maxCopiedValueBytes and entries that do not fit are left out.
@@ -60,6 +63,9 @@ const (
 	// maxTraceHeaderBytes bounds the traceparent and tracestate copied as
 	// they came: W3C's traceparent is 55 bytes, a tracestate 512 at most.
 	maxTraceHeaderBytes = 512
+	// maxSubjectBytes bounds HeaderDLQSubject (the subject the job came
+	// on, which its publisher chose under the jobs' prefix).
+	maxSubjectBytes = 1 << 10
 )
 
 // DeadLetter is one job that will not be run again.
@@ -97,7 +103,8 @@ func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
 	msg.Header.Set(HeaderDLQReason, reason)
 	msg.Header.Set(HeaderDLQCode, dl.Code)
 	msg.Header.Set(HeaderDLQDeliveries, strconv.FormatUint(dl.Deliveries, 10))
-	msg.Header.Set(HeaderDLQSubject, dl.Subject)
+	subject, _ := textcut.Cut(dl.Subject, maxSubjectBytes)
+	msg.Header.Set(HeaderDLQSubject, subject)
 	msg.Header.Set(HeaderDLQStreamSeq, strconv.FormatUint(dl.StreamSeq, 10))
 	if flowjob.ValidID(dl.JobID) {
 		msg.Header.Set(HeaderDLQJobID, dl.JobID)

@@ -488,7 +488,7 @@ func TestSoleID(t *testing.T) {
 // reason.
 func TestJobsWithHugeHeadersEndInAResultAndADeadLetter(t *testing.T) {
 	// '<' is 6 bytes as JSON (\u003c): the copy alone passes 64 KiB.
-	hugeTrace := nats.Header{"Traceparent": []string{strings.Repeat("0", 33000)}, "X-Pad": []string{strings.Repeat("<", 11000)}, "X-Engine": []string{"trace"}}
+	hugeTrace := nats.Header{"traceparent": []string{strings.Repeat("0", 33000)}, "tracestate": []string{strings.Repeat("s", 2000)}, "X-Pad": []string{strings.Repeat("<", 11000)}, "X-Engine": []string{"trace"}}
 	many := nats.Header{"X-Engine": []string{"many"}}
 	for i := range 280 {
 		many.Set(fmt.Sprintf("X-Many-%03d", i), strings.Repeat("m", 200))
@@ -526,6 +526,9 @@ func TestJobsWithHugeHeadersEndInAResultAndADeadLetter(t *testing.T) {
 			if len(orig["X-Engine"]) != 1 || m.header.Get(HeaderDLQHeadersTruncated) != "true" || m.header.Get(HeaderDLQCode) != flowjob.CodeInvalidJob {
 				t.Errorf("dead letter of %v: %d bytes of headers copied, truncated %q, code %q; want X-Engine kept, a cut copy, INVALID_JOB",
 					orig["X-Engine"], len(m.header.Get(HeaderDLQHeaders)), m.header.Get(HeaderDLQHeadersTruncated), m.header.Get(HeaderDLQCode))
+			}
+			if tp, ts := m.header.Get("traceparent"), m.header.Get("tracestate"); len(tp) > maxTraceHeaderBytes || len(ts) > maxTraceHeaderBytes {
+				t.Errorf("dead letter of %v: a %d-byte traceparent and a %d-byte tracestate copied as they came", orig["X-Engine"], len(tp), len(ts))
 			}
 			if string(m.data) != "not json {" {
 				t.Errorf("dead letter body %q, want the job's", m.data)

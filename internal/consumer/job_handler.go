@@ -106,9 +106,11 @@ func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 }
 
 // resultHeaderRoom is what a result message's headers may take of the
-// broker's max_payload (trace context, Reply-To, writer, version and the
-// store's expectations take well under 1 KB).
-const resultHeaderRoom = 4 << 10
+// broker's max_payload: the trace context carried on from the job (a
+// tracestate of up to 32 members, about 16 KiB, and baggage up to 8 KiB,
+// as OpenTelemetry's parsers keep them), the Reply-To (512 bytes at
+// most), the writer, the version and the store's expectations.
+const resultHeaderRoom = 32 << 10
 
 // resultSize returns the size of v's result event once encoded, when it
 // could be over limit, the most a result message's body may take: the

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
@@ -84,10 +85,15 @@ type Config struct {
 	// executor's failures stream, for replays of failed jobs
 	// (replay_handler.go): set them as the executor has them. NATS_URL
 	// empty: replays answer 503.
-	NATSURL       string `env:"NATS_URL"`
-	NATSCreds     string `env:"NATS_CREDS"`
-	JobsStream    string `env:"JOBS_STREAM"`
-	SubjectPrefix string `env:"SUBJECT_PREFIX"`
+	NATSURL string `env:"NATS_URL"`
+	// BrokerMaxPayload is the executor's broker's max_payload
+	// (NATS_MAX_PAYLOAD, default nats-server's 1 MiB): a test run or a
+	// replay whose result event would not fit one message fails with
+	// OUTPUT_TOO_LARGE, as the executor fails the job.
+	BrokerMaxPayload int    `env:"NATS_MAX_PAYLOAD"`
+	NATSCreds        string `env:"NATS_CREDS"`
+	JobsStream       string `env:"JOBS_STREAM"`
+	SubjectPrefix    string `env:"SUBJECT_PREFIX"`
 	// Sandbox limits the test runs and the source size
 	// (SANDBOX_*, read by sandbox.LimitsFromEnv).
 	Sandbox sandbox.Limits `envPrefix:"SANDBOX_"`
@@ -208,6 +214,9 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = DefaultLogLevel
+	}
+	if c.BrokerMaxPayload == 0 {
+		c.BrokerMaxPayload = consumer.DefaultMaxPayload
 	}
 	if c.JWKSMaxAge == 0 {
 		c.JWKSMaxAge = DefaultJWKSMaxAge

@@ -28,8 +28,9 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 		BasePath: "/api", Addr: ":8081", MaxConns: 1024, DataDir: "./data", LogLevel: "info",
 		JWKSMaxAge: time.Hour, JWKSMinInterval: 10 * time.Second,
 		JWTScopeClaim: "scope", JWTReadScope: "templates:read", JWTWriteScope: "templates:write",
-		APIKeys: []string{"key-one-0123456789abcdef", "key-two-0123456789abcdef"},
-		Sandbox: sandbox.Limits{}.WithDefaults(),
+		APIKeys:          []string{"key-one-0123456789abcdef", "key-two-0123456789abcdef"},
+		BrokerMaxPayload: 1 << 20,
+		Sandbox:          sandbox.Limits{}.WithDefaults(),
 	}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("ConfigFromEnv = %+v\nwant %+v", cfg, want)

@@ -145,8 +145,8 @@
 //     worker pool in production) and answers 200 with the output or the
 //     script's error (code, message, line, column) and durationMs (an
 //     output whose result event would pass a broker message of
-//     nats-server's default max_payload fails with OUTPUT_TOO_LARGE, as
-//     in the executor); the
+//     NATS_MAX_PAYLOAD bytes fails with OUTPUT_TOO_LARGE, as in the
+//     executor; replays too); the
 //     guardrail findings and the uses come along. A source that does not compile, or
 //     cannot be checked within the limits, is answered without running. At
 //     most SANDBOX_MAX_PARALLEL − 1 test runs and replays at a time per

@@ -20,9 +20,12 @@ const (
 // the text of the answers it gives by itself, before any handler runs (a
 // bad request line or Host, headers past MaxHeaderBytes, an unknown
 // Transfer-Encoding, an HTTP version it does not speak): one write
-// straight to the connection. A handler's answer never carries them so
-// (net/http adds a Date header to every one, and sorts Connection before
-// Content-Type), so they mark net/http's own answers.
+// straight to the connection, the text being the status line again
+// ("400 Bad Request: missing required Host header"), or "Unsupported
+// transfer encoding" for a 501. A handler's answer carries them so only
+// when it drops the Date header net/http adds and writes plain text: none
+// of this package's does (every answer is JSON), and jsonServerError also
+// wants the text to be net/http's own.
 const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
 
 // jsonServerError turns p, when it is one of net/http's own plain-text
@@ -45,8 +48,11 @@ func jsonServerError(p []byte) (answer []byte, ok bool) {
 	if err != nil || status < 400 || status > 599 {
 		return nil, false
 	}
+	if text != line && (status != http.StatusNotImplemented || text != "Unsupported transfer encoding") {
+		return nil, false // not net/http's text
+	}
 	// net/http's detail follows the status text after ": " on the line
-	// ("400 Bad Request: missing required Host header"), or is the text.
+	// ("400 Bad Request: missing required Host header").
 	_, detail, _ := strings.Cut(line, ": ")
 	code, message := CodeBadRequest, ""
 	switch status {
@@ -60,11 +66,8 @@ func jsonServerError(p []byte) (answer []byte, ok bool) {
 		code = CodeHTTPVersionNotSupported
 		message = "the request's HTTP version is not supported: send HTTP/1.1 (or HTTP/1.0)"
 	default:
-		if detail == "" && text != line {
-			detail = text
-		}
 		message = "the request is not valid HTTP"
-		if detail != "" && detail != line {
+		if detail != "" {
 			message += " (" + detail + ")"
 		}
 		message += ": check its request line and headers"

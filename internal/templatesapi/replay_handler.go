@@ -130,7 +130,23 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		opts.Grants = capabilities.New(s.policy, s.api, sessionkv.NewMemory(sessionkv.Config{})).HostFor
 	}
 	opts.Timeout = s.cfg.Sandbox.Timeout
-	writeJSON(w, http.StatusOK, failrecord.Replay(r.Context(), s.runner, rec, opts))
+	report := failrecord.Replay(r.Context(), s.runner, rec, opts)
+	if out := &report.Replay; out.Status == flowjob.StatusSucceeded && out.Output != nil {
+		// As the executor would store it: a result event too large for a
+		// broker message fails the job with OUTPUT_TOO_LARGE.
+		job := rec.Job
+		logs := make([]flowjob.LogEntry, len(out.Logs))
+		for i, l := range out.Logs {
+			logs[i] = flowjob.LogEntry{Level: flowjob.LogLevel(l.Level), Message: l.Message, Line: l.Line}
+		}
+		event := flowjob.Result{JobID: job.ID, SessionID: job.SessionID, FlowID: job.FlowID, BlockID: job.BlockID,
+			Status: flowjob.StatusSucceeded, Variables: map[string]string{job.Action.OutputVariable: *out.Output}, Logs: logs}
+		if e := resultTooLarge(event, s.cfg.BrokerMaxPayload); e != nil {
+			out.Status, out.Output, out.Error = flowjob.StatusFailed, nil, e
+			report.SameError = e.Code == report.Original.Error.Code && report.Original.Error.Line == 0 && report.Original.Error.Column == 0
+		}
+	}
+	writeJSON(w, http.StatusOK, report)
 }
 
 // versionSource is the source of version n of the template the recorded

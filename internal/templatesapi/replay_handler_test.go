@@ -107,6 +107,15 @@ func TestReplayFailedJob(t *testing.T) {
 	if rep.Replay.Status != flowjob.StatusSucceeded || rep.Replay.Output == nil || *rep.Replay.Output != "1!" || rep.Replay.Source != "request source" {
 		t.Errorf("fixed replay %+v", rep.Replay)
 	}
+	// A replay whose result event would not fit a broker message fails as
+	// the executor would fail the job.
+	r = a.authed("POST", "/api/failures/failed-1/replay", map[string]any{"source": "return '\\u0001'.repeat(200000)"})
+	wantStatus(t, r, http.StatusOK)
+	rep = failrecord.Report{}
+	r.json(t, &rep)
+	if e := rep.Replay.Error; rep.Replay.Status != flowjob.StatusFailed || rep.Replay.Output != nil || e == nil || e.Code != flowjob.CodeOutputTooLarge || !strings.Contains(e.Message, "max_payload") {
+		t.Errorf("a replay too large for a broker message: %+v", rep.Replay.Error)
+	}
 
 	for _, tc := range []struct {
 		path   string

@@ -148,7 +148,7 @@ func (s *Server) testScript(w http.ResponseWriter, r *http.Request) {
 		res, requests = sandbox.Resolve(r.Context(), s.runner, req, body.Resolutions, s.cfg.Sandbox.Timeout)
 	}
 	if res.OK() && res.Suspended == nil {
-		res = tooLargeForBroker(res)
+		res = s.tooLargeForBroker(res)
 	}
 	if res.Err != nil {
 		switch res.Err.Code {
@@ -326,15 +326,26 @@ func quoted(v string) string { return textcut.Quote(v, 40) }
 // event would not fit a broker message (OUTPUT_TOO_LARGE), so a test run
 // never succeeds where every production run of the script fails: an
 // output within SANDBOX_MAX_OUTPUT_BYTES grows once JSON escapes it (a
-// quote is 2 bytes, a control character 6). The broker is taken to have
-// nats-server's default max_payload (1 MiB); the variable's name is the
-// longest the contract allows.
-func tooLargeForBroker(res sandbox.Result) sandbox.Result {
+// quote is 2 bytes, a control character 6). A test run has no job: the
+// ids and the variable's name are taken at their longest.
+func (s *Server) tooLargeForBroker(res sandbox.Result) sandbox.Result {
+	id := strings.Repeat("i", flowjob.MaxIDBytes)
 	logs := actions.Ran(res, 1).Logs
-	event := flowjob.Result{Variables: map[string]string{strings.Repeat("v", flowjob.MaxNameBytes): res.Output}, Logs: logs}
-	if size, limit := consumer.ResultEventSize(&event, consumer.DefaultMaxPayload); size > limit {
+	event := flowjob.Result{JobID: id, SessionID: id, FlowID: id, BlockID: id, Status: flowjob.StatusSucceeded,
+		Variables: map[string]string{strings.Repeat("v", flowjob.MaxNameBytes): res.Output}, Logs: logs}
+	if e := resultTooLarge(event, s.cfg.BrokerMaxPayload); e != nil {
 		res.Output = ""
-		res.Err = &sandbox.Error{Code: sandbox.CodeOutputTooLarge, Message: consumer.OutputTooLargeMessage(size, limit, logs)}
+		res.Err = &sandbox.Error{Code: sandbox.CodeOutputTooLarge, Message: e.Message}
 	}
 	return res
+}
+
+// resultTooLarge is the OUTPUT_TOO_LARGE error the executor gives the
+// result event r, or nil when r fits a broker message of maxPayload
+// bytes beside its headers.
+func resultTooLarge(r flowjob.Result, maxPayload int) *flowjob.Error {
+	if size, limit := consumer.ResultEventSize(&r, int64(maxPayload)); size > limit {
+		return &flowjob.Error{Code: flowjob.CodeOutputTooLarge, Message: consumer.OutputTooLargeMessage(size, limit, r.Logs)}
+	}
+	return nil
 }

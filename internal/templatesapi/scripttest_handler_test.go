@@ -499,4 +499,10 @@ func TestScriptTestFailsAnOutputTooLargeForABroker(t *testing.T) {
 	if r.status != http.StatusOK || !out.OK || out.Output == nil || len(*out.Output) != 200000 {
 		t.Errorf("200 KB of plain text: %d ok %v %+v, want it returned", r.status, out.OK, out.Error)
 	}
+	// A broker that carries 8 MiB (NATS_MAX_PAYLOAD) carries it.
+	cfg.BrokerMaxPayload = 8 << 20
+	r, out = startAPI(t, cfg, openEmbedded(t, cfg), nil).testRun(map[string]any{"source": "return '\\u0001'.repeat(200000)"})
+	if r.status != http.StatusOK || !out.OK {
+		t.Errorf("with NATS_MAX_PAYLOAD of 8 MiB: %d %+v, want the output", r.status, out.Error)
+	}
 }

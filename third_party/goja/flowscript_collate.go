@@ -47,9 +47,10 @@ func (r *Runtime) localeCompare(this, that string, locales, options Value) int {
 // collation gives U+FFFD a primary weight of its own above every other
 // character but U+FFFF, so a name with a character lost in decoding
 // ("S\uFFFDo Paulo") sorts after the others, as in V8; golang.org/x/text
-// ranks it among the symbols, before digits and letters. U+10FFFD,
-// unassigned and the last code point but one, has the implicit weight
-// that takes that place in x/text's table.
+// ranks it among the symbols, before digits and letters. U+10FFFD, a
+// private-use code point and the last but one, has the implicit weight
+// that takes that place in x/text's table (so U+FFFD and U+10FFFD compare
+// equal here, where V8 puts U+FFFD after it).
 func replacementLast(s string) string {
 	if !strings.ContainsRune(s, utf8.RuneError) {
 		return s
