@@ -51,13 +51,21 @@ func Ran(res sandbox.Result, attempt int) Report {
 		r.Output = ""
 		r.Err = &flowjob.Error{Code: code, Message: e.Message, Line: e.Line, Column: e.Column, Reason: e.Reason}
 	}
-	if len(res.Logs) > 0 {
-		r.Logs = make([]flowjob.LogEntry, len(res.Logs))
-		for i, l := range res.Logs {
-			r.Logs[i] = flowjob.LogEntry{Level: flowjob.LogLevel(l.Level), Message: l.Message, Line: l.Line}
-		}
-	}
+	r.Logs = LogsOf(res.Logs)
 	return r
+}
+
+// LogsOf is a run's console lines as a result event carries them (nil for
+// none).
+func LogsOf(logs []sandbox.LogEntry) []flowjob.LogEntry {
+	if len(logs) == 0 {
+		return nil
+	}
+	out := make([]flowjob.LogEntry, len(logs))
+	for i, l := range logs {
+		out[i] = flowjob.LogEntry{Level: flowjob.LogLevel(l.Level), Message: l.Message, Line: l.Line}
+	}
+	return out
 }
 
 // Failed is the report of a job that failed for a reason that is not its

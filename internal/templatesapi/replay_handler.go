@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
+	"github.com/flowscript/flowscript/internal/actions"
 	"github.com/flowscript/flowscript/internal/capabilities"
 	"github.com/flowscript/flowscript/internal/capabilities/sessionkv"
 	"github.com/flowscript/flowscript/internal/failrecord"
@@ -135,12 +136,8 @@ func (s *Server) replayFailure(w http.ResponseWriter, r *http.Request) {
 		// As the executor would store it: a result event too large for a
 		// broker message fails the job with OUTPUT_TOO_LARGE.
 		job := rec.Job
-		logs := make([]flowjob.LogEntry, len(out.Logs))
-		for i, l := range out.Logs {
-			logs[i] = flowjob.LogEntry{Level: flowjob.LogLevel(l.Level), Message: l.Message, Line: l.Line}
-		}
 		event := flowjob.Result{JobID: job.ID, SessionID: job.SessionID, FlowID: job.FlowID, BlockID: job.BlockID,
-			Status: flowjob.StatusSucceeded, Variables: map[string]string{job.Action.OutputVariable: *out.Output}, Logs: logs}
+			Status: flowjob.StatusSucceeded, Variables: map[string]string{job.Action.OutputVariable: *out.Output}, Logs: actions.LogsOf(out.Logs)}
 		if e := resultTooLarge(event, s.cfg.BrokerMaxPayload); e != nil {
 			out.Status, out.Output, out.Error = flowjob.StatusFailed, nil, e
 			report.SameError = e.Code == report.Original.Error.Code && report.Original.Error.Line == 0 && report.Original.Error.Column == 0

@@ -330,7 +330,7 @@ func quoted(v string) string { return textcut.Quote(v, 40) }
 // ids and the variable's name are taken at their longest.
 func (s *Server) tooLargeForBroker(res sandbox.Result) sandbox.Result {
 	id := strings.Repeat("i", flowjob.MaxIDBytes)
-	logs := actions.Ran(res, 1).Logs
+	logs := actions.LogsOf(res.Logs)
 	event := flowjob.Result{JobID: id, SessionID: id, FlowID: id, BlockID: id, Status: flowjob.StatusSucceeded,
 		Variables: map[string]string{strings.Repeat("v", flowjob.MaxNameBytes): res.Output}, Logs: logs}
 	if e := resultTooLarge(event, s.cfg.BrokerMaxPayload); e != nil {
