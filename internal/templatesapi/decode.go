@@ -405,10 +405,7 @@ func kindError(path string, t reflect.Type, got string) *httpError {
 	if path == "" {
 		return newError(http.StatusBadRequest, CodeInvalidJSON, "the body must be a JSON object, got "+got)
 	}
-	want := jsonKind(t.Kind().String())
-	path = shownName(path)
-	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
-		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
+	return mustBe(path, jsonKind(t.Kind().String()), got)
 }
 
 // integerRange is the range of the integer type t as text, ok false when t
@@ -439,22 +436,29 @@ func isWhole(text string) bool {
 // fractionError is the answer to a number with a fraction where a whole
 // number belongs ("must be an integer, got number" named no fault).
 func fractionError(path, got string) *httpError {
-	if len(got) > 32 {
-		got = got[:32] + "…"
-	}
-	path = shownName(path)
-	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be a whole number, got %s", path, got),
-		fieldError{Field: path, Code: CodeInvalidJSON, Message: path + " must be a whole number"})
+	return mustBe(path, "a whole number", shortNumber(got))
 }
 
 // rangeError is the answer to a whole number outside its field's range.
 func rangeError(path, lo, hi, got string) *httpError {
-	if len(got) > 32 {
-		got = got[:32] + "…"
+	return mustBe(path, fmt.Sprintf("an integer from %s to %s", lo, hi), shortNumber(got))
+}
+
+// shortNumber is a JSON number's text as an answer quotes it: cut at 32
+// bytes (its characters are ASCII).
+func shortNumber(text string) string {
+	if len(text) > 32 {
+		return text[:32] + "…"
 	}
+	return text
+}
+
+// mustBe is the answer to the value got (a JSON kind, or a number's text)
+// at path where want belongs.
+func mustBe(path, want, got string) *httpError {
 	path = shownName(path)
-	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be an integer from %s to %s, got %s", path, lo, hi, got),
-		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be an integer from %s to %s", path, lo, hi)})
+	return newError(http.StatusBadRequest, CodeInvalidJSON, fmt.Sprintf("%s must be %s, got %s", path, want, got),
+		fieldError{Field: path, Code: CodeInvalidJSON, Message: fmt.Sprintf("%s must be %s", path, want)})
 }
 
 func unknownField(name string) *httpError {
