@@ -321,7 +321,12 @@ func (w *worker) baseline() (b uint64, due bool) {
 func (w *worker) measure() {
 	_, added := sandbox.ProgramCacheStats()
 	runtime.GC()
-	w.measured, w.addedAtMeasure, w.jobsSinceMeasure = readMemory().liveHeap, added, 0
+	m := readMemory()
+	w.measured, w.addedAtMeasure, w.jobsSinceMeasure = m.liveHeap, added, 0
+	// The garbage the last job left is gone: without this, the next
+	// jobBudget took the stale figure for new garbage and collected again,
+	// on that job's time.
+	w.heapAfterLastJob = m.heapObjects
 }
 
 // jobBudget returns the thresholds of the next job, measuring the baseline
