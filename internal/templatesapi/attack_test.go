@@ -749,9 +749,10 @@ func TestTrickledTestRunHoldsNoSandboxSlot(t *testing.T) {
 // TestNetHTTPOwnAnswersAreJSON: the requests net/http refuses before any
 // handler runs (a missing or bad Host, a bad header, headers past its
 // read limit, an unknown Transfer-Encoding, an HTTP version it does not
-// speak, a line that is not HTTP) are answered in the API's JSON error
-// shape, with their status, on a connection that closes. net/http wrote
-// them in plain text.
+// speak, a line that is not HTTP, an Expect other than 100-continue) and
+// the targets that are not a path (HTTP/2's preface) are answered in the
+// API's JSON error shape, with their status, on a connection that closes.
+// net/http wrote them in plain text, or with an empty body.
 func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 	svc := runService(t, testConfig())
 	for _, c := range []struct {
@@ -766,6 +767,9 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 		{"headers past the read limit", "GET /healthz HTTP/1.1\r\nHost: api\r\nX-Big: " + strings.Repeat("a", 60<<10) + "\r\n\r\n", 431, CodeHeadersTooLarge, "fewer headers"},
 		{"unknown Transfer-Encoding", "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nTransfer-Encoding: gzip\r\n\r\n", 501, CodeNotImplemented, "Transfer-Encoding"},
 		{"HTTP/3.0", "GET /healthz HTTP/3.0\r\nHost: api\r\n\r\n", 505, CodeHTTPVersionNotSupported, "HTTP/1.1"},
+		{"an Expect other than 100-continue", "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}", 417, CodeExpectationFailed, "without it"},
+		{"HTTP/2's preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, CodeBadRequest, "HTTP/2 without TLS"},
+		{"a * target", "GET * HTTP/1.1\r\nHost: api\r\n\r\n", 400, CodeBadRequest, "not a path"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)

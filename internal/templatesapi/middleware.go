@@ -78,6 +78,26 @@ func withHeaderLimit(next http.Handler) http.Handler {
 	})
 }
 
+// withPathTarget answers a request whose target is not a path ("*", as
+// in HTTP/2's preface "PRI * HTTP/2.0", which net/http hands to the
+// handler) with 400 BAD_REQUEST in JSON on a connection that closes, where
+// http.ServeMux answered 400 with an empty body. net/http answers
+// "OPTIONS *" itself, before any handler.
+func withPathTarget(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.RequestURI != "*" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Connection", "close")
+		msg := fmt.Sprintf("the request's target is *, not a path (%s %s): send HTTP/1.1 requests to a path such as /api/script-templates", r.Method, r.Proto)
+		if r.ProtoMajor == 2 {
+			msg = "HTTP/2 without TLS is not spoken here (the request is HTTP/2's preface): send HTTP/1.1 requests to a path such as /api/script-templates"
+		}
+		writeError(w, newError(http.StatusBadRequest, CodeBadRequest, msg))
+	})
+}
+
 // headerBytes is about the size of r's request line and headers as sent.
 func headerBytes(r *http.Request) int {
 	n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4 + len("Host: \r\n") + len(r.Host)

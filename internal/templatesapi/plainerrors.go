@@ -14,6 +14,7 @@ const (
 	CodeBadRequest              = "BAD_REQUEST"
 	CodeNotImplemented          = "NOT_IMPLEMENTED"
 	CodeHTTPVersionNotSupported = "HTTP_VERSION_NOT_SUPPORTED"
+	CodeExpectationFailed       = "EXPECTATION_FAILED"
 )
 
 // netHTTPErrorHeaders is what net/http writes between the status line and
@@ -32,6 +33,10 @@ const netHTTPErrorHeaders = "\r\nContent-Type: text/plain; charset=utf-8\r\nConn
 // error answers, into the same answer in the API's JSON error shape, so
 // that every answer a client reads is JSON; ok is false for anything else.
 func jsonServerError(p []byte) (answer []byte, ok bool) {
+	if isNetHTTPExpectationFailed(p) {
+		return jsonAnswer(http.StatusExpectationFailed, CodeExpectationFailed,
+			"the request's Expect header asks for something other than 100-continue, which this API does not do: send the request without it")
+	}
 	rest, found := bytes.CutPrefix(p, []byte("HTTP/1.1 "))
 	if !found {
 		return nil, false
@@ -72,6 +77,25 @@ func jsonServerError(p []byte) (answer []byte, ok bool) {
 		}
 		message += ": check its request line and headers"
 	}
+	return jsonAnswer(status, code, message)
+}
+
+// netHTTPExpectationFailed is the status line of the answer net/http gives
+// by itself, before any handler, to a request whose Expect is not
+// 100-continue: headers only (Connection: close, Date, Content-Length: 0),
+// in one write. No handler of this package answers 417.
+const netHTTPExpectationFailed = "HTTP/1.1 417 Expectation Failed\r\n"
+
+// isNetHTTPExpectationFailed says whether p is that answer.
+func isNetHTTPExpectationFailed(p []byte) bool {
+	end := bytes.Index(p, []byte("\r\n\r\n"))
+	return bytes.HasPrefix(p, []byte(netHTTPExpectationFailed)) && end == len(p)-4 &&
+		bytes.Contains(p, []byte("\r\nContent-Length: 0\r\n"))
+}
+
+// jsonAnswer is a whole HTTP/1.1 answer of status in the API's JSON error
+// shape, on a connection that closes.
+func jsonAnswer(status int, code, message string) (answer []byte, ok bool) {
 	body, err := encodeJSON(errorBody{Error: apiError{Code: code, Message: message}})
 	if err != nil {
 		return nil, false

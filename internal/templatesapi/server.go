@@ -99,7 +99,7 @@ func NewServer(cfg Config, store templates.Store, runner sandbox.Runner, checker
 		}
 	}
 	handler, routes := s.mux()
-	s.handler = withHeaderLimit(withUnreadBodyClosing(s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler))))))
+	s.handler = withHeaderLimit(withPathTarget(withUnreadBodyClosing(s.withAuthentication(s.withTracing(routes, s.withRequestLog(s.withRecover(handler)))))))
 	return s, nil
 }
 
