@@ -90,7 +90,7 @@ func withPathTarget(next http.Handler) http.Handler {
 			return
 		}
 		w.Header().Set("Connection", "close")
-		msg := fmt.Sprintf("the request's target is *, not a path (%s %s): send HTTP/1.1 requests to a path such as /api/script-templates", r.Method, r.Proto)
+		msg := "the request's target is *, not a path: send requests to a path such as /api/script-templates"
 		if r.ProtoMajor == 2 {
 			msg = "HTTP/2 without TLS is not spoken here (the request is HTTP/2's preface): send HTTP/1.1 requests to a path such as /api/script-templates"
 		}
