@@ -29,21 +29,32 @@ func operandText(e ast.Expression, calls bool) string {
 	case *ast.NullLiteral:
 		return "null"
 	case *ast.DotExpression:
-		if left := operandText(e.Left, calls); left != "" {
+		if left, optional := objectText(e.Left, calls); optional {
+			return left + e.Identifier.Name.String()
+		} else if left != "" {
 			return left + "." + e.Identifier.Name.String()
 		}
 	case *ast.BracketExpression:
-		left := operandText(e.Left, calls)
+		left, optional := objectText(e.Left, calls)
 		if left == "" {
 			return ""
 		}
 		switch m := e.Member.(type) {
 		case *ast.StringLiteral:
+			if optional {
+				return left + m.Value.String()
+			}
 			return left + "." + m.Value.String()
 		case *ast.NumberLiteral:
 			return left + "[" + m.Literal + "]"
 		case *ast.Identifier:
 			return left + "[" + m.Name.String() + "]"
+		}
+	case *ast.Optional:
+		// FlowScript patch 136: the callee of an optional call (o.f?.())
+		// is named without its ?., as V8 names it.
+		if calls {
+			return operandText(e.Expression, calls)
 		}
 	case *ast.CallExpression:
 		if callee := operandText(e.Callee, calls); calls && callee != "" {
@@ -51,6 +62,24 @@ func operandText(e ast.Expression, calls bool) string {
 		}
 	}
 	return ""
+}
+
+// objectText is the operand text of a member's object. In a callee (calls
+// set), an optional one reads "o?." (FlowScript patch 136), as V8 names
+// o?.f, o?.[0] and o.a?.f when they are no function; elsewhere V8 calls an
+// optional chain "(intermediate value)", so it is not named.
+func objectText(e ast.Expression, calls bool) (text string, optional bool) {
+	opt, ok := e.(*ast.Optional)
+	if !ok {
+		return operandText(e, calls), false
+	}
+	if !calls {
+		return "", false
+	}
+	if t := operandText(opt.Expression, calls); t != "" {
+		return t + "?.", true
+	}
+	return "", false
 }
 
 // iteratedText is the operand text of an iterated expression e: a call's
