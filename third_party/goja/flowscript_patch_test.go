@@ -2031,7 +2031,8 @@ n`)
 // iteration is under way takes linear time, and keeps every other key in
 // order; Node's answers. Emptying an object of 100,000 keys each way must
 // take less than 4 times as long as making it (here 0.3-0.8 times; upstream
-// 8-60 times), a ratio that holds on a busy machine and under -race.
+// 8-60 times), a ratio that holds on a busy machine and under -race, each
+// taken as the best of three.
 func TestDeletingManyKeys(t *testing.T) {
 	r := New()
 	if _, err := r.RunString(`var o; function mk() { const o = {}; for (let i = 0; i < 100000; i++) o['k' + i] = i; return o; }`); err != nil {
@@ -2044,15 +2045,21 @@ func TestDeletingManyKeys(t *testing.T) {
 		}
 		return time.Since(start)
 	}
-	making := timed(`o = mk()`)
+	// Each figure is the best of three, so that one stall of a busy
+	// machine (another process, a GC cycle) does not decide the ratio.
+	making := time.Duration(1 << 62)
 	for _, way := range []string{
 		`for (let i = 0; i < 100000; i++) delete o['k' + i]`,
 		`for (let i = 99999; i >= 0; i--) delete o['k' + i]`,
 		`for (const k in o) delete o[k]`,
 	} {
-		timed(`o = mk()`)
-		if took := timed(way); took > 4*making+50*time.Millisecond {
-			t.Errorf("%s took %v, making the object %v", way, took, making)
+		took := time.Duration(1 << 62)
+		for range 3 {
+			making = min(making, timed(`o = mk()`))
+			took = min(took, timed(way))
+		}
+		if took > 4*making+50*time.Millisecond {
+			t.Errorf("%s took %v at best, making the object %v", way, took, making)
 		}
 	}
 
