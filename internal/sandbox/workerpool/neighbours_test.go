@@ -21,7 +21,7 @@ import (
 func TestRetirementLeavesTheNextJobItsShare(t *testing.T) {
 	const mb = 1 << 20
 	w := &worker{script: 32 * mb}
-	lim := budget{space: 60 * mb}
+	lim := budget{space: 60 * mb, spaceLine: 60 * mb}
 	for _, c := range []struct {
 		name     string
 		space    uint64
@@ -40,7 +40,7 @@ func TestRetirementLeavesTheNextJobItsShare(t *testing.T) {
 	} {
 		lim.retire = c.retire
 		if got := w.retirement(memory{heapSpace: c.space}, lim, c.panicked); got != c.want {
-			t.Errorf("%s (%d MB of %d): retirement %v; want %v", c.name, c.space/mb, lim.space/mb, got, c.want)
+			t.Errorf("%s (%d MB of %d): retirement %v; want %v", c.name, c.space/mb, lim.spaceLine/mb, got, c.want)
 		}
 	}
 }

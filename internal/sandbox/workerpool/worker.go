@@ -151,9 +151,11 @@ const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 //     ends above which it failed for memory. The heap never gives address
 //     space back, so this catches a buffer allocated and dropped between
 //     two samples even when a GC freed it before the job ended. A worker
-//     past it, or within S/4 of it, retires after answering, so the next
-//     job starts at least S/4 below it: a job fails for its own growth,
-//     never for the address space an earlier one left.
+//     past it, or within S/4 of it, retires after answering. A job whose
+//     start finds more address space than that line less 1.5 S and the
+//     stack limit (earlier jobs' free space, in pieces a large array may
+//     not fit) is failed only past its start plus those: a job fails for
+//     its own growth, never for the address space an earlier one left.
 //
 // B is measured (a GC, then the live heap) whenever garbage or programs
 // added since the last measure could make it stale, and at least every
@@ -302,6 +304,10 @@ func (w *worker) setMemoryLimit(baseline uint64) {
 // budget is one job's memory thresholds (see worker).
 type budget struct {
 	soft, end, hardMap, space uint64
+	// spaceLine is the worker's own bound on the heap's address space:
+	// past it, less S/4, the worker retires after answering (the space
+	// a worker's heap spans never shrinks).
+	spaceLine uint64
 	// retire: the baseline grew past its bound; the worker retires after
 	// answering this job.
 	retire bool
@@ -342,12 +348,22 @@ func (w *worker) jobBudget() budget {
 	growth := b - min(b, w.start.liveHeap)
 	w.maxGrowth = max(w.maxGrowth, growth)
 	w.setMemoryLimit(b)
+	ownSpace := w.script + w.script/2 + w.maxStack
+	line := w.start.heapSpace + w.maxGrowth + ownSpace
 	return budget{
 		soft:    b + w.script,
 		end:     b + w.script + w.script/2,
 		hardMap: w.start.mapped + growth + w.budget,
-		space:   w.start.heapSpace + w.maxGrowth + w.script + w.script/2 + w.maxStack,
-		retire:  growth > w.retireGrowth,
+		// The address space this job may end at: the worker's line, or
+		// what earlier jobs left plus the job's own share, if higher. An
+		// earlier job can leave the heap within S/4 of the line, its free
+		// space in pieces, and a job within its limits that makes one
+		// array larger than the biggest piece grows the heap by it: it
+		// failed for what the other left (a 23 MB array after a Map bomb,
+		// one run in four on the same worker).
+		space:     max(line, readMemory().heapSpace+ownSpace),
+		spaceLine: line,
+		retire:    growth > w.retireGrowth,
 	}
 }
 
@@ -490,7 +506,7 @@ func (w *worker) retirement(m memory, lim budget, panicked bool) retireReason {
 	switch {
 	case panicked:
 		return retirePanic
-	case m.heapSpace > lim.space-w.script/4:
+	case m.heapSpace > lim.spaceLine-w.script/4:
 		// Past the line, or so near it that the next job would cross it
 		// on a few pages of its own and fail for what this one left (a
 		// job tripped on its live heap can leave the address space a few
