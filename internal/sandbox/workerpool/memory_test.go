@@ -39,32 +39,28 @@ func forcedGCs() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// spaceSink keeps the compiler from dropping the buffer
-// TestJobIsNotFailedForSpaceAnotherLeft allocates.
-var spaceSink []byte
-
 // TestJobIsNotFailedForSpaceAnotherLeft: a job's address-space line is at
-// least the space the heap spans at its start plus the job's own share
-// (1.5 S and the stack limit). An earlier job can leave the heap's free
-// space near the worker's line and in pieces, and a job within its limits
-// that makes one large array grows the heap by it. Before, the line was
-// the worker's alone: `new Array(1440000).fill(0).length` (under the 32 MB
-// share) after a Map bomb on the same worker failed with
+// least the space the heap spanned when the last job ended plus the job's
+// own share (1.5 S and the stack limit). An earlier job can leave the
+// heap's free space near the worker's line and in pieces, and a job within
+// its limits that makes one large array grows the heap by it. Before, the
+// line was the worker's alone: `new Array(1440000).fill(0).length` (under
+// the 32 MB share) after a Map bomb on the same worker failed with
 // SCRIPT_MEMORY_LIMIT in 4 runs of 36.
 func TestJobIsNotFailedForSpaceAnotherLeft(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1)) // jobBudget sets the GC's limit
 	const mb = 1 << 20
-	spaceSink = make([]byte, 48*mb) // what a bomb leaves: address space, no live heap
-	spaceSink = nil
-	w := &worker{script: 32 * mb, maxStack: 4 * mb} // started with no heap: its line is low
+	w := &worker{script: 32 * mb, maxStack: 4 * mb}
 	w.measure()
-	lim := w.jobBudget()
 	own := w.script + w.script/2 + w.maxStack
-	if now := readMemory().heapSpace; lim.space < now+own {
-		t.Fatalf("a job starting with %d MB of heap address space is failed past %d MB, want at least %d MB (its start and its own share)",
-			now/mb, lim.space/mb, (now+own)/mb)
+	line := w.start.heapSpace + w.measured + own // the worker's line: it started with no heap
+	w.spaceAfterLastJob = line - w.script/4 + mb // what a bomb left: just short of retiring
+	lim := w.jobBudget()
+	if lim.space < w.spaceAfterLastJob+own {
+		t.Fatalf("a job after one that left %d MB of heap address space is failed past %d MB, want at least %d MB (that and its own share)",
+			w.spaceAfterLastJob/mb, lim.space/mb, (w.spaceAfterLastJob+own)/mb)
 	}
-	if want := w.start.heapSpace + w.maxGrowth + own; lim.spaceLine != want {
-		t.Errorf("the worker retires near %d MB, want its own line %d MB", lim.spaceLine/mb, want/mb)
+	if lim.spaceLine != line {
+		t.Errorf("the worker retires near %d MB, want its own line %d MB", lim.spaceLine/mb, line/mb)
 	}
 }

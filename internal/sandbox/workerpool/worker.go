@@ -151,11 +151,11 @@ const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 //     ends above which it failed for memory. The heap never gives address
 //     space back, so this catches a buffer allocated and dropped between
 //     two samples even when a GC freed it before the job ended. A worker
-//     past it, or within S/4 of it, retires after answering. A job whose
-//     start finds more address space than that line less 1.5 S and the
-//     stack limit (earlier jobs' free space, in pieces a large array may
-//     not fit) is failed only past its start plus those: a job fails for
-//     its own growth, never for the address space an earlier one left.
+//     past it, or within S/4 of it, retires after answering. A job after
+//     one that left more address space than that line less 1.5 S and the
+//     stack limit (free space in pieces a large array may not fit) is
+//     failed only past what was left plus those: a job fails for its own
+//     growth, never for the address space an earlier one left.
 //
 // B is measured (a GC, then the live heap) whenever garbage or programs
 // added since the last measure could make it stale, and at least every
@@ -195,6 +195,9 @@ type worker struct {
 	maxGrowth        uint64 // largest baseline growth so far
 	memoryLimit      uint64 // the GC's limit, as last set
 	heapAfterLastJob uint64
+	// spaceAfterLastJob is the heap's address space when the last job
+	// ended (at start, after the warm-up): what earlier jobs left.
+	spaceAfterLastJob uint64
 }
 
 // remeasureEvery bounds how many jobs pass between two measures of the
@@ -257,15 +260,16 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	_, added := sandbox.ProgramCacheStats()
 
 	w := &worker{
-		limits:         l,
-		stderr:         stderr,
-		ppid:           os.Getppid(),
-		script:         uint64(l.MemoryMB) << 20,
-		maxStack:       uint64(info.MaxStackBytes),
-		budget:         hardBudget(l.MemoryMB, info.MaxStackBytes),
-		start:          m,
-		measured:       m.liveHeap,
-		addedAtMeasure: added,
+		limits:            l,
+		stderr:            stderr,
+		ppid:              os.Getppid(),
+		script:            uint64(l.MemoryMB) << 20,
+		maxStack:          uint64(info.MaxStackBytes),
+		budget:            hardBudget(l.MemoryMB, info.MaxStackBytes),
+		start:             m,
+		measured:          m.liveHeap,
+		addedAtMeasure:    added,
+		spaceAfterLastJob: m.heapSpace,
 	}
 	w.retireGrowth = cacheBytes + w.script/2
 	w.setMemoryLimit(m.liveHeap)
@@ -361,7 +365,7 @@ func (w *worker) jobBudget() budget {
 		// array larger than the biggest piece grows the heap by it: it
 		// failed for what the other left (a 23 MB array after a Map bomb,
 		// one run in four on the same worker).
-		space:     max(line, readMemory().heapSpace+ownSpace),
+		space:     max(line, w.spaceAfterLastJob+ownSpace),
 		spaceLine: line,
 		retire:    growth > w.retireGrowth,
 	}
@@ -495,7 +499,7 @@ func (w *worker) guarded(work func(ctx context.Context)) (overMemory bool, retir
 	}()
 	tripped := dog.stop()
 	m := readMemory()
-	w.heapAfterLastJob = m.heapObjects
+	w.heapAfterLastJob, w.spaceAfterLastJob = m.heapObjects, m.heapSpace
 	overMemory = tripped || m.heapObjects > lim.end || m.heapSpace > lim.space
 	return overMemory, w.retirement(m, lim, panicked)
 }
