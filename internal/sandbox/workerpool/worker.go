@@ -363,8 +363,8 @@ func (w *worker) jobBudget() budget {
 		// earlier job can leave the heap within S/4 of the line, its free
 		// space in pieces, and a job within its limits that makes one
 		// array larger than the biggest piece grows the heap by it: it
-		// failed for what the other left (a 23 MB array after a Map bomb,
-		// one run in four on the same worker).
+		// failed for what the other left (a 23 MB array after a Map bomb
+		// on the same worker, in 4 runs of 36).
 		space:     max(line, w.spaceAfterLastJob+ownSpace),
 		spaceLine: line,
 		retire:    growth > w.retireGrowth,
