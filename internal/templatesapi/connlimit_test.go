@@ -50,12 +50,20 @@ func serveLimited(t *testing.T, cfg Config) (string, *connLimiter) {
 func TestConnectionLimitNeverEvictsABusyConnection(t *testing.T) {
 	cfg := testConfig()
 	cfg.MaxConns = minMaxConns
+	// Each busy connection's save under a key of its own: one credential
+	// has at most a quarter of the connections with a body in flight
+	// (bodyShareParts), and under one key six of the eight were answered
+	// 503 at once, so which connection still held its request was the
+	// scheduler's choice (CI once found the first one answered 503).
+	keys := make([]string, cfg.MaxConns)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("conn-key-%d-0123456789abcdef", i)
+	}
+	cfg.APIKeys = append(cfg.APIKeys, keys...)
 	addr, lim := serveLimited(t, cfg)
 
-	// Saves, not test runs: a test run takes its sandbox slot before its
-	// body is read, and with one slot the seven others were answered 429
-	// at once, so which connection held the slot was the scheduler's
-	// choice (CI once completed one that did not).
+	// Saves, not test runs: with one sandbox slot the other test runs were
+	// answered 429 at once.
 	body := `{"name":"conn","source":"return 1"}`
 	var busy []net.Conn
 	t.Cleanup(func() {
@@ -71,7 +79,7 @@ func TestConnectionLimitNeverEvictsABusyConnection(t *testing.T) {
 		busy = append(busy, c)
 		// A save whose body is still on its way: the handler waits for it.
 		_, err = fmt.Fprintf(c, "POST /api/script-templates HTTP/1.1\r\nHost: api\r\nX-API-Key: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
-			testAPIKey, len(body), body[:5])
+			keys[i], len(body), body[:5])
 		if err != nil {
 			t.Fatalf("connection %d: %v", i, err)
 		}
