@@ -922,6 +922,7 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
+	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
 		a, std := arraySpeciesCreateStd(o, 0) // Array's own, as in map (FlowScript patch 95)
@@ -969,6 +970,7 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
+	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
 		fc := FunctionCall{
@@ -1013,6 +1015,7 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
+	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
 	callbackFn := call.Argument(0).ToObject(r)
 	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
 		fc := FunctionCall{
@@ -1391,7 +1394,10 @@ func (r *Runtime) flattenIntoArray(target, source *Object, sourceLen, start, dep
 func (r *Runtime) arrayproto_flatMap(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	l := toLength(o.self.getStr("length", nil))
-	callbackFn := r.toCallable(call.Argument(0))
+	callbackFn, ok := assertCallable(call.Argument(0))
+	if !ok {
+		panic(r.NewTypeError("flatMap mapper function is not callable")) // FlowScript patch 140, V8's words
+	}
 	thisArg := Undefined()
 	if len(call.Arguments) > 1 {
 		thisArg = call.Argument(1)

@@ -135,7 +135,7 @@ func (r *Runtime) math_log10(call FunctionCall) Value {
 }
 
 func (r *Runtime) math_log2(call FunctionCall) Value {
-	return floatToValue(math.Log2(call.Argument(0).ToFloat()))
+	return floatToValue(mathLog2(call.Argument(0).ToFloat())) // FlowScript patch 137
 }
 
 func (r *Runtime) math_max(call FunctionCall) Value {

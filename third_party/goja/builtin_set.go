@@ -175,10 +175,7 @@ func (r *Runtime) setProto_forEach(call FunctionCall) Value {
 	if !ok {
 		panic(r.NewTypeError("Method Set.prototype.forEach called on incompatible receiver %s", r.objectproto_toString(FunctionCall{This: thisObj})))
 	}
-	callbackFn, ok := r.toObject(call.Argument(0)).self.assertCallable()
-	if !ok {
-		panic(r.NewTypeError("object is not a function %s"))
-	}
+	callbackFn := r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
 	t := call.Argument(1)
 	iter := so.m.newIter()
 	for {
