@@ -922,9 +922,7 @@ func (r *Runtime) arrayproto_map(call FunctionCall) Value {
 func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
-	callbackFn := call.Argument(0).ToObject(r)
-	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+	if callbackFn, ok := assertCallable(call.Argument(0)); ok { // FlowScript patch 140: not ToObject first, which threw "Cannot convert undefined or null to object"
 		a, std := arraySpeciesCreateStd(o, 0) // Array's own, as in map (FlowScript patch 95)
 		fc := FunctionCall{
 			This:      call.Argument(1),
@@ -962,17 +960,14 @@ func (r *Runtime) arrayproto_filter(call FunctionCall) Value {
 		}
 		return a
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		panic(r.notAFunction(call.Argument(0), "")) // FlowScript patch 140: named as patch 44 names any callee
 	}
-	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
-	callbackFn := call.Argument(0).ToObject(r)
-	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+	if callbackFn, ok := assertCallable(call.Argument(0)); ok { // FlowScript patch 140: not ToObject first, which threw "Cannot convert undefined or null to object"
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -1007,17 +1002,14 @@ func (r *Runtime) arrayproto_reduce(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		panic(r.notAFunction(call.Argument(0), "")) // FlowScript patch 140: named as patch 44 names any callee
 	}
-	panic("unreachable")
 }
 
 func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 	o := call.This.ToObject(r)
 	length := toLength(o.self.getStr("length", nil))
-	r.toCallable(call.Argument(0)) // FlowScript patch 140: "undefined is not a function", as V8 says
-	callbackFn := call.Argument(0).ToObject(r)
-	if callbackFn, ok := callbackFn.self.assertCallable(); ok {
+	if callbackFn, ok := assertCallable(call.Argument(0)); ok { // FlowScript patch 140: not ToObject first, which threw "Cannot convert undefined or null to object"
 		fc := FunctionCall{
 			This:      _undefined,
 			Arguments: []Value{nil, nil, nil, o},
@@ -1052,9 +1044,8 @@ func (r *Runtime) arrayproto_reduceRight(call FunctionCall) Value {
 		}
 		return fc.Arguments[0]
 	} else {
-		r.typeErrorResult(true, "%s is not a function", call.Argument(0))
+		panic(r.notAFunction(call.Argument(0), "")) // FlowScript patch 140: named as patch 44 names any callee
 	}
-	panic("unreachable")
 }
 
 func arrayproto_reverse_generic_step(o *Object, lower, upper int64) {

@@ -2692,19 +2692,20 @@ return JSON.stringify(xs.map(x => [x, Date.parse(x)]));
 // without a callback, and Map's and Set's forEach, say "undefined is not a
 // function" as V8 does, where upstream said "Cannot convert undefined or
 // null to object" (and Map's "object is not a function %s" for an object);
-// flatMap says V8's "flatMap mapper function is not callable". Node's
-// answers. (V8 words Map's and Set's forEach of an object or a number
+// an object given to reduce or filter is "#<Object>" (upstream "[object
+// Object]"); flatMap says V8's "flatMap mapper function is not callable".
+// Node's answers. (V8 words Map's and Set's forEach of an object or a number
 // "object is not a function", "number 7 is not a function"; FlowScript
 // names the value as for any call.)
 func TestCallbackNotAFunction(t *testing.T) {
 	const src = `(() => {
 const out = [];
-for (const f of [() => [1].reduce(), () => [1].reduceRight(), () => [1].reduce(null), () => [1].reduceRight('f'), () => [1].map(), () => [1].forEach(5), () => [].reduce((a, b) => a), () => [].reduce(), () => [1].filter('x'), () => [1].filter(), () => [1].find(), () => [1].some(null), () => [1].sort(5), () => new Map().forEach(), () => new Set().forEach(), () => [1].flatMap(), () => [].flatMap('x'), () => [1, [2]].flatMap(x => x).length, () => [3, 4].reduce((a, b) => a + b)]) {
+for (const f of [() => [1].reduce(), () => [1].reduceRight(), () => [1].reduce(null), () => [1].reduceRight('f'), () => [1].map(), () => [1].forEach(5), () => [].reduce((a, b) => a), () => [].reduce(), () => [1].filter('x'), () => [1].filter(), () => [1].find(), () => [1].some(null), () => [1].sort(5), () => new Map().forEach(), () => new Set().forEach(), () => [1].flatMap(), () => [].flatMap('x'), () => [1, [2]].flatMap(x => x).length, () => [3, 4].reduce((a, b) => a + b), () => [1].reduce({}), () => [1].filter({}), () => [1].reduce(Symbol('s')), () => [1].filter(1n)]) {
   try { out.push(String(f())); } catch (e) { out.push(e.constructor.name + ': ' + e.message); }
 }
 return JSON.stringify(out);
 })()`
-	const want = `["TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: null is not a function","TypeError: f is not a function","TypeError: undefined is not a function","TypeError: 5 is not a function","TypeError: Reduce of empty array with no initial value","TypeError: undefined is not a function","TypeError: x is not a function","TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: null is not a function","TypeError: The comparison function must be either a function or undefined","TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: flatMap mapper function is not callable","TypeError: flatMap mapper function is not callable","2","7"]`
+	const want = `["TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: null is not a function","TypeError: f is not a function","TypeError: undefined is not a function","TypeError: 5 is not a function","TypeError: Reduce of empty array with no initial value","TypeError: undefined is not a function","TypeError: x is not a function","TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: null is not a function","TypeError: The comparison function must be either a function or undefined","TypeError: undefined is not a function","TypeError: undefined is not a function","TypeError: flatMap mapper function is not callable","TypeError: flatMap mapper function is not callable","2","7","TypeError: #<Object> is not a function","TypeError: #<Object> is not a function","TypeError: Symbol(s) is not a function","TypeError: 1 is not a function"]`
 	if v, err := New().RunString(src); err != nil || v.String() != want {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
