@@ -34,8 +34,10 @@
 // script's share, at least 8 MB). The heap is sampled every 5 ms and checked
 // again when a job ends, where the heap's address space (which never
 // shrinks) also shows a buffer the GC freed before anyone looked: a job
-// that took it past 1.5 × SANDBOX_MEMORY_MB plus the stack limit fails for
-// memory and its worker retires. The OS limit is about 2.5 ×
+// that took it past 1.5 × SANDBOX_MEMORY_MB plus the stack limit, above
+// what the jobs before it left (for a worker's first job, the heap its
+// garbage spans anyway: the GC's first target), fails for memory and its
+// worker retires. The OS limit is about 2.5 ×
 // SANDBOX_MEMORY_MB + the cache bound + 172 MB of address space above the
 // worker's start-up footprint (see hardBudget), the bound no script can pass.
 //

@@ -348,6 +348,37 @@ func TestReplacerFunctionsKeepNoMatches(t *testing.T) {
 	}
 }
 
+// TestFirstJobsHaveTheirWholeShare: a worker's first job may churn as a
+// later one may. Its heap's address space was measured from the few
+// megabytes the warm-up left, not from the heap the worker's garbage spans
+// anyway (the GC's first target), so a first job that kept 15 MB and built
+// and dropped 5 MB strings beside it, well within 32 MB, was failed for
+// memory in 25 runs of 40; each worker's first job here is such a job.
+func TestFirstJobsHaveTheirWholeShare(t *testing.T) {
+	const workers = 4
+	const script = `
+		const keep = [];
+		for (let i = 0; i < 15; i++) keep.push('k'.repeat(1e6) + i);
+		function build(ch, n) { let s = ''; for (let i = 0; i < n; i++) s += ch.repeat(1000); return s.length }
+		let n = 0; for (let k = 0; k < 5; k++) n += build('x', 5000);
+		return n + keep.length`
+	for range 2 {
+		p := newTestPool(t, Config{Limits: sandbox.Limits{Timeout: 60 * time.Second, MaxParallel: workers}})
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				if res := p.Run(context.Background(), sandbox.Request{Source: script}); !res.OK() || res.Output != "25000015" {
+					t.Errorf("got output %q, error %v; want 25000015", res.Output, res.Err)
+				}
+			})
+		}
+		wg.Wait()
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestDroppedStringsFreeTheirMemory: strings a script builds with += and
 // drops do not count against its memory limit (goja patch 74: the
 // appender holds its arrays weakly). Five 5 MB strings built and dropped

@@ -155,7 +155,9 @@ const gcHeapMinimum = 4 << 20 * workerGCPercent / 100
 //     one that left more address space than that line less 1.5 S and the
 //     stack limit (free space in pieces a large array may not fit) is
 //     failed only past what was left plus those: a job fails for its own
-//     growth, never for the address space an earlier one left.
+//     growth, never for the address space an earlier one left. The first
+//     job counts from the heap the worker's garbage spans anyway (the
+//     GC's first target), not from the warm-up's few megabytes.
 //
 // B is measured (a GC, then the live heap) whenever garbage or programs
 // added since the last measure could make it stale, and at least every
@@ -196,7 +198,8 @@ type worker struct {
 	memoryLimit      uint64 // the GC's limit, as last set
 	heapAfterLastJob uint64
 	// spaceAfterLastJob is the heap's address space when the last job
-	// ended (at start, after the warm-up): what earlier jobs left.
+	// ended, what earlier jobs left; at start, the heap the worker's
+	// garbage will span anyway (setUp).
 	spaceAfterLastJob uint64
 }
 
@@ -260,27 +263,33 @@ func setUp(cfg workerConfig, stderr io.Writer) (*worker, readyInfo, error) {
 	_, added := sandbox.ProgramCacheStats()
 
 	w := &worker{
-		limits:            l,
-		stderr:            stderr,
-		ppid:              os.Getppid(),
-		script:            uint64(l.MemoryMB) << 20,
-		maxStack:          uint64(info.MaxStackBytes),
-		budget:            hardBudget(l.MemoryMB, info.MaxStackBytes),
-		start:             m,
-		measured:          m.liveHeap,
-		addedAtMeasure:    added,
-		spaceAfterLastJob: m.heapSpace,
+		limits:         l,
+		stderr:         stderr,
+		ppid:           os.Getppid(),
+		script:         uint64(l.MemoryMB) << 20,
+		maxStack:       uint64(info.MaxStackBytes),
+		budget:         hardBudget(l.MemoryMB, info.MaxStackBytes),
+		start:          m,
+		measured:       m.liveHeap,
+		addedAtMeasure: added,
 	}
 	w.retireGrowth = cacheBytes + w.script/2
 	w.setMemoryLimit(m.liveHeap)
 
+	// reach is the heap the worker's garbage will span anyway: the GC's
+	// first target, or its memory limit when that is lower. The first job
+	// is measured from it, as a later one is from what the jobs before it
+	// left: measured from the few megabytes the warm-up left (4 or 8, by
+	// the heap's 4 MB steps), a job that built and dropped 5 MB strings
+	// beside 15 MB it kept was failed for memory in 25 runs of 40.
+	reach := min(uint64(gcHeapMinimum), w.memoryLimit)
+	w.spaceAfterLastJob = max(m.heapSpace, reach)
+
 	if !raceEnabled {
-		// The heap the worker's garbage will reach anyway, prepared for
-		// huge pages (prepareHeap): the GC's first target, or its memory
-		// limit when that is lower, less what the heap already spans (m,
-		// read after the warm-up). Not under the race detector, which
-		// writes its shadow of a fresh allocation at once.
-		reach := min(uint64(gcHeapMinimum), w.memoryLimit)
+		// That heap, prepared for huge pages (prepareHeap), less what the
+		// heap already spans (m, read after the warm-up). Not under the
+		// race detector, which writes its shadow of a fresh allocation at
+		// once.
 		info.PreparedHeapBytes = prepareHeap(reach - min(reach, m.heapSpace))
 
 		vmSize, err := addressSpaceBytes()
