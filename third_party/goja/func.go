@@ -66,6 +66,13 @@ type baseFuncObject struct {
 	// names backs propNames for the two properties every function starts
 	// with (FlowScript patch: one allocation less per function).
 	names [2]unistring.String
+
+	// lazy: the function's own properties, length and name, are not made
+	// yet; lazyName and lazyLength are their values (FlowScript patch 141,
+	// flowscript_lazyfunc.go).
+	lazy       bool
+	lazyLength int
+	lazyName   unistring.String
 }
 
 type baseJsFuncObject struct {
@@ -190,6 +197,7 @@ func (f *funcObject) getStr(p unistring.String, receiver Value) Value {
 }
 
 func (f *funcObject) getOwnPropStr(name unistring.String) Value {
+	f.materialiseFor(name) // patch 141
 	if v := f._addProto(name); v != nil {
 		return v
 	}
@@ -198,20 +206,24 @@ func (f *funcObject) getOwnPropStr(name unistring.String) Value {
 }
 
 func (f *funcObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+	f.materialise() // patch 141
 	f._addProto(name)
 	return f.baseObject.setOwnStr(name, val, throw)
 }
 
 func (f *funcObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
+	f.materialiseFor(name) // patch 141
 	return f._setForeignStr(name, f.getOwnPropStr(name), val, receiver, throw)
 }
 
 func (f *funcObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	f.materialise() // patch 141
 	f._addProto(name)
 	return f.baseObject.defineOwnPropertyStr(name, descr, throw)
 }
 
 func (f *funcObject) deleteStr(name unistring.String, throw bool) bool {
+	f.materialise() // patch 141
 	f._addProto(name)
 	return f.baseObject.deleteStr(name, throw)
 }
@@ -223,6 +235,7 @@ func (f *funcObject) addPrototype() Value {
 }
 
 func (f *funcObject) hasOwnPropertyStr(name unistring.String) bool {
+	f.materialiseFor(name) // patch 141
 	if f.baseObject.hasOwnPropertyStr(name) {
 		return true
 	}
@@ -234,6 +247,7 @@ func (f *funcObject) hasOwnPropertyStr(name unistring.String) bool {
 }
 
 func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
+	f.materialise() // patch 141
 	if all {
 		if _, exists := f.values["prototype"]; !exists {
 			accum = append(accum, asciiString("prototype"))
@@ -243,6 +257,7 @@ func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 }
 
 func (f *funcObject) iterateStringKeys() iterNextFunc {
+	f.materialise() // patch 141
 	if _, exists := f.values["prototype"]; !exists {
 		f.addPrototype()
 	}

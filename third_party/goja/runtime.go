@@ -620,7 +620,7 @@ func (r *Runtime) newFunc(name unistring.String, length int, strict bool) (f *fu
 	f = &a.f
 	r.initBaseJsFunctionObj(&f.baseJsFuncObject, &a.v, strict)
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.lazy, f.lazyName, f.lazyLength = true, name, length // made when first touched (patch 141)
 	return
 }
 
@@ -709,7 +709,7 @@ func (r *Runtime) newArrowFunc(name unistring.String, length int, strict bool) (
 	r.initBaseJsFunctionObj(&f.baseJsFuncObject, &a.v, strict)
 	f.newTarget = r.vm.newTarget
 	f.val.self = f
-	f.init(name, intToValue(int64(length)))
+	f.lazy, f.lazyName, f.lazyLength = true, name, length // made when first touched (patch 141)
 	return
 }
 
@@ -826,7 +826,7 @@ func (r *Runtime) initNativeFunc(a *nativeFuncAlloc, call func(FunctionCall) Val
 	f.f = call
 	f.val = &a.v
 	a.v.self = f
-	f.init(name, intToValue(int64(length)))
+	f.lazy, f.lazyName, f.lazyLength = true, name, length // made when first touched (patch 141)
 }
 
 // nativeMethodAlloc is a built-in method and the property that holds it

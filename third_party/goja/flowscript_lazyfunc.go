@@ -1,0 +1,143 @@
+package goja
+
+import "github.com/dop251/goja/unistring"
+
+// FlowScript patch 141: a native function made by initNativeFunc (a
+// built-in method, a host function) and an arrow function make their own
+// properties, length and name, only when something touches them.
+//
+// A script calls built-in methods and passes arrow functions to them; it
+// seldom reads their length or name. Each runtime makes the methods its
+// script uses afresh, and making the two properties cost a property map
+// (two allocations), two insertions and the name's string: a tenth of a
+// small script's run. Until made, the function has no other own property,
+// so a read of any other name is the plain object's read over an empty
+// map; reading length or name, listing, defining, deleting or setting any
+// own property makes them first, exactly as init would have, so what a
+// script can observe is unchanged (their order, attributes and values:
+// TestNativeFunctionPropertiesLazy, TestArrowFunctionPropertiesLazy).
+
+// materialise makes f's own properties if they are not made yet.
+func (f *baseFuncObject) materialise() {
+	if f.lazy {
+		f.lazy = false
+		f.init(f.lazyName, intToValue(int64(f.lazyLength)))
+	}
+}
+
+// materialiseFor makes f's own properties before an access to name: only
+// length and name exist before they are made.
+func (f *baseFuncObject) materialiseFor(name unistring.String) {
+	if f.lazy && (name == "length" || name == "name") {
+		f.materialise()
+	}
+}
+
+func (f *nativeFuncObject) getStr(name unistring.String, receiver Value) Value {
+	f.materialiseFor(name)
+	return f.baseObject.getStr(name, receiver)
+}
+
+func (f *nativeFuncObject) getOwnPropStr(name unistring.String) Value {
+	f.materialiseFor(name)
+	return f.baseObject.getOwnPropStr(name)
+}
+
+func (f *nativeFuncObject) hasOwnPropertyStr(name unistring.String) bool {
+	f.materialiseFor(name)
+	return f.baseObject.hasOwnPropertyStr(name)
+}
+
+func (f *nativeFuncObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
+	f.materialiseFor(name)
+	return f.baseObject.setForeignStr(name, val, receiver, throw)
+}
+
+func (f *nativeFuncObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+	f.materialise()
+	return f.baseObject.setOwnStr(name, val, throw)
+}
+
+func (f *nativeFuncObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	f.materialise()
+	return f.baseObject.defineOwnPropertyStr(name, descr, throw)
+}
+
+func (f *nativeFuncObject) deleteStr(name unistring.String, throw bool) bool {
+	f.materialise()
+	return f.baseObject.deleteStr(name, throw)
+}
+
+func (f *nativeFuncObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
+	f.materialise()
+	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
+}
+
+func (f *nativeFuncObject) stringKeys(all bool, accum []Value) []Value {
+	f.materialise()
+	return f.baseObject.stringKeys(all, accum)
+}
+
+func (f *nativeFuncObject) iterateStringKeys() iterNextFunc {
+	f.materialise()
+	return f.baseObject.iterateStringKeys()
+}
+
+func (f *arrowFuncObject) getStr(name unistring.String, receiver Value) Value {
+	f.materialiseFor(name)
+	return f.baseObject.getStr(name, receiver)
+}
+
+func (f *arrowFuncObject) getOwnPropStr(name unistring.String) Value {
+	f.materialiseFor(name)
+	return f.baseObject.getOwnPropStr(name)
+}
+
+func (f *arrowFuncObject) hasOwnPropertyStr(name unistring.String) bool {
+	f.materialiseFor(name)
+	return f.baseObject.hasOwnPropertyStr(name)
+}
+
+func (f *arrowFuncObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
+	f.materialiseFor(name)
+	return f.baseObject.setForeignStr(name, val, receiver, throw)
+}
+
+func (f *arrowFuncObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+	f.materialise()
+	return f.baseObject.setOwnStr(name, val, throw)
+}
+
+func (f *arrowFuncObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+	f.materialise()
+	return f.baseObject.defineOwnPropertyStr(name, descr, throw)
+}
+
+func (f *arrowFuncObject) deleteStr(name unistring.String, throw bool) bool {
+	f.materialise()
+	return f.baseObject.deleteStr(name, throw)
+}
+
+func (f *arrowFuncObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
+	f.materialise()
+	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
+}
+
+func (f *arrowFuncObject) stringKeys(all bool, accum []Value) []Value {
+	f.materialise()
+	return f.baseObject.stringKeys(all, accum)
+}
+
+func (f *arrowFuncObject) iterateStringKeys() iterNextFunc {
+	f.materialise()
+	return f.baseObject.iterateStringKeys()
+}
+
+// A function's prototype property is made on first touch too (upstream's
+// _addProto); funcObject's overrides of the methods above make length and
+// name first, so prototype follows them as it did. _putProp is the one
+// they lacked: addPrototype puts prototype through it.
+func (f *funcObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
+	f.materialise()
+	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
+}
