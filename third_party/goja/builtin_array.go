@@ -255,7 +255,7 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 	l := int(toLength(o.self.getStr("length", nil)))
 	var sep String
 	if s := call.Argument(0); s != _undefined {
-		sep = s.toString()
+		sep = stringOf(s)
 	} else {
 		sep = asciiString(",")
 	}
@@ -283,14 +283,14 @@ func (r *Runtime) arrayproto_join(call FunctionCall) Value {
 
 	element0 := o.self.getIdx(valueInt(0), nil)
 	if element0 != nil && element0 != _undefined && element0 != _null {
-		add(element0.toString())
+		add(stringOf(element0))
 	}
 
 	for i := 1; i < l; i++ {
 		add(sep)
 		element := o.self.getIdx(valueInt(int64(i)), nil)
 		if element != nil && element != _undefined && element != _null {
-			add(element.toString())
+			add(stringOf(element))
 		}
 	}
 

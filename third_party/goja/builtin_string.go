@@ -101,7 +101,7 @@ func (r *Runtime) stringproto_valueOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_iterator(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return r.createStringIterator(call.This.toString())
+	return r.createStringIterator(stringOf(call.This))
 }
 
 func (r *Runtime) string_fromcharcode(call FunctionCall) Value {
@@ -171,7 +171,7 @@ func (r *Runtime) string_raw(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_at(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	pos := call.Argument(0).ToInteger()
 	length := int64(s.Length())
 	if pos < 0 {
@@ -185,7 +185,7 @@ func (r *Runtime) stringproto_at(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return stringEmpty
@@ -195,7 +195,7 @@ func (r *Runtime) stringproto_charAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	pos := call.Argument(0).ToInteger()
 	if pos < 0 || pos >= int64(s.Length()) {
 		return _NaN
@@ -205,7 +205,7 @@ func (r *Runtime) stringproto_charCodeAt(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_codePointAt(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	p := call.Argument(0).ToInteger()
 	size := s.Length()
 	if p < 0 || p >= int64(size) {
@@ -230,7 +230,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 	// FlowScript patch 74: one piece at a time through the appender, so
 	// s = s.concat(a, b) in a loop appends in place as s += a + b does
 	// (upstream copied the whole string at every call).
-	s := call.This.toString()
+	s := stringOf(call.This)
 	for _, arg := range call.Arguments {
 		s = r.concat(s, arg.toString())
 	}
@@ -239,7 +239,7 @@ func (r *Runtime) stringproto_concat(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.endsWith must not be a regular expression"))
@@ -268,7 +268,7 @@ func (r *Runtime) stringproto_endsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.includes must not be a regular expression"))
@@ -289,7 +289,7 @@ func (r *Runtime) stringproto_includes(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
+	value := stringOf(call.This)
 	target := call.Argument(0).toString()
 	pos := call.Argument(1).ToNumber().ToInteger()
 
@@ -307,7 +307,7 @@ func (r *Runtime) stringproto_indexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	value := call.This.toString()
+	value := stringOf(call.This)
 	target := call.Argument(0).toString()
 	numPos := call.Argument(1).ToNumber()
 
@@ -331,7 +331,7 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	this := norm.NFD.String(call.This.toString().String())
+	this := norm.NFD.String(stringOf(call.This).String())
 	that := norm.NFD.String(call.Argument(0).toString().String())
 	return intToValue(int64(r.localeCompare(this, that, call.Argument(1), call.Argument(2))))
 }
@@ -360,7 +360,7 @@ func (r *Runtime) stringproto_match(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatch, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{stringOf(call.This)},
 		})
 	}
 
@@ -391,7 +391,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 	if matcher, ok := r.toObject(rx.getSym(SymMatchAll, nil)).self.assertCallable(); ok {
 		return matcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{stringOf(call.This)},
 		})
 	}
 
@@ -400,7 +400,7 @@ func (r *Runtime) stringproto_matchAll(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	var form string
 	if formArg := call.Argument(0); formArg != _undefined {
 		form = formArg.toString().toString().String()
@@ -442,7 +442,7 @@ func (r *Runtime) stringproto_normalize(call FunctionCall) Value {
 
 func (r *Runtime) _stringPad(call FunctionCall, start bool) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	maxLength := toLength(call.Argument(0))
 	stringLength := int64(s.Length())
 	if maxLength <= stringLength {
@@ -513,7 +513,7 @@ func (r *Runtime) stringproto_padStart(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_repeat(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	n := call.Argument(0).ToNumber()
 	if n == _positiveInf {
 		panic(r.newError(r.getRangeError(), "Invalid count value: Infinity")) // V8's words (FlowScript patch 55)
@@ -681,7 +681,7 @@ func (r *Runtime) stringproto_replace(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := stringOf(call.This)
 	var found []regexpResult
 	searchStr := searchValue.toString()
 	pos := s.index(searchStr, 0)
@@ -713,7 +713,7 @@ func (r *Runtime) stringproto_replaceAll(call FunctionCall) Value {
 		}
 	}
 
-	s := call.This.toString()
+	s := stringOf(call.This)
 	searchStr := searchValue.toString()
 	searchLength := searchStr.Length()
 	advanceBy := toIntStrict(max(1, int64(searchLength)))
@@ -753,7 +753,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 	if searcher, ok := r.toObject(rx.getSym(SymSearch, nil)).self.assertCallable(); ok {
 		return searcher(FunctionCall{
 			This:      rx.val,
-			Arguments: []Value{call.This.toString()},
+			Arguments: []Value{stringOf(call.This)},
 		})
 	}
 
@@ -762,7 +762,7 @@ func (r *Runtime) stringproto_search(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_slice(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 
 	l := int64(s.Length())
 	start := call.Argument(0).ToInteger()
@@ -813,7 +813,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 			})
 		}
 	}
-	s := call.This.toString()
+	s := stringOf(call.This)
 
 	limit := -1
 	if limitValue != _undefined {
@@ -919,7 +919,7 @@ func (r *Runtime) stringproto_split(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	searchString := call.Argument(0)
 	if isRegexp(searchString) {
 		panic(r.NewTypeError("First argument to String.prototype.startsWith must not be a regular expression"))
@@ -945,7 +945,7 @@ func (r *Runtime) stringproto_startsWith(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 
 	l := int64(s.Length())
 	intStart := call.Argument(0).ToInteger()
@@ -976,36 +976,36 @@ func (r *Runtime) stringproto_substring(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_toLowerCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 
 	return s.toLower()
 }
 
 func (r *Runtime) stringproto_toUpperCase(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 
 	return s.toUpper()
 }
 
 func (r *Runtime) stringproto_trim(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return trimString(call.This.toString(), true, true) // FlowScript patch 77
+	return trimString(stringOf(call.This), true, true) // FlowScript patch 77
 }
 
 func (r *Runtime) stringproto_trimEnd(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return trimString(call.This.toString(), false, true)
+	return trimString(stringOf(call.This), false, true)
 }
 
 func (r *Runtime) stringproto_trimStart(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	return trimString(call.This.toString(), true, false)
+	return trimString(stringOf(call.This), true, false)
 }
 
 func (r *Runtime) stringproto_substr(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	s := call.This.toString()
+	s := stringOf(call.This)
 	start := call.Argument(0).ToInteger()
 	var length int64
 	sl := int64(s.Length())

@@ -246,3 +246,15 @@ func unicodeOf(b []uint16) unicodeString {
 	n := len(b)
 	return unicodeString(b[:n:n])
 }
+
+// stringOf is v.toString() without a new interface value when v is a
+// string already (FlowScript patch 142): a string's toString returns the
+// string itself, and converting an asciiString back to String boxes it
+// anew, one allocation per call of a string method on a primitive string
+// and per string element join adds.
+func stringOf(v Value) String {
+	if s, ok := v.(String); ok {
+		return s
+	}
+	return v.toString()
+}

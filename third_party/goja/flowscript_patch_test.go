@@ -3157,3 +3157,30 @@ func TestFunctionPropertiesLazy(t *testing.T) {
 		t.Errorf("reading a function's name: %v, lazy %v, own properties %v (%v)", v, keep.lazy, keep.propNames, err)
 	}
 }
+
+// TestStringMethodsKeepTheirString: a string method called on a primitive
+// string, and join on an array of strings, use the string as it is (patch
+// 142); each boxed it anew first, one allocation more per call.
+func TestStringMethodsKeepTheirString(t *testing.T) {
+	r := New()
+	words := r.newArrayValues([]Value{asciiString("ab"), asciiString("cd"), asciiString("ef")})
+	for _, c := range []struct {
+		name string
+		f    func(FunctionCall) Value
+		call FunctionCall
+		want string
+		max  float64
+	}{
+		{"slice", r.stringproto_slice, FunctionCall{This: asciiString("hello world"), Arguments: []Value{intToValue(6)}}, "world", 1},
+		{"trim", r.stringproto_trim, FunctionCall{This: asciiString("  hello ")}, "hello", 1},
+		{"indexOf", r.stringproto_indexOf, FunctionCall{This: asciiString("hello"), Arguments: []Value{asciiString("l")}}, "2", 1},
+		{"join", r.arrayproto_join, FunctionCall{This: words, Arguments: []Value{asciiString("-")}}, "ab-cd-ef", 3},
+	} {
+		if got := c.f(c.call).String(); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+		if n := testing.AllocsPerRun(100, func() { c.f(c.call) }); n > c.max {
+			t.Errorf("%s: %v allocations a call, want at most %v", c.name, n, c.max)
+		}
+	}
+}
