@@ -141,3 +141,23 @@ func (f *funcObject) _putProp(name unistring.String, value Value, writable, enum
 	f.materialise()
 	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
 }
+
+// frameFuncName is the name a stack frame of the native function f shows:
+// its own name property's value, never a getter's (FlowScript patch 143).
+// V8 names a frame by the function's own name, whatever the property
+// holds; a stack captured while the frame's function had a name getter ran
+// the getter, and one that threw captured the stack again, without end
+// (Array.prototype.map's: the run met its memory limit).
+func frameFuncName(f *Object) unistring.String {
+	switch p := f.self.getOwnPropStr("name").(type) {
+	case nil:
+		return "" // deleted: V8 still shows the function's own name, which is gone here
+	case *valueProperty:
+		if p.accessor {
+			return ""
+		}
+		return nilSafe(p.value).string()
+	default:
+		return p.string()
+	}
+}

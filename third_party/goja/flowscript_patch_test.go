@@ -3184,3 +3184,25 @@ func TestStringMethodsKeepTheirString(t *testing.T) {
 		}
 	}
 }
+
+// TestStackFramesRunNoNameGetter: the stack of an error thrown under a
+// native function whose name is a getter is captured without running the
+// getter (patch 143). A getter that threw made a new error, whose stack
+// ran it again, without end. Node's answer.
+func TestStackFramesRunNoNameGetter(t *testing.T) {
+	const src = `(() => {
+let calls = 0;
+Object.defineProperty(Array.prototype.map, 'name', { get() { calls++; throw new Error('getter threw') } });
+let out;
+try { [1].map(function cb() { throw new Error('x') }) } catch (e) { out = [typeof e.stack, e.stack.split('\n')[0], calls] }
+let calls2 = 0;
+const f = function g() { return [2].forEach(() => { throw new TypeError('y') }) };
+Object.defineProperty(Array.prototype.forEach, 'name', { get() { calls2++; return 'renamed' } });
+try { f() } catch (e) { out.push(e.stack.split('\n')[0], calls2) }
+return JSON.stringify(out);
+})()`
+	const want = `["string","Error: x",0,"TypeError: y",0]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

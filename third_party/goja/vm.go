@@ -705,7 +705,7 @@ func getFuncName(stack []Value, sb int) unistring.String {
 			if _, isProxy := f.self.(*proxyObject); isProxy {
 				return "proxy"
 			}
-			return nilSafe(f.self.getStr("name", nil)).string()
+			return frameFuncName(f)
 		}
 	}
 	return ""
