@@ -2208,7 +2208,11 @@ func (e *compiledClassLiteral) compileFieldsAndStaticBlocks(elements []clsElemen
 					idx: elt.privateName.idx,
 				})
 			} else if elt.computed {
-				e.c.emit(defineProp{})
+				if fn, ok := elt.initializer.(*compiledFunctionLiteral); ok && fn.name == nil {
+					e.c.emit(definePropNamed{}) // FlowScript patch 144
+				} else {
+					e.c.emit(defineProp{})
+				}
 			} else {
 				e.c.emit(definePropKeyed(elt.key))
 			}

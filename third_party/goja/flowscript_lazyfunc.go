@@ -1,6 +1,11 @@
 package goja
 
-import "github.com/dop251/goja/unistring"
+import (
+	"math"
+	"slices"
+
+	"github.com/dop251/goja/unistring"
+)
 
 // FlowScript patch 141: a native function made by initNativeFunc (a
 // built-in method, a host function) and an arrow function make their own
@@ -160,4 +165,40 @@ func frameFuncName(f *Object) unistring.String {
 	default:
 		return p.string()
 	}
+}
+
+// definePropNamed is defineProp for a class field whose key is computed
+// and whose initializer is an anonymous function or arrow function: the
+// function is named after the key first, as an object literal's
+// setElem1Named names it (FlowScript patch 144; `static [k] = () => {}`
+// was named "").
+type definePropNamed struct{}
+
+func (definePropNamed) exec(vm *vm) {
+	vm.r.toObject(vm.stack[vm.sp-1]).self.defineOwnPropertyStr("name", PropertyDescriptor{
+		Value:        funcName("", vm.stack[vm.sp-2]),
+		Configurable: FLAG_TRUE,
+	}, true)
+	defineProp{}.exec(vm)
+}
+
+// stringKeysWithPrototype lists all of f's string keys, its prototype not
+// made yet among them where V8 has it: after the integer keys, and after
+// length and name, made with the function as prototype is in V8
+// (FlowScript patch 144; upstream listed it first:
+// Object.getOwnPropertyNames(function f() {}) was prototype,length,name).
+func (f *funcObject) stringKeysWithPrototype(accum []Value) []Value {
+	start := len(accum)
+	accum = f.baseFuncObject.stringKeys(true, accum)
+	i := start
+	for i < len(accum) && strToArrayIdx(accum[i].string()) != math.MaxUint32 {
+		i++
+	}
+	for n := 0; n < 2 && i < len(accum); n++ {
+		if k := accum[i].string(); k != "length" && k != "name" {
+			break
+		}
+		i++
+	}
+	return slices.Insert(accum, i, Value(asciiString("prototype")))
 }

@@ -250,7 +250,7 @@ func (f *funcObject) stringKeys(all bool, accum []Value) []Value {
 	f.materialise() // patch 141
 	if all {
 		if _, exists := f.values["prototype"]; !exists {
-			accum = append(accum, asciiString("prototype"))
+			return f.stringKeysWithPrototype(accum)
 		}
 	}
 	return f.baseFuncObject.stringKeys(all, accum)
