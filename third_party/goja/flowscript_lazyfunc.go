@@ -8,11 +8,15 @@ import (
 )
 
 // FlowScript patch 141: a native function made by initNativeFunc (a
-// built-in method, a host function) and an arrow function make their own
-// properties, length and name, only when something touches them.
+// built-in method, a host function), an arrow function and a function made
+// by a declaration or an expression (funcObject, whose own overrides in
+// func.go call materialise) make their own properties, length and name,
+// only when something touches them. Types that embed these and make their
+// properties at once (bound and wrapped functions, async arrows) are never
+// lazy: the overrides below only pass their calls on.
 //
-// A script calls built-in methods and passes arrow functions to them; it
-// seldom reads their length or name. Each runtime makes the methods its
+// A script calls built-in methods and passes functions to them; it seldom
+// reads their length or name. Each runtime makes the methods its
 // script uses afresh, and making the two properties cost a property map
 // (two allocations), two insertions and the name's string: a tenth of a
 // small script's run. Until made, the function has no other own property,
@@ -20,7 +24,8 @@ import (
 // map; reading length or name, listing, defining, deleting or setting any
 // own property makes them first, exactly as init would have, so what a
 // script can observe is unchanged (their order, attributes and values:
-// TestNativeFunctionPropertiesLazy, TestArrowFunctionPropertiesLazy).
+// TestNativeFunctionPropertiesLazy, TestArrowFunctionPropertiesLazy,
+// TestFunctionPropertiesLazy).
 
 // materialise makes f's own properties if they are not made yet.
 func (f *baseFuncObject) materialise() {
