@@ -152,24 +152,39 @@ func (f *funcObject) _putProp(name unistring.String, value Value, writable, enum
 	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
 }
 
-// frameFuncName is the name a stack frame of the native function f shows:
-// its own name property's value, never a getter's (FlowScript patch 143).
-// V8 names a frame by the function's own name, whatever the property
-// holds; a stack captured while the frame's function had a name getter ran
-// the getter, and one that threw captured the stack again, without end
+// frameFuncName is the name a stack frame of the native function f shows
+// (FlowScript patch 143): the value of the first name data property along
+// its prototype chain, as V8 reads it, and never a getter's: a getter, or
+// a proxy on the way, gives the function's own name as it was made. A
+// stack captured while the frame's function had a name getter ran the
+// getter, and one that threw captured the stack again, without end
 // (Array.prototype.map's: the run met its memory limit).
 func frameFuncName(f *Object) unistring.String {
-	switch p := f.self.getOwnPropStr("name").(type) {
-	case nil:
-		return "" // deleted: V8 still shows the function's own name, which is gone here
-	case *valueProperty:
-		if p.accessor {
-			return ""
+	for o := f; o != nil; o = o.self.proto() {
+		if _, isProxy := o.self.(*proxyObject); isProxy {
+			break
 		}
-		return nilSafe(p.value).string()
-	default:
-		return p.string()
+		switch p := o.self.getOwnPropStr("name").(type) {
+		case nil:
+			continue
+		case *valueProperty:
+			if p.accessor {
+				return madeName(f)
+			}
+			return nilSafe(p.value).string()
+		default:
+			return p.string()
+		}
 	}
+	return madeName(f)
+}
+
+// madeName is the name a native function was made with, "" if unknown.
+func madeName(f *Object) unistring.String {
+	if nf, ok := f.self.(*nativeFuncObject); ok {
+		return nf.lazyName
+	}
+	return ""
 }
 
 // definePropNamed is defineProp for a class field whose key is computed

@@ -3208,6 +3208,18 @@ return JSON.stringify(out);
 	if v, err := New().RunString(src); err != nil || v.String() != want {
 		t.Errorf("%v (%v), want %s", v, err, want)
 	}
+	// The frame shows the name V8 shows: the function's own name past a
+	// getter, an inherited name data property past a deleted own one.
+	for _, c := range []struct{ src, frame string }{
+		{`Object.defineProperty(Array.prototype.forEach, 'name', { get() { return 'G' } });
+		  try { [1].forEach(function cb() { throw new Error('x') }) } catch (e) { e.stack }`, "at forEach (native)"},
+		{`delete Array.prototype.find.name; Object.defineProperty(Function.prototype, 'name', { value: 'FPN' });
+		  try { [1].find(function () { throw new Error('x') }) } catch (e) { e.stack }`, "at FPN (native)"},
+	} {
+		if v, err := New().RunString(c.src); err != nil || !strings.Contains(v.String(), c.frame) {
+			t.Errorf("%v (%v), want a frame %q", v, err, c.frame)
+		}
+	}
 }
 
 // TestComputedClassFieldsNamed: an anonymous function or arrow function
