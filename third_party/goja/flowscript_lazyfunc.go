@@ -11,9 +11,13 @@ import (
 // built-in method, a host function), an arrow function and a function made
 // by a declaration or an expression (funcObject, whose own overrides in
 // func.go call materialise) make their own properties, length and name,
-// only when something touches them. Types that embed these and make their
-// properties at once (bound and wrapped functions, async arrows) are never
-// lazy: the overrides below only pass their calls on.
+// only when something touches them. The overrides below are on
+// baseFuncObject, so every kind of function has them; the kinds that make
+// their properties at once (bound and wrapped functions, classes, methods,
+// async and generator functions) are never lazy, and for them they only
+// pass each call on. funcObject's prototype, made on first touch too
+// (upstream's _addProto), is put through _putProp, so it follows length
+// and name as it did.
 //
 // A script calls built-in methods and passes functions to them; it seldom
 // reads their length or name. Each runtime makes the methods its
@@ -43,113 +47,54 @@ func (f *baseFuncObject) materialiseFor(name unistring.String) {
 	}
 }
 
-func (f *nativeFuncObject) getStr(name unistring.String, receiver Value) Value {
+func (f *baseFuncObject) getStr(name unistring.String, receiver Value) Value {
 	f.materialiseFor(name)
 	return f.baseObject.getStr(name, receiver)
 }
 
-func (f *nativeFuncObject) getOwnPropStr(name unistring.String) Value {
+func (f *baseFuncObject) getOwnPropStr(name unistring.String) Value {
 	f.materialiseFor(name)
 	return f.baseObject.getOwnPropStr(name)
 }
 
-func (f *nativeFuncObject) hasOwnPropertyStr(name unistring.String) bool {
+func (f *baseFuncObject) hasOwnPropertyStr(name unistring.String) bool {
 	f.materialiseFor(name)
 	return f.baseObject.hasOwnPropertyStr(name)
 }
 
-func (f *nativeFuncObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
+func (f *baseFuncObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
 	f.materialiseFor(name)
 	return f.baseObject.setForeignStr(name, val, receiver, throw)
 }
 
-func (f *nativeFuncObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
+func (f *baseFuncObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
 	f.materialise()
 	return f.baseObject.setOwnStr(name, val, throw)
 }
 
-func (f *nativeFuncObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
+func (f *baseFuncObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
 	f.materialise()
 	return f.baseObject.defineOwnPropertyStr(name, descr, throw)
 }
 
-func (f *nativeFuncObject) deleteStr(name unistring.String, throw bool) bool {
+func (f *baseFuncObject) deleteStr(name unistring.String, throw bool) bool {
 	f.materialise()
 	return f.baseObject.deleteStr(name, throw)
 }
 
-func (f *nativeFuncObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
+func (f *baseFuncObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
 	f.materialise()
 	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
 }
 
-func (f *nativeFuncObject) stringKeys(all bool, accum []Value) []Value {
+func (f *baseFuncObject) stringKeys(all bool, accum []Value) []Value {
 	f.materialise()
 	return f.baseObject.stringKeys(all, accum)
 }
 
-func (f *nativeFuncObject) iterateStringKeys() iterNextFunc {
+func (f *baseFuncObject) iterateStringKeys() iterNextFunc {
 	f.materialise()
 	return f.baseObject.iterateStringKeys()
-}
-
-func (f *arrowFuncObject) getStr(name unistring.String, receiver Value) Value {
-	f.materialiseFor(name)
-	return f.baseObject.getStr(name, receiver)
-}
-
-func (f *arrowFuncObject) getOwnPropStr(name unistring.String) Value {
-	f.materialiseFor(name)
-	return f.baseObject.getOwnPropStr(name)
-}
-
-func (f *arrowFuncObject) hasOwnPropertyStr(name unistring.String) bool {
-	f.materialiseFor(name)
-	return f.baseObject.hasOwnPropertyStr(name)
-}
-
-func (f *arrowFuncObject) setForeignStr(name unistring.String, val, receiver Value, throw bool) (bool, bool) {
-	f.materialiseFor(name)
-	return f.baseObject.setForeignStr(name, val, receiver, throw)
-}
-
-func (f *arrowFuncObject) setOwnStr(name unistring.String, val Value, throw bool) bool {
-	f.materialise()
-	return f.baseObject.setOwnStr(name, val, throw)
-}
-
-func (f *arrowFuncObject) defineOwnPropertyStr(name unistring.String, descr PropertyDescriptor, throw bool) bool {
-	f.materialise()
-	return f.baseObject.defineOwnPropertyStr(name, descr, throw)
-}
-
-func (f *arrowFuncObject) deleteStr(name unistring.String, throw bool) bool {
-	f.materialise()
-	return f.baseObject.deleteStr(name, throw)
-}
-
-func (f *arrowFuncObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
-	f.materialise()
-	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
-}
-
-func (f *arrowFuncObject) stringKeys(all bool, accum []Value) []Value {
-	f.materialise()
-	return f.baseObject.stringKeys(all, accum)
-}
-
-func (f *arrowFuncObject) iterateStringKeys() iterNextFunc {
-	f.materialise()
-	return f.baseObject.iterateStringKeys()
-}
-
-// A function's prototype property is made on first touch too (upstream's
-// _addProto); funcObject's overrides of the methods above make length and
-// name first, so prototype follows them as it did. _putProp is the one
-// they lacked: addPrototype puts prototype through it.
-func (f *funcObject) _putProp(name unistring.String, value Value, writable, enumerable, configurable bool) Value {
-	f.materialise()
-	return f.baseObject._putProp(name, value, writable, enumerable, configurable)
 }
 
 // frameFuncName is the name a stack frame of the native function f shows
