@@ -69,7 +69,9 @@ type baseFuncObject struct {
 
 	// lazy: the function's own properties, length and name, are not made
 	// yet; lazyName and lazyLength are their values (FlowScript patch 141,
-	// flowscript_lazyfunc.go).
+	// flowscript_lazyfunc.go). lazyName stays once they are made: it is
+	// the name the function was made with, which a stack frame shows past
+	// a name getter (madeName, patch 143).
 	lazy       bool
 	lazyLength int
 	lazyName   unistring.String
