@@ -55,8 +55,9 @@ func (p *Program) InputNames() []string { return p.inputNames }
 // input names, followed by a tail that runs only when the source did not
 // return. The tail hands the author's own execute back to the caller, who
 // calls it with the same arguments in the same order, when a declaration in
-// the source shadowed the generated one (the full-file format); otherwise
-// the output is "" (a body that fell off its end). The format is decided by
+// the source shadowed the generated one (the full-file format) or the
+// source assigned another value to execute; otherwise the output is "" (a
+// body that fell off its end). The format is decided by
 // JavaScript scoping alone, never by looking at the text.
 //
 // The whole expression evaluates to a factory: called with a marker object,
@@ -75,11 +76,13 @@ func assemble(source string, inputNames []string) (string, int) {
 	var b strings.Builder
 	b.Grow(len(source) + 256 + len(params))
 	// Line 1: everything before the author's first line (headerLines = 1).
+	// execute is a variable of the factory, not the name of a named
+	// function expression (which a script cannot rebind): a body that
+	// assigns execute = function (...) {...} and does not return has the
+	// tail call what it assigned, as a declaration's execute is called.
 	b.WriteString("(function (")
 	b.WriteString(markerName)
-	b.WriteString(") { var ")
-	b.WriteString(genName)
-	b.WriteString(" = function execute(")
+	b.WriteString(") { var execute = function (")
 	b.WriteString(params)
 	b.WriteString(") {\n")
 	start := b.Len()
@@ -92,7 +95,9 @@ func assemble(source string, inputNames []string) (string, int) {
 	b.WriteString(markerName)
 	b.WriteString(".execute = execute, ")
 	b.WriteString(markerName)
-	b.WriteString(");\n}; return ")
+	b.WriteString(");\n}, ")
+	b.WriteString(genName)
+	b.WriteString(" = execute; return ")
 	b.WriteString(genName)
 	b.WriteString("; })")
 	return b.String(), start
@@ -263,9 +268,9 @@ func closingBrace(prog *ast.Program, sourceEnd int) (file.Idx, bool) {
 }
 
 // generatedFunction finds the generated execute in the wrapper's shape:
-// (function (marker) { var gen = function execute(...) {...}; return gen; }),
-// whose first statement stays the declaration even when the source closed
-// the function early and added statements after it.
+// (function (marker) { var execute = function (...) {...}, gen = execute;
+// return gen; }), whose first statement stays the declaration even when the
+// source closed the function early and added statements after it.
 func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 	if len(prog.Body) != 1 {
 		return nil
@@ -282,8 +287,11 @@ func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 	if !ok || len(decl.List) == 0 {
 		return nil
 	}
+	if target, ok := decl.List[0].Target.(*ast.Identifier); !ok || target.Name != "execute" {
+		return nil
+	}
 	gen, ok := decl.List[0].Initializer.(*ast.FunctionLiteral)
-	if !ok || gen.Name == nil || gen.Name.Name != "execute" {
+	if !ok {
 		return nil
 	}
 	return gen

@@ -47,6 +47,14 @@ return helper()`, nil, "inner"},
 		{"full file reassigning an input keeps the original argument", `
 a = 'changed'
 function execute(x) { return x + ':' + a }`, []Input{in("a", "orig")}, "orig:changed"},
+		// §2: the tail calls execute when the name no longer refers to the
+		// generated function, whether a declaration shadowed it or the
+		// body assigned another function to it.
+		{"body assigning a function to execute", "execute = function (x) { return 'assigned:' + x }", []Input{in("a", "1")}, "assigned:1"},
+		{"strict body assigning an arrow to execute", "'use strict'\nexecute = (x, y) => x + y", []Input{in("a", "1"), in("b", "2")}, "12"},
+		{"body assigning execute, then recursing through it", "if (n === '') return 'done'\nexecute = () => 'replaced'\nreturn execute(n.slice(1))", []Input{in("n", "ab")}, "replaced"},
+		{"body assigning execute and returning", "execute = () => 'not called'\nreturn 'returned'", nil, "returned"},
+		{"the generated function is named execute", "return execute.name + ':' + typeof execute", nil, "execute:function"},
 		{"seed cpf example (examples/cpf.js, with its comments)", examples.CPF, []Input{in("cpf", "123.456.789-09")}, "valido"},
 		{"seed cpf example, invalid", seedCPF, []Input{in("cpf", "123")}, "invalido"},
 		{"seed nome example", seedNome, []Input{in("nome", "  maria da silva ")}, "Maria Da Silva"},

@@ -238,8 +238,8 @@ func (o *output) text() string {
 }
 
 // notCallable is the TypeError of a source that binds execute to something
-// other than a function (var execute = 'x') and does not return: there is
-// no execute to call.
+// other than a function (var execute = 'x', execute = 5) and does not
+// return: there is no execute to call.
 func (v *vm) notCallable(own goja.Value) error {
 	kind := "an object"
 	switch {
@@ -259,7 +259,7 @@ func (v *vm) notCallable(own goja.Value) error {
 	} else if _, isBool := own.Export().(bool); isBool {
 		kind = "a boolean"
 	}
-	return v.typeError(fmt.Sprintf("execute is not a function (it is %s): the source neither returns a value nor declares function execute(...)", kind))
+	return v.typeError(fmt.Sprintf("execute is not a function (it is %s): a source that does not return has its execute called; return a value, or declare function execute(...)", kind))
 }
 
 // typeError is a TypeError with message, thrown as if by the script's

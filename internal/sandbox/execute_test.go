@@ -309,6 +309,7 @@ func TestExecuteBoundToAValue(t *testing.T) {
 		"let execute = undefined":   "undefined",
 		"const execute = {run: 1}":  "an object",
 		"var execute = null; var y": "null",
+		"execute = true":            "a boolean",
 	} {
 		want := "TypeError: execute is not a function (it is " + kind + ")"
 		wantErrorContaining(t, run(t, src), CodeScriptError, want)
