@@ -477,6 +477,12 @@ func TestStructuredFailure(t *testing.T) {
 		"return {success: false, error: {code: {}, message: 404}}":            {"", "404"},
 		"return {success: false, error: {code: Symbol('s'), message: null}}":  {"", "the script reported a failure"},
 		"return {success: false, error: {code: 'NOT_FOUND', message: false}}": {"NOT_FOUND", "false"},
+		// An error that is a text is the message, without a code.
+		"return {success: false, error: 'cliente não encontrado'}": {"", "cliente não encontrado"},
+		"return {success: false, error: 404}":                      {"", "404"},
+		"return {success: false, error: '  '}":                     {"", "the script reported a failure"},
+		"return {success: false, error: null}":                     {"", "the script reported a failure"},
+		"return {success: false, error: ['a']}":                    {"", "the script reported a failure"},
 	} {
 		res := runHost(t, src, nil, nil, Limits{})
 		if res.Err == nil || res.Err.Code != CodeScriptError || res.Err.Reason != want[0] || res.Err.Message != want[1] {

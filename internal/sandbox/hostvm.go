@@ -1190,7 +1190,8 @@ const (
 // structuredFailure reads a result whose serialization is {"success":
 // false, "error": {"code", "message"}} (seed 001) as a failure:
 // SCRIPT_ERROR, the author's code as Reason and the author's message (cut
-// to their caps). success must be the boolean false; anything else is an
+// to their caps); an error that is a text (or a number) is the message,
+// without a code. success must be the boolean false; anything else is an
 // ordinary result. It reads the serialization, not the object, as the
 // engine would: a getter or a Proxy's trap ran once, in JSON.stringify,
 // and what a toJSON returned is what counts (a success read from the
@@ -1213,6 +1214,10 @@ func structuredFailure(serialized string) *structured {
 		if msg := structuredText(detail["message"]); msg != "" {
 			e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
 		}
+	} else if msg := structuredText(top["error"]); msg != "" {
+		// {success: false, error: 'cliente não encontrado'}: the text is
+		// the message, and there is no code.
+		e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
 	}
 	return &structured{err: e}
 }
