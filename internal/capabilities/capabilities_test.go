@@ -255,7 +255,9 @@ func TestKVIsScopedToTenantAndSession(t *testing.T) {
 	// Options of the wrong shape are named in JSON's terms, not Go's.
 	for args, want := range map[string]string{
 		`["k",1,"x"]`:                "options (argument 3) must be {ttlSeconds?}",
-		`["k",1,{"ttlSeconds":"x"}]`: "options (argument 3) must be {ttlSeconds?}",
+		`["k",1,{"ttlSeconds":"x"}]`: "options (argument 3) must be {ttlSeconds?}: ttlSeconds: want a number, got a string",
+		`["k",1,{"ttl":60}]`:         `options (argument 3) must be {ttlSeconds?}: it has no member "ttl"`,
+		`["k",1,{"ttlSeconds":-1}]`:  "ttlSeconds must be 0 or more seconds (0 or none: as long as any value is kept, KV_TTL), got -1",
 	} {
 		if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", args); r.Err == nil || !strings.Contains(r.Err.Message, want) || strings.Contains(r.Err.Message, "Go ") {
 			t.Errorf("kv.set(%s): %+v, want %q", args, r.Err, want)

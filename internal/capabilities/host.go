@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -160,8 +161,12 @@ func (h *jobHost) kv(ctx context.Context, method string, args []json.RawMessage)
 		}
 		var opts kvOptions
 		if o := arg(args, 2); !isNull(o) {
-			if oerr := strictJSON(o, &opts); oerr != nil || opts.TTLSeconds < 0 {
-				return typeError("%s: options (argument 3) must be {ttlSeconds?} with a positive number", name)
+			if oerr := strictJSON(o, &opts); oerr != nil {
+				return typeError("%s: options (argument 3) must be {ttlSeconds?}: %v", name, oerr)
+			}
+			if opts.TTLSeconds < 0 {
+				return typeError("%s: options (argument 3): ttlSeconds must be 0 or more seconds (0 or none: as long as any value is kept, KV_TTL), got %s",
+					name, strconv.FormatFloat(opts.TTLSeconds, 'g', -1, 64))
 			}
 		}
 		ttl := time.Duration(math.MaxInt64) // past it a conversion wraps; the bucket's TTL caps it anyway
