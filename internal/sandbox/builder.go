@@ -80,11 +80,7 @@ func assemble(source string, inputNames []string) (string, int) {
 	// function expression (which a script cannot rebind): a body that
 	// assigns execute = function (...) {...} and does not return has the
 	// tail call what it assigned, as a declaration's execute is called.
-	b.WriteString("(function (")
-	b.WriteString(markerName)
-	b.WriteString(") { var execute = function (")
-	b.WriteString(params)
-	b.WriteString(") {\n")
+	writeHeader(&b, params)
 	start := b.Len()
 	b.WriteString(source)
 	// The tail starts on its own line so a source ending in a // comment
@@ -95,12 +91,51 @@ func assemble(source string, inputNames []string) (string, int) {
 	b.WriteString(markerName)
 	b.WriteString(".execute = execute, ")
 	b.WriteString(markerName)
-	b.WriteString(");\n}, ")
+	b.WriteString(");\n}; var ")
 	b.WriteString(genName)
 	b.WriteString(" = execute; return ")
 	b.WriteString(genName)
 	b.WriteString("; })")
 	return b.String(), start
+}
+
+// writeHeader writes line 1 of the wrapper (headerLines), up to the
+// generated function's opening brace.
+func writeHeader(b *strings.Builder, params string) {
+	b.WriteString("(function (")
+	b.WriteString(markerName)
+	b.WriteString(") { var execute = function (")
+	b.WriteString(params)
+	b.WriteString(") {\n")
+}
+
+// strayBrace finds the first extra '}' of a source with one or two closing
+// braces too many, the commonest slip: that brace closes the generated
+// function, the text after it runs outside it, and the parse of the whole
+// wrapper fails in its tail, far from the brace. Parsed again with a tail
+// that closes only what is left open, such a source parses, and the
+// generated function's end is the brace (read from the tree, not the
+// text). ok is false for any other source.
+func strayBrace(source string, inputNames []string) (line, col int, ok bool) {
+	params := strings.Join(inputNames, ", ")
+	for _, tail := range []string{"\n})", "\n)"} {
+		var b strings.Builder
+		writeHeader(&b, params)
+		start := b.Len()
+		b.WriteString(source)
+		b.WriteString(tail)
+		parsed, err := parser.ParseFile(nil, programName, b.String(), 0, parser.WithDisableSourceMaps)
+		if err != nil {
+			continue
+		}
+		brace, escapes := closingBrace(parsed, start+len(source))
+		if !escapes || int(brace)-parsed.File.Base() < start {
+			continue
+		}
+		pos := parsed.File.Position(int(brace) - parsed.File.Base())
+		return pos.Line, pos.Column, true
+	}
+	return 0, 0, false
 }
 
 // Compile assembles source with the ordered input names (see Assemble) and
@@ -219,15 +254,18 @@ func compile(source string, inputNames []string) (prog *Program, err error) {
 	}
 	parsed, err := parser.ParseFile(nil, programName, text, 0, parser.WithDisableSourceMaps)
 	if err != nil {
-		return nil, p.parseError(err)
+		e := p.parseError(err)
+		if e.Message == MsgUnexpectedEnd {
+			if line, col, ok := strayBrace(source, inputNames); ok {
+				return nil, p.escapeError(line, col)
+			}
+		}
+		return nil, e
 	}
 	assembled := parsed.File
 	if brace, escapes := closingBrace(parsed, start+len(source)); escapes {
 		pos := assembled.Position(int(brace) - assembled.Base())
-		e := &Error{Code: CodeSyntaxError, Message: "SyntaxError: " +
-			"this '}' closes the function execute before the end of the source: check that every brace is balanced"}
-		e.Line, e.Column = p.mapPosition(pos.Line, pos.Column)
-		return nil, e
+		return nil, p.escapeError(pos.Line, pos.Column)
 	}
 	walk := &programWalk{features: &p.features, lo: file.Idx(assembled.Base() + start), hi: file.Idx(assembled.Base() + start + len(source))}
 	if deep := rebase(parsed, -file.Idx(start), MaxSyntaxDepth, walk); deep != nil {
@@ -268,9 +306,9 @@ func closingBrace(prog *ast.Program, sourceEnd int) (file.Idx, bool) {
 }
 
 // generatedFunction finds the generated execute in the wrapper's shape:
-// (function (marker) { var execute = function (...) {...}, gen = execute;
-// return gen; }), whose first statement stays the declaration even when the
-// source closed the function early and added statements after it.
+// (function (marker) { var execute = function (...) {...}; var gen =
+// execute; return gen; }), whose first statement stays the declaration even
+// when the source closed the function early and added statements after it.
 func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 	if len(prog.Body) != 1 {
 		return nil
@@ -295,6 +333,15 @@ func generatedFunction(prog *ast.Program) *ast.FunctionLiteral {
 		return nil
 	}
 	return gen
+}
+
+// escapeError is the syntax error of a source whose '}' at line and col of
+// the assembled text closes the generated function early.
+func (p *Program) escapeError(line, col int) *Error {
+	e := &Error{Code: CodeSyntaxError, Message: "SyntaxError: " +
+		"this '}' closes the function execute before the end of the source: check that every brace is balanced"}
+	e.Line, e.Column = p.mapPosition(line, col)
+	return e
 }
 
 // MsgUnexpectedEnd is the syntax error of a source the parser could not

@@ -115,8 +115,15 @@ func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
 		{"return (1", 1, 10, true},
 		{"return [1, 2", 1, 13, true},
 		{"return 1 +", 1, 11, true},
-		{"return 1 }", 1, 11, true}, // an extra '}' with nothing after it
-		{"return 1\n}", 2, 2, true},
+		// An extra '}' (or two): reported at the first one, which closes
+		// execute, not after the end of the source.
+		{"return 1 }", 1, 10, false},
+		{"return 1\n}", 2, 1, false},
+		{"return 1\n}}", 2, 1, false},
+		{"var a = 1\n}\nreturn a", 2, 1, false},
+		{"function execute() { return 1 }}", 1, 32, false},
+		{"function execute() {\n  if (x) { return 1 }}\n}", 3, 1, false}, // the brace that closes execute
+		{"return 1\n}}}", 2, 3, false}, // three: the parser's own error
 		// An unclosed [ in a regular expression: goja read on to the next /,
 		// through the rest of the source and the wrapper's tail.
 		{"function execute(cep) {\n  return valid(cep) ? 'ok' : 'no'\n}\nfunction valid(cep) {\n  return /^[0-9{8}$/.test(cep)\n}", 5, 10, false},
@@ -238,6 +245,7 @@ func TestSourceCannotEscapeTheGeneratedFunction(t *testing.T) {
 		{"return 1\n}; var x = function () {", 2, 1},
 		{"return 1\n}, escaped = function () {", 2, 1},
 		{"const a = 1 }; var b = function () {", 1, 13},
+		{"return 1\n}\n{", 2, 1},
 	} {
 		res := run(t, tc.source)
 		if res.Err == nil || res.Err.Code != CodeSyntaxError || res.Err.Line != tc.line || res.Err.Column != tc.column {
