@@ -782,6 +782,7 @@ func TestNetHTTPOwnAnswersAreJSON(t *testing.T) {
 		{"an Expect other than 100-continue", "POST /api/scripts/test HTTP/1.1\r\nHost: api\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}", 417, CodeExpectationFailed, "without it"},
 		{"HTTP/2's preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, CodeBadRequest, "HTTP/2 without TLS"},
 		{"a * target", "GET * HTTP/1.1\r\nHost: api\r\n\r\n", 400, CodeBadRequest, "not a path"},
+		{"OPTIONS *", "OPTIONS * HTTP/1.1\r\nHost: api\r\n\r\n", 400, CodeBadRequest, "not a path"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			conn, err := net.DialTimeout("tcp", svc.addr, 5*time.Second)

@@ -80,9 +80,10 @@ func withHeaderLimit(next http.Handler) http.Handler {
 
 // withPathTarget answers a request whose target is not a path ("*", as
 // in HTTP/2's preface "PRI * HTTP/2.0", which net/http hands to the
-// handler) with 400 BAD_REQUEST in JSON on a connection that closes, where
-// http.ServeMux answered 400 with an empty body. net/http answers
-// "OPTIONS *" itself, before any handler.
+// handler, and "OPTIONS *", which the server does not answer itself:
+// http.Server.DisableGeneralOptionsHandler) with 400 BAD_REQUEST in JSON on
+// a connection that closes, where http.ServeMux answered 400 with an empty
+// body and net/http "OPTIONS *" with an empty 200.
 func withPathTarget(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.RequestURI != "*" {

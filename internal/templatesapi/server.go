@@ -160,8 +160,11 @@ func newHTTPServer(cfg Config, log *slog.Logger, ln net.Listener, h http.Handler
 		WriteTimeout:      cfg.Sandbox.Timeout + time.Minute,
 		IdleTimeout:       connIdleTimeout,
 		MaxHeaderBytes:    maxHeaderReadBytes,
-		ConnState:         limited.connState,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// "OPTIONS *" reaches withPathTarget (400 in JSON, as any target
+		// that is not a path), not net/http's empty 200.
+		DisableGeneralOptionsHandler: true,
+		ConnState:                    limited.connState,
+		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	return hs, limited
 }
