@@ -2,10 +2,12 @@ package guardrails
 
 import (
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/file"
 	"github.com/dop251/goja/parser"
 
 	"github.com/flowscript/flowscript/internal/sandbox"
@@ -77,6 +79,7 @@ func scan(source string, inputNames []string) ([]Finding, uses, error) {
 	fs.declareLexical(fn.Body.List)
 	c.markExecute(fn.Body.List)
 	c.stmts(fs, fn.Body.List)
+	c.bidiControls()
 
 	sort.SliceStable(c.findings, func(i, j int) bool {
 		a, b := c.findings[i], c.findings[j]
@@ -238,4 +241,29 @@ func clampToSource(source string, line, col int) (int, int) {
 		line, col = len(starts), len(source)-last+1
 	}
 	return line, sandbox.Column(source, line, col)
+}
+
+// maxBidiFindings caps the bidirectional controls reported: a text full of
+// them needs one look, not a hundred findings.
+const maxBidiFindings = 5
+
+// bidiControls warns of each bidirectional embedding, override and isolate
+// (U+202A–U+202E, U+2066–U+2069) in the source, in a comment or a string
+// as anywhere: invisible, they make the code around them display otherwise
+// than it runs ("Trojan Source", CVE-2021-42574), so a reviewer may read
+// 'user' where the script compares 'admin'.
+func (c *checker) bidiControls() {
+	n := 0
+	for i, r := range c.source {
+		if !('\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069') {
+			continue
+		}
+		if n++; n > maxBidiFindings {
+			return
+		}
+		name := fmt.Sprintf("U+%04X", r)
+		c.report(file.Idx(c.file.Base()+len(wrapperHead)+i), CodeBidiControl, SeverityWarning, name,
+			"an invisible bidirectional control character ("+name+") makes the code around it display otherwise than it runs: "+
+				"remove it, or write it as an escape (\\u"+name[2:]+") inside a string")
+	}
 }

@@ -300,3 +300,34 @@ func FuzzInspect(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckWarnsOfBidirectionalControls: a Trojan Source script (an
+// override and isolates inside a string and a comment, CVE-2021-42574)
+// saves with a warning at each control, in UTF-16 columns; the warnings
+// stop at maxBidiFindings, and a marker of direction (U+200F) is no
+// finding.
+func TestCheckWarnsOfBidirectionalControls(t *testing.T) {
+	src := "var access = 'user';\nif (access !== 'user\u202e \u2066// Check if admin\u2069 \u2066') { return 'admin' }\nreturn 'é\u200f'"
+	got, err := Check(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		name      string
+		line, col int
+	}{{"U+202E", 2, 21}, {"U+2066", 2, 23}, {"U+2069", 2, 41}, {"U+2066", 2, 43}}
+	if len(got) != len(want) || HasErrors(got) {
+		t.Fatalf("findings %v, want %d warnings", got, len(want))
+	}
+	for i, w := range want {
+		f := got[i]
+		if f.Code != CodeBidiControl || f.Severity != SeverityWarning || f.Name != w.name || f.Line != w.line || f.Column != w.col ||
+			!strings.Contains(f.Message, "display otherwise than it runs") {
+			t.Errorf("finding %d: %v, want %s at %d:%d", i, f, w.name, w.line, w.col)
+		}
+	}
+	many, err := Check("// "+strings.Repeat("\u202e", 20)+"\nreturn 1", nil)
+	if err != nil || len(many) != maxBidiFindings {
+		t.Errorf("%d findings (%v), want %d", len(many), err, maxBidiFindings)
+	}
+}

@@ -51,6 +51,10 @@
 //   - error: a source that closes the function it runs in and goes on
 //     outside it (an unmatched closing brace). The sandbox's builder refuses
 //     it too (a SyntaxError at that brace); the finding names the problem.
+//   - warning (GUARDRAIL_BIDI_CONTROL): a bidirectional embedding,
+//     override or isolate (U+202A–U+202E, U+2066–U+2069) anywhere in the
+//     source, comments and strings included: invisible, it makes the code
+//     display otherwise than it runs ("Trojan Source"). At most five.
 //   - warning (GUARDRAIL_CONNECTOR_UNKNOWN, "connector not known at save
 //     time"): an api.get/post/put/patch/delete call whose first argument is
 //     not a string literal (or a template literal without substitutions),

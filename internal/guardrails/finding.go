@@ -39,6 +39,9 @@ const (
 	// CodeConnectorUnknown warns that an api call's connector is not a
 	// string literal, so the report of uses cannot name it.
 	CodeConnectorUnknown Code = "GUARDRAIL_CONNECTOR_UNKNOWN"
+	// CodeBidiControl warns of an invisible bidirectional control
+	// character, which makes source display otherwise than it runs.
+	CodeBidiControl Code = "GUARDRAIL_BIDI_CONTROL"
 )
 
 // Finding is one use of something the sandbox does not offer. Line and
