@@ -3290,3 +3290,23 @@ func BenchmarkConcatSpread(b *testing.B) {
 		}
 	}
 }
+
+// TestUnresolvableCalleeThrowsFirst: calling a name that is declared
+// nowhere throws its ReferenceError before the arguments run (patch 147),
+// in sloppy and strict code, as in Node; a missing method still throws
+// after them, as the standard says.
+func TestUnresolvableCalleeThrowsFirst(t *testing.T) {
+	const src = `(() => {
+var log = [];
+try { nope((log.push('arg'), 1)) } catch (e) { log.push(e.name + ': ' + e.message) }
+try { (function () { 'use strict'; nope2((log.push('arg2'), 1)) })() } catch (e) { log.push(e.message) }
+try { var o = {}; o.m((log.push('arg3'), 1)) } catch (e) { log.push(e.message) }
+try { nope3(f) } catch (e) { log.push(e.message) }
+globalThis.late = function (x) { return x }; log.push(late(1));
+return JSON.stringify(log);
+})()`
+	const want = `["ReferenceError: nope is not defined","nope2 is not defined","arg3","o.m is not a function","nope3 is not defined",1]`
+	if v, err := New().RunString(src); err != nil || v.String() != want {
+		t.Errorf("%v (%v), want %s", v, err, want)
+	}
+}

@@ -3522,7 +3522,11 @@ func (n loadDynamicCallee) exec(vm *vm) {
 	if val == nil {
 		val = vm.r.globalObject.self.getStr(name, nil)
 		if val == nil {
-			val = valueUnresolved{r: vm.r, ref: name}
+			// FlowScript patch 147: an unresolvable callee throws as it is
+			// read, before the arguments are evaluated, as the standard's
+			// GetValue does (nope(f()) ran f, then threw).
+			vm.throw(vm.r.newReferenceError(name))
+			return
 		}
 	}
 	if callee != nil {
