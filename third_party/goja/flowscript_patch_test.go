@@ -1334,6 +1334,10 @@ func TestConcatenationLoopIsLinear(t *testing.T) {
 		// array (with one array, each took it from the other and copied).
 		`let a = '', b = ''; for (let i = 0; i < 4000; i++) { a += 'linha ' + i + '\n'; b += '<li>' + i + '</li>' } a.length + b.length`:                    93780,
 		`let out = ''; for (let r = 0; r < 2000; r++) { let row = ''; for (let j = 0; j < 40; j++) row += 'cell' + j + ';'; out += row + '\n' } out.length`: 542000,
+		// Twelve accented and twelve ASCII strings at once, a report
+		// grouped by month (patch 148: with four arrays each took one
+		// from another and copied it).
+		`let o = {}, p = {}; for (let i = 0; i < 12000; i++) { const k = 'g' + (i % 12); o[k] = (o[k] || '') + 'linha ' + i + ': ação\n'; p[k] = (p[k] || '') + 'row ' + i + ';' } Object.values(o).join('').length + Object.values(p).join('').length`: 313780,
 	} {
 		prg := MustCompile("", src, false)
 		var before, after runtime.MemStats
