@@ -37,12 +37,7 @@ func setArrayValues(a *arrayObject, values []Value) *arrayObject {
 	// FlowScript patch 87: the holes (map over a holed array leaves them)
 	// are not values. Upstream counted them, so the array passed for a
 	// dense one and new Set(a), spread and Array.from read nil.
-	a.objCount = len(values)
-	for _, v := range values {
-		if v == nil {
-			a.objCount--
-		}
-	}
+	a.objCount = valueCount(values)
 	return a
 }
 
@@ -51,15 +46,20 @@ func setArrayValues(a *arrayObject, values []Value) *arrayObject {
 // every hole of the whole array, so [].concat(...arrays) of 100,000 arrays
 // scanned the growing result 100,000 times and took seconds).
 func appendArrayValues(a *arrayObject, values []Value) {
-	count := len(values)
-	for _, v := range values {
-		if v == nil {
-			count--
-		}
-	}
 	a.values = append(a.values, values...)
 	a.length = uint32(len(a.values))
-	a.objCount += count
+	a.objCount += valueCount(values)
+}
+
+// valueCount is how many of values are not holes (nil).
+func valueCount(values []Value) int {
+	n := len(values)
+	for _, v := range values {
+		if v == nil {
+			n--
+		}
+	}
+	return n
 }
 
 func setArrayLength(a *arrayObject, l int64) *arrayObject {
