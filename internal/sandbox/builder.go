@@ -128,11 +128,18 @@ func strayBrace(source string, inputNames []string) (line, col int, ok bool) {
 		if err != nil {
 			continue
 		}
-		brace, escapes := closingBrace(parsed, start+len(source))
-		if !escapes || int(brace)-parsed.File.Base() < start {
+		// The tree must be the wrapper's: a probe can parse as some other
+		// expression ("}}, function () {}"), where closingBrace would
+		// name the end of the source.
+		gen := generatedFunction(parsed)
+		if gen == nil || gen.Body == nil {
 			continue
 		}
-		pos := parsed.File.Position(int(brace) - parsed.File.Base())
+		brace := int(gen.Body.RightBrace) - parsed.File.Base()
+		if brace < start || brace >= start+len(source) {
+			continue
+		}
+		pos := parsed.File.Position(brace)
 		return pos.Line, pos.Column, true
 	}
 	return 0, 0, false

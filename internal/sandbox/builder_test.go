@@ -123,6 +123,7 @@ func TestSyntaxErrorPositionsAreTheAuthors(t *testing.T) {
 		{"var a = 1\n}\nreturn a", 2, 1, false},
 		{"function execute() { return 1 }}", 1, 32, false},
 		{"function execute() {\n  if (x) { return 1 }}\n}", 3, 1, false}, // the brace that closes execute
+		{"return 1 }}, function () {}", 1, 28, true},                     // probed, it parses as (f, function () {}): no brace to name
 		{"return 1\n}}}", 2, 3, false},                                   // three: the parser's own error
 		// An unclosed [ in a regular expression: goja read on to the next /,
 		// through the rest of the source and the wrapper's tail.
