@@ -2033,6 +2033,58 @@ n`)
 	}
 }
 
+// TestTokenizersOfSharedText (patch 149): a tokenizer that searches the
+// rest of an accented text and slices a token off it (rest =
+// rest.slice(n)), or slices the text from a position (text.slice(pos)),
+// gets Node's tokens with Go's regexp, with regexp2 (a lookahead), with the
+// u flag, with i, and over emoji; and it allocates about the text's size a
+// token, not the rest's. Upstream converted the rest to UTF-8 or to runes
+// at each search (quadratic: 50 KB took 2-4 s).
+func TestTokenizersOfSharedText(t *testing.T) {
+	matchesFile(t, "shared_tokenizers", "shared_tokenizers.node.txt")
+
+	r := New()
+	if _, err := r.RunString(`
+const words = ['olá', 'mundo', 'ação', 'café', 'número', '123', 'são', 'paulo', ',', '.', 'x😀y'];
+const T = Array.from({length: 12000}, (_, i) => words[(i * 7) % words.length]).join(' ');
+function rest(re) {
+	let s = T, n = 0;
+	for (let m; s.length && (m = re.exec(s)); n++) s = s.slice(m[0].length);
+	return n;
+}
+function from(re) {
+	let pos = 0, n = 0;
+	for (let m; pos < T.length && (m = T.slice(pos).match(re)); n++) pos += m[0].length;
+	return n;
+}`); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, src string }{
+		{"Go's regexp", `/^\s*(\S+)/`},
+		{"regexp2", `/^\s*(\S+?)(?=\s|$)/`},
+		{"the u flag", `/^\s*([\p{L}\d]+|.)/u`},
+	} {
+		for _, way := range []string{"rest", "from"} {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			v, err := r.RunString(way + `(` + c.src + `)`)
+			runtime.ReadMemStats(&after)
+			want := int64(12000)
+			if c.name == "the u flag" {
+				want = 14182 // Node's: the emoji is a token
+			}
+			if err != nil || v.ToInteger() != want {
+				t.Fatalf("%s, %s: %v (%v), want %d tokens", c.name, way, v, err, want)
+			}
+			if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+				t.Errorf("%s, %s: the tokenizer allocated %d MB, want under 64", c.name, way, got>>20)
+			} else {
+				t.Logf("%s, %s: %d MB", c.name, way, got>>20)
+			}
+		}
+	}
+}
+
 // TestDeletingManyKeys (patch 86): emptying an object of 30,000 keys in
 // insertion order, in reverse, with a for-in that deletes and while an
 // iteration is under way takes linear time, and keeps every other key in

@@ -3,6 +3,7 @@ package goja
 import (
 	"io"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ type regexp2MatchCache struct {
 	target String
 	runes  []rune
 	posMap []int
+	base   int // FlowScript patch 149: posMap's indexes are base more than target's
 }
 
 // Not goroutine-safe. Use regexp2Wrapper.clone()
@@ -24,6 +26,10 @@ type regexp2Wrapper struct {
 	rx    *regexp2.Regexp
 	cache *regexp2MatchCache
 	texts *goTextCache // the runtime's, for the runes of a text (FlowScript patch 76)
+	// the last texts this pattern searched, held so that a collection does
+	// not take them from a loop searching substrings of one (patch 149)
+	lastRunes  *runeText
+	lastPoints *pointText
 }
 
 type regexpWrapper regexp.Regexp
@@ -300,7 +306,7 @@ func (r *regexp2Wrapper) findUTF16Cached(s String, start int, doCache bool) (mat
 	if cache != nil && cache.posMap == nil && cache.target.SameAs(s) {
 		runes = cache.runes
 	} else {
-		runes = r.texts.runesOf(s)
+		runes = r.texts.runesOf(s, &r.lastRunes)
 		cache = nil
 	}
 	match, err = wrapped.FindRunesMatchStartingAt(runes, start)
@@ -345,32 +351,31 @@ func (r *regexp2Wrapper) findSubmatchIndexUTF16(s String, start int, doCache boo
 	return result
 }
 
-func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (match *regexp2.Match, posMap []int, err error) {
+func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (match *regexp2.Match, posMap []int, base int, err error) {
 	var (
 		runes       []rune
 		mappedStart int
 		splitPair   bool
-		savedRune   rune
 	)
 	wrapped := r.rx
 	cache := r.cache
 	if cache != nil && cache.posMap != nil && cache.target.SameAs(s) {
-		runes, posMap = cache.runes, cache.posMap
-		mappedStart, splitPair = posMapReverseLookup(posMap, start)
+		runes, posMap, base = cache.runes, cache.posMap, cache.base
+		mappedStart, splitPair = posMapReverseLookup(posMap, start+base)
 	} else {
-		posMap, runes, mappedStart, splitPair = buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), start)
+		// FlowScript patch 149: the runtime's last code points, or a view
+		// of the string's whose characters s shares.
+		posMap, base, runes, mappedStart, splitPair = r.texts.pointsOf(s, start, &r.lastPoints)
 		cache = nil
 	}
 	if splitPair {
-		// temporarily set the rune at mappedStart to the second code point of the pair
-		_, second := utf16.EncodeRune(runes[mappedStart])
-		savedRune, runes[mappedStart] = runes[mappedStart], second
+		// search from the second code point of the pair, in a copy: the
+		// runes may be cached
+		runes = slices.Clone(runes)
+		_, runes[mappedStart] = utf16.EncodeRune(runes[mappedStart])
 	}
 	match, err = wrapped.FindRunesMatchStartingAt(runes, mappedStart)
-	if doCache && match != nil && err == nil {
-		if splitPair {
-			runes[mappedStart] = savedRune
-		}
+	if doCache && match != nil && err == nil && !splitPair {
 		if cache == nil {
 			if r.cache == nil {
 				r.cache = new(regexp2MatchCache)
@@ -379,6 +384,7 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 				target: s,
 				runes:  runes,
 				posMap: posMap,
+				base:   base,
 			}
 		}
 	} else {
@@ -389,7 +395,7 @@ func (r *regexp2Wrapper) findUnicodeCached(s String, start int, doCache bool) (m
 }
 
 func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache bool) regexpResult {
-	match, posMap, err := r.findUnicodeCached(s, start, doCache)
+	match, posMap, base, err := r.findUnicodeCached(s, start, doCache)
 	if match == nil || err != nil {
 		return regexpResult{}
 	}
@@ -402,7 +408,7 @@ func (r *regexp2Wrapper) findSubmatchIndexUnicode(s String, start int, doCache b
 	}
 	for _, group := range groups {
 		if len(group.Captures) > 0 {
-			result.appendIndexesAndGroup(posMap[group.RuneIndex], posMap[group.RuneIndex+group.RuneLength], group.Name)
+			result.appendIndexesAndGroup(posMap[group.RuneIndex]-base, posMap[group.RuneIndex+group.RuneLength]-base, group.Name)
 		} else {
 			result.appendIndexesAndGroup(-1, 0, group.Name)
 		}
@@ -504,7 +510,7 @@ func (r *regexp2Wrapper) eachSubmatchIndexUnicode(s unicodeString, start, limit 
 	if limit < 0 {
 		limit = len(s) + 1
 	}
-	match, posMap, err := r.findUnicodeCached(s, start, false)
+	match, posMap, base, err := r.findUnicodeCached(s, start, false)
 	if err != nil {
 		return
 	}
@@ -518,8 +524,8 @@ func (r *regexp2Wrapper) eachSubmatchIndexUnicode(s unicodeString, start, limit 
 
 		for _, group := range groups {
 			if len(group.Captures) > 0 {
-				start := posMap[group.RuneIndex]
-				end := posMap[group.RuneIndex+group.RuneLength]
+				start := posMap[group.RuneIndex] - base
+				end := posMap[group.RuneIndex+group.RuneLength] - base
 				result.appendIndexesAndGroup(start, end, group.Name)
 			} else {
 				result.appendIndexesAndGroup(-1, 0, group.Name)

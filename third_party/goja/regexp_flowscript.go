@@ -179,6 +179,14 @@ type goText struct {
 	// exec loop over a text with an emoji rebuilt most of its UTF-8 at
 	// every exec).
 	none bool
+	// base is where this text starts in the text its marks were made for:
+	// a substring that shares a string's characters (patch 85) shares its
+	// UTF-8 text and marks too (sub, FlowScript patch 149).
+	base goTextMark
+	// surrogates are the UTF-16 indexes of two surrogates of a text that
+	// is none, the first and the last when it was made from its string, so
+	// that a substring over either is known to be none at once (sub).
+	surrogates [2]int
 }
 
 type goTextMark struct{ b, u int }
@@ -187,22 +195,76 @@ func (t *goText) index(b int) int {
 	if len(t.marks) == 0 || b <= 0 {
 		return b
 	}
+	b += t.base.b
 	i := sort.Search(len(t.marks), func(i int) bool { return t.marks[i].b > b }) - 1
 	if i < 0 {
-		return b
+		return b - t.base.u
 	}
-	return t.marks[i].u + b - t.marks[i].b
+	return t.marks[i].u + b - t.marks[i].b - t.base.u
 }
 
 func (t *goText) offset(u int) int {
 	if len(t.marks) == 0 || u <= 0 {
 		return u
 	}
+	u += t.base.u
 	i := sort.Search(len(t.marks), func(i int) bool { return t.marks[i].u > u }) - 1
 	if i < 0 {
-		return u
+		return u - t.base.b
 	}
-	return t.marks[i].b + u - t.marks[i].u
+	return t.marks[i].b + u - t.marks[i].u - t.base.b
+}
+
+// sharedAt reports whether u's characters are some of t's, shared with it
+// (a substring of patch 85, or of such a substring), and the UTF-16 index
+// in t where they start. u's first element is then t's element at that
+// index (the character before u's), so u's characters are t's from there.
+func (t *goText) sharedAt(u unicodeString) (int, bool) {
+	if t == nil || len(t.from) == 0 || len(u) < 2 {
+		return 0, false
+	}
+	return sharedUnits(t.from, u)
+}
+
+// sharedUnits reports whether u's elements lie in from's array, and at
+// which of its indexes u starts. Go's allocations do not overlap, so an
+// address between from's first and last element is in from's array.
+func sharedUnits(from, u unicodeString) (int, bool) {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(from)))
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(u)))
+	if p < base {
+		return 0, false
+	}
+	k := int((p - base) / unsafe.Sizeof(from[0]))
+	if k+len(u) > len(from) {
+		return 0, false
+	}
+	return k, true
+}
+
+// sub returns the text of u, whose characters are t's from UTF-16 index k
+// (sharedAt), without converting them again (FlowScript patch 149): a
+// tokenizer that searches the rest of an accented text and slices a token
+// off its front (rest = rest.slice(m[0].length)) converted the whole rest
+// at each step, quadratic in the text. It returns nil when that must be
+// done: u may hold a surrogate of t's that is none.
+func (t *goText) sub(u unicodeString, k int) *goText {
+	n := len(u) - 1
+	if t.none {
+		first, last := t.surrogates[0], t.surrogates[1]
+		if first >= k && first < k+n || last >= k && last < k+n {
+			return &goText{from: u, none: true, surrogates: [2]int{max(first-k, 0), min(last-k, n-1)}}
+		}
+		return nil // after the last, before the first, or between them
+	}
+	b0, b1 := t.offset(k), t.offset(k+n)
+	return &goText{
+		src:   t.src[b0:b1],
+		marks: t.marks,
+		base:  goTextMark{b: t.base.b + b0, u: t.base.u + k},
+		folds: t.folds, // the whole text's: a search that could go to Go's regexp goes to regexp2
+		from:  u,
+	}
 }
 
 // makeGoText returns the UTF-8 text of a UTF-16 string without surrogates,
@@ -288,49 +350,178 @@ type goTextCache struct {
 	next  int
 	// runes are the last texts regexp2 searched, as its runes, for the
 	// same reason (a pattern regexp2 runs converted the text to runes
-	// again in each new pattern).
-	runes     [4]weak.Pointer[runeText]
-	nextRunes int
+	// again in each new pattern), and points the last it searched with the
+	// u flag, as code points.
+	runes      [4]weak.Pointer[runeText]
+	nextRunes  int
+	points     [4]weak.Pointer[pointText]
+	nextPoints int
+}
+
+// textKey names a string's characters: where they are and how many.
+type textKey struct {
+	data  unsafe.Pointer // the first byte or unit of the text, which holds it
+	n     int            // its length in bytes (ASCII) or units (UTF-16, with the first)
+	ascii bool
+}
+
+func keyOf(s String) textKey {
+	a, u := devirtualizeString(s)
+	if u == nil {
+		return textKey{data: unsafe.Pointer(unsafe.StringData(string(a))), n: len(a), ascii: true}
+	}
+	return textKey{data: unsafe.Pointer(unsafe.SliceData(u)), n: len(u)}
+}
+
+// within reports whether k's characters are some of of's, shared with it
+// (Go's substrings of an ASCII string, patch 85's of a UTF-16 one), and the
+// index of of's characters where they start (FlowScript patch 149). Go's
+// allocations do not overlap, so an address in of's array is of's.
+func (k textKey) within(of textKey) (int, bool) {
+	if k.ascii != of.ascii || k.data == nil || of.data == nil {
+		return 0, false
+	}
+	size := uintptr(2)
+	if k.ascii {
+		size = 1
+	}
+	p, base := uintptr(k.data), uintptr(of.data)
+	if p < base {
+		return 0, false
+	}
+	i := int((p - base) / size)
+	if i+k.n > of.n {
+		return 0, false
+	}
+	return i, true // a UTF-16 text's first element is the one before its characters
+}
+
+// length is the number of characters k names.
+func (k textKey) length() int {
+	if k.ascii {
+		return k.n
+	}
+	return k.n - 1
 }
 
 // runeText is a text as regexp2 searches it.
 type runeText struct {
-	data  unsafe.Pointer // the first byte or unit of the text, which holds it
-	n     int            // its length in bytes (ASCII) or units (UTF-16)
-	ascii bool
+	textKey
 	runes []rune
 }
 
-// runesMinLength is the length from which runesOf caches a text: below it
-// a conversion costs less than a weak pointer.
+// pointText is a text as regexp2 searches it with the u flag
+// (buildPosMap's): its code points, and their UTF-16 indexes in the text
+// posMap was made for, where this one starts at base.
+type pointText struct {
+	textKey
+	runes  []rune
+	posMap []int
+	base   int
+}
+
+// runesMinLength is the length from which runesOf and pointsOf cache a
+// text: below it a conversion costs less than a weak pointer.
 const runesMinLength = 256
 
 // runesOf returns s's runes as regexp2 searches them (utf16Runes), the
-// cached ones when s was searched lately. The runes are never written.
-func (c *goTextCache) runesOf(s String) []rune {
+// cached ones when s, or a string whose characters s shares, was searched
+// lately; last is the caller's last text, which it holds. The runes are
+// never written.
+func (c *goTextCache) runesOf(s String, last **runeText) []rune {
 	if c == nil || s.Length() < runesMinLength {
 		return s.utf16Runes()
 	}
-	a, u := devirtualizeString(s)
-	key := runeText{data: unsafe.Pointer(unsafe.SliceData(u)), n: len(u), ascii: u == nil}
-	if key.ascii {
-		key.data, key.n = unsafe.Pointer(unsafe.StringData(string(a))), len(a)
+	key := keyOf(s)
+	t, made := findText(c.runes[:], *last, key, func(from *runeText, k int) *runeText {
+		n := key.length()
+		return &runeText{textKey: key, runes: from.runes[k : k+n : k+n]}
+	})
+	if t == nil {
+		t, made = &runeText{textKey: key, runes: s.utf16Runes()}, true
 	}
-	for i := range c.runes {
-		if t := c.runes[i].Value(); t != nil && t.data == key.data && t.n == key.n && t.ascii == key.ascii {
-			return t.runes
-		}
+	if made {
+		c.runes[c.nextRunes] = weak.Make(t)
+		c.nextRunes = (c.nextRunes + 1) % len(c.runes)
 	}
-	t := key // escapes, so it is allocated on a miss only
-	t.runes = s.utf16Runes()
-	c.runes[c.nextRunes] = weak.Make(&t)
-	c.nextRunes = (c.nextRunes + 1) % len(c.runes)
+	*last = t
 	return t.runes
 }
 
-// find returns the cached text of u, or nil. A nil cache (a pattern made
-// outside a runtime) finds nothing.
-func (c *goTextCache) find(u unicodeString) *goText {
+// pointsOf is buildPosMap for s, with the cached code points when s, or a
+// string whose characters s shares, was searched lately; last is the
+// caller's last text, which it holds. posMap's indexes are base more than
+// s's. The runes and posMap are never written.
+func (c *goTextCache) pointsOf(s String, start int, last **pointText) (posMap []int, base int, runes []rune, mappedStart int, splitPair bool) {
+	if c == nil || s.Length() < runesMinLength {
+		posMap, runes, mappedStart, splitPair = buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), start)
+		return
+	}
+	key := keyOf(s)
+	t, made := findText(c.points[:], *last, key, func(from *pointText, k int) *pointText {
+		// A pair split at either end reads as a lone surrogate in s.
+		r0, split0 := posMapReverseLookup(from.posMap, from.base+k)
+		r1, split1 := posMapReverseLookup(from.posMap, from.base+k+key.length())
+		if split0 || split1 {
+			return nil
+		}
+		return &pointText{textKey: key, runes: from.runes[r0:r1:r1], posMap: from.posMap[r0 : r1+1 : r1+1], base: from.base + k}
+	})
+	if t == nil {
+		t, made = &pointText{textKey: key}, true
+		t.posMap, t.runes, _, _ = buildPosMap(&lenientUtf16Decoder{utf16Reader: s.utf16Reader()}, s.Length(), 0)
+	}
+	if made {
+		c.points[c.nextPoints] = weak.Make(t)
+		c.nextPoints = (c.nextPoints + 1) % len(c.points)
+	}
+	*last = t
+	mappedStart, splitPair = posMapReverseLookup(t.posMap, start+t.base)
+	return t.posMap, t.base, t.runes, mappedStart, splitPair
+}
+
+// keyed is a cached text (runeText, pointText).
+type keyed[T any] interface {
+	*T
+	key() textKey
+}
+
+func (t *runeText) key() textKey  { return t.textKey }
+func (t *pointText) key() textKey { return t.textKey }
+
+// findText returns the text of key among last and cached, or one sub
+// makes (made) of one whose characters key's are some of (within), or nil.
+func findText[T any, P keyed[T]](cached []weak.Pointer[T], last P, key textKey, sub func(from P, k int) P) (t P, made bool) {
+	if last != nil && last.key() == key {
+		return last, false
+	}
+	for i := range cached {
+		if t := P(cached[i].Value()); t != nil && t.key() == key {
+			return t, false
+		}
+	}
+	for i := -1; i < len(cached); i++ {
+		from := last
+		if i >= 0 {
+			from = P(cached[i].Value())
+		}
+		if from == nil {
+			continue
+		}
+		if k, ok := key.within(from.key()); ok {
+			if t := sub(from, k); t != nil {
+				return t, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// find returns the cached text of u, or one made from the cached text or
+// last (a pattern's last) whose characters u shares (sub), cached in its
+// turn; or nil. A nil cache (a pattern made outside a runtime) finds
+// nothing.
+func (c *goTextCache) find(u unicodeString, last *goText) *goText {
 	if c == nil {
 		return nil
 	}
@@ -339,8 +530,38 @@ func (c *goTextCache) find(u unicodeString) *goText {
 			return t
 		}
 	}
-	return nil
+	from := last
+	for i := 0; ; i++ {
+		if k, ok := from.sharedAt(u); ok {
+			t := from.sub(u, k)
+			if t != nil {
+				c.add(t)
+			}
+			return t
+		}
+		if i == len(c.texts) {
+			return nil
+		}
+		from = c.texts[i].Value()
+	}
 }
+
+// noGoText is the text of u, which holds a surrogate (makeGoText refused
+// it), with its first and last surrogates.
+func noGoText(u unicodeString) *goText {
+	units := u[1:]
+	t := &goText{from: u, none: true}
+	t.surrogates[0] = slices.IndexFunc(units, isUTF16Surrogate)
+	for i := len(units) - 1; i >= 0; i-- {
+		if isUTF16Surrogate(units[i]) {
+			t.surrogates[1] = i
+			break
+		}
+	}
+	return t
+}
+
+func isUTF16Surrogate(c uint16) bool { return c >= 0xD800 && c <= 0xDFFF }
 
 // add caches t in place of the oldest text.
 func (c *goTextCache) add(t *goText) {
@@ -372,7 +593,7 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 	}
 	t := p.lastText
 	if !t.isOf(u) {
-		if t = p.texts.find(u); t == nil {
+		if t = p.texts.find(u, p.lastText); t == nil {
 			var ok bool
 			if imp, isImported := s.(*importedString); isImported {
 				t, ok = imp.goText()
@@ -380,7 +601,7 @@ func (p *regexpPattern) goTextOf(s String, start int) *goText {
 				t, ok = makeGoText(u)
 			}
 			if !ok {
-				t = &goText{from: u, none: true}
+				t = noGoText(u)
 			}
 			p.texts.add(t)
 		}

@@ -491,8 +491,9 @@ func (s unicodeString) Concat(other String) String {
 	return unicodeString(b)
 }
 
-// FlowScript patch 85: a long substring that is at least half of its
-// string shares the string's characters, as V8's sliced strings do. Its
+// FlowScript patch 85: a long substring that is at least a 64th of its
+// string (patch 149; half before) shares the string's characters, as V8's
+// sliced strings do. Its
 // first element (a unicodeString's BOM) is then the character before it, so
 // no code reads a unicodeString's first element but string(), which puts
 // the BOM back. Upstream copied every substring, so a parse that consumes a
@@ -500,15 +501,22 @@ func (s unicodeString) Concat(other String) String {
 // accented lines took 341 ms (Node 14).
 //
 // shareMinLength is the shortest substring shared: below it a copy costs
-// no more. A shared substring keeps its whole string alive, at most twice
-// its own size when it is taken; a chain of them (each at least half of
-// the last) can keep more, as in V8, until they are dropped.
-const shareMinLength = 256
+// no more. A shared substring keeps its whole string alive, at most
+// shareRatio times its own size when it is taken; a chain of them can keep
+// more, as in V8, until they are dropped. With half, a tokenizer that
+// slices the rest of a text from a position (rest = text.slice(pos))
+// copied the rest at each token once past the middle, quadratic in the
+// text (90 KB: 4 s; Node 3 ms); with a 64th, the copies of the last 64th
+// cost less than the search.
+const (
+	shareMinLength = 256
+	shareRatio     = 64
+)
 
 func (s unicodeString) Substring(start, end int) String {
 	ss := s[start+1 : end+1]
 	if hasNonASCII(ss) {
-		if n := end - start; n >= shareMinLength && 2*n >= len(s)-1 {
+		if n := end - start; n >= shareMinLength && shareRatio*n >= len(s)-1 {
 			return s[start : end+1 : end+1] // the capacity cut: nothing appends into s
 		}
 		b := make(unicodeString, end-start+1)
