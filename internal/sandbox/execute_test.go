@@ -72,6 +72,26 @@ func TestAsyncIsRefused(t *testing.T) {
 			wantError(t, run(t, src), CodeAsyncUnsupported, "Script assíncrono não é suportado")
 		})
 	}
+	// A declared async execute is refused before it is called: none of its
+	// body runs, not a line it logs, not a loop that would time it out, not
+	// a host call (found by a probe: the body ran up to its first await).
+	for _, src := range []string{
+		"async function execute() { console.log('ran'); while (true) {} }",
+		"console.log('top level runs')\nexecute = async () => { console.log('ran'); while (true) {} }",
+		"const execute = (async function () { console.log('ran'); while (true) {} }).bind(null)",
+		"var execute = new Proxy(async () => { console.log('ran'); while (true) {} }, {})",
+		"class K { static async execute() { console.log('ran'); while (true) {} } }\nvar execute = K.execute",
+	} {
+		t.Run(src, func(t *testing.T) {
+			res := run(t, src)
+			wantError(t, res, CodeAsyncUnsupported, "Script assíncrono não é suportado")
+			for _, l := range res.Logs {
+				if l.Message == "ran" {
+					t.Errorf("the async execute ran: %+v", res.Logs)
+				}
+			}
+		})
+	}
 	// Empty objects and "{}" text are data.
 	wantOutput(t, run(t, "return {a: {}, b: [{}], c: '{}', d: {toJSON() { return {} }, p: Promise.resolve()}}"),
 		`{"a":{},"b":[{}],"c":"{}","d":{}}`)

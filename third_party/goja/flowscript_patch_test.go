@@ -2085,6 +2085,25 @@ function from(re) {
 	}
 }
 
+// TestAsyncMethodsAreAsyncFunctions (patch 150): an async method, of an
+// object literal or a class, static or computed, has AsyncFunction.prototype
+// as its prototype, as an async function has (upstream: Function.prototype,
+// so its constructor was Function and its tag "Function"); Node's answers.
+func TestAsyncMethodsAreAsyncFunctions(t *testing.T) {
+	const src = `
+const A = Object.getPrototypeOf(async function () {});
+class K { async m() {} static async s() {} async ['c' + 1]() {} }
+const o = { async m() {}, async 'q'() {} };
+const fs = [o.m, o.q, K.prototype.m, K.s, K.prototype.c1];
+[fs.map(f => Object.getPrototypeOf(f) === A).join(), fs.map(f => f instanceof Function).join(), o.m.constructor.name,
+	Object.prototype.toString.call(o.m), typeof K.s, 'prototype' in o.m, o.m.name, K.s.length].join(';')`
+	const want = "true,true,true,true,true;true,true,true,true,true;AsyncFunction;[object AsyncFunction];function;false;m;0"
+	v, err := New().RunString(src)
+	if err != nil || v.String() != want {
+		t.Fatalf("%v (%v), want %s", v, err, want)
+	}
+}
+
 // TestDeletingManyKeys (patch 86): emptying an object of 30,000 keys in
 // insertion order, in reverse, with a for-in that deletes and while an
 // iteration is under way takes linear time, and keeps every other key in

@@ -693,6 +693,7 @@ func (r *Runtime) newGeneratorMethod(name unistring.String, length int, strict b
 func (r *Runtime) newAsyncMethod(name unistring.String, length int, strict bool) (f *asyncMethodFuncObject) {
 	f = &asyncMethodFuncObject{}
 	r.initBaseJsFunction(&f.baseJsFuncObject, strict)
+	f.prototype = r.getAsyncFunctionPrototype() // FlowScript patch 150: upstream left Function.prototype
 	f.val.self = f
 	f.init(name, intToValue(int64(length)))
 	return
