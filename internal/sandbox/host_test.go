@@ -146,6 +146,16 @@ func TestHostFailures(t *testing.T) {
 	}
 	res = runHost(t, "try { api.get('crm', '/x') } catch (e) { return 'caught ' + e.code }", []string{"api"}, network, Limits{})
 	wantOutput(t, res, "caught NETWORK_ERROR")
+	// An argument the host finds of the wrong type is the language's
+	// TypeError, as those the sandbox finds itself (found by a probe: an
+	// Error named TypeError, not instanceof TypeError).
+	typed := &recordingHost{answer: func(HostCall) HostReply {
+		return HostReply{Err: &HostError{Name: "TypeError", Message: "kv.set: the key (argument 1) must be a string, got 50% more"}}
+	}}
+	res = runHost(t, "try { kv.set(1, 1) } catch (e) { return [e instanceof TypeError, e.name, e.code, e.message, Object.keys(e).length, String(e)].join(' | ') }", []string{"kv"}, typed, Limits{})
+	wantOutput(t, res, "true | TypeError | TYPE_ERROR | kv.set: the key (argument 1) must be a string, got 50% more | 0 | TypeError: kv.set: the key (argument 1) must be a string, got 50% more")
+	res = runHost(t, "try { api.get('crm', '/x') } catch (e) { return [e instanceof Error, e instanceof TypeError, e.name, e.code].join(' ') }", []string{"api"}, network, Limits{})
+	wantOutput(t, res, "true false NetworkError NETWORK_ERROR")
 
 	res = runHost(t, "for (let i = 0; i < 10; i++) kv.get('k' + i)\nreturn 'done'", []string{"kv"}, &recordingHost{}, Limits{MaxHostCalls: 3})
 	if res.Err == nil || res.Err.Code != CodeHostCallLimit || !strings.Contains(res.Err.Message, "SANDBOX_MAX_HOST_CALLS") {

@@ -262,17 +262,25 @@ func (v *vm) hostCall(capability, method string, args []goja.Value) goja.Value {
 
 // throwHost makes the Error a failed host call throws: name and code from
 // e, the message, and, when e has a code, a record of it by identity so
-// that the run fails with that code if the script lets it go.
+// that the run fails with that code if the script lets it go. A TypeError
+// (an argument of the wrong type, found by the host) is the language's,
+// instanceof TypeError as those the sandbox throws itself; any other name
+// is an Error's own property, as a subclass's constructor sets it.
 func (v *vm) throwHost(e *HostError) *goja.Object {
 	name := e.Name
 	if name == "" {
 		name = "Error"
 	}
-	obj, err := v.rt.New(v.host.errorCtor, v.rt.ToValue(e.Message))
-	if err != nil { // the original Error constructor does not throw
-		panic(err)
+	var obj *goja.Object
+	if name == "TypeError" {
+		obj = v.rt.NewTypeError("%s", e.Message)
+	} else {
+		var err error
+		if obj, err = v.rt.New(v.host.errorCtor, v.rt.ToValue(e.Message)); err != nil { // the original Error constructor does not throw
+			panic(err)
+		}
+		_ = obj.DefineDataProperty("name", v.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
-	_ = obj.DefineDataProperty("name", v.rt.ToValue(name), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	code := string(e.Code)
 	if code == "" {
 		code = upperSnake(name)
