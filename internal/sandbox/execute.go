@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -130,18 +131,16 @@ func (p *Program) run(ctx context.Context, l Limits, values []string, h *hostSta
 
 	out, err := p.call(v, values)
 	var stopped *goja.InterruptedError
-	if errors.As(err, &stopped) && h.journal != nil {
-		switch stopped.Value() {
-		case suspendMarker:
-			return "", nil
-		case divergedMarker:
-			return "", &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged + divergedNext}
-		case tooLargeMarker:
-			return "", &Error{Code: CodeScriptError, Message: h.journal.diverged, Line: h.journal.line, Column: h.journal.column}
+	if errors.As(err, &stopped) {
+		if e, ok := h.journalStop(stopped); ok {
+			return "", e
 		}
 	}
 	if err != nil {
 		e := h.locate(p.classify(ctx, v, l, err))
+		if e == errSuspended {
+			return "", nil
+		}
 		if e.Code == CodeScriptError && h.journal != nil && h.journal.pos < len(h.journal.replay) {
 			// The suspended run went past this point without throwing: the
 			// replay took another way.
@@ -376,6 +375,9 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 		if !ok {
 			if e := p.oversizedError(l, stopped); e != nil { // its message getter asked for too much
 				return e
+			}
+			if e, ok := v.host.journalStop(stopped); ok { // its message getter asked for approval
+				return cmp.Or(e, errSuspended)
 			}
 			return causeOf(ctx)
 		}

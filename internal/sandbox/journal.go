@@ -223,6 +223,29 @@ var (
 	tooLargeMarker = &struct{ name string }{"journal too large"}
 )
 
+// errSuspended is classify's answer for a run suspended while its thrown
+// value was read (a message getter that asks for approval): not an error
+// of the run, which ends suspended.
+var errSuspended = &Error{Code: CodeScriptError, Message: "suspended"}
+
+// journalStop is how a run interrupted by its journal ends: suspended (nil
+// error) or with the error the marker stands for; ok is false for any
+// other interrupt, and for a run without a journal.
+func (h *hostState) journalStop(stopped *goja.InterruptedError) (e *Error, ok bool) {
+	if h == nil || h.journal == nil || stopped == nil {
+		return nil, false
+	}
+	switch stopped.Value() {
+	case suspendMarker:
+		return nil, true
+	case divergedMarker:
+		return &Error{Code: CodeContinuationDiverged, Message: "the resumed run did not replay its journal: " + h.journal.diverged + divergedNext}, true
+	case tooLargeMarker:
+		return &Error{Code: CodeScriptError, Message: h.journal.diverged, Line: h.journal.line, Column: h.journal.column}, true
+	}
+	return nil, false
+}
+
 // journaledCall is a host call of a run that keeps a journal: replayed
 // from it while the run is in its replayed part, recorded afterwards. It
 // reports false when the run diverged (and is interrupted).

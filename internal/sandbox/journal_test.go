@@ -402,3 +402,27 @@ func journalOf(r Result) string {
 	}
 	return string(r.Suspended.Journal)
 }
+
+// A thrown value whose message getter asks for approval suspends the run,
+// as any other approval does, and the resumed run fails with the message
+// the resolution made; it was reported as SCRIPT_TIMEOUT at once (a
+// black-box probe). Its getter runs while the uncaught error is read.
+func TestApprovalWhileAnErrorIsRead(t *testing.T) {
+	for _, src := range []string{
+		"throw {get message() { return 'recusado: ' + approval.request({message: 'ok?'}).why }}",
+		"throw {toString() { return 'recusado: ' + approval.request({message: 'ok?'}).why }}",
+		"const e = new Error('x')\nObject.defineProperty(e, 'message', {get() { return 'recusado: ' + approval.request({message: 'ok?'}).why }})\nthrow e",
+	} {
+		t.Run(src, func(t *testing.T) {
+			grants := []string{"approval"}
+			first := resume(t, src, &postHost{}, grants, nil, nil)
+			if first.Err != nil || first.Suspended == nil || string(first.Suspended.Request) != `{"message":"ok?"}` {
+				t.Fatalf("first run: %+v, suspended %+v, want it suspended", first.Err, first.Suspended)
+			}
+			second := resume(t, src, &postHost{}, grants, first.Suspended.Journal, json.RawMessage(`{"why":"caro demais"}`))
+			if second.Err == nil || second.Err.Code != CodeScriptError || !strings.Contains(second.Err.Message, "recusado: caro demais") || second.Suspended != nil {
+				t.Fatalf("resumed: %+v, suspended %+v, want SCRIPT_ERROR 'recusado: caro demais'", second.Err, second.Suspended)
+			}
+		})
+	}
+}
