@@ -3424,8 +3424,8 @@ func (c *compiler) emitObjectPattern(pattern *ast.ObjectPattern, emitAssign func
 }
 
 func (c *compiler) emitArrayPattern(pattern *ast.ArrayPattern, emitAssign func(target, init compiledExpr), putOnStack bool) {
-	c.addSrcMap(pattern)                    // FlowScript patch 33
-	c.emit(_iterate{from: c.takeOperand()}) // patch 42
+	c.addSrcMap(pattern)                         // FlowScript patch 33
+	c.emit(_iterateArray{from: c.takeOperand()}) // patches 42, 151
 	for _, elt := range pattern.Elements {
 		switch elt := elt.(type) {
 		case nil:

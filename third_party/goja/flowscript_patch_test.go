@@ -2106,6 +2106,41 @@ const fs = [o.m, o.q, K.prototype.m, K.s, K.prototype.c1];
 	}
 }
 
+// TestArrayPatternsReadByIndex (patch 151): an array pattern over an
+// ordinary array reads its elements by index, and does what GetIterator's
+// iterator would everywhere a script could tell (holes, accessors, an
+// array grown, shrunk or made sparse while it is read, a replaced
+// Symbol.iterator or next, a return method on Object.prototype, a throw, a
+// generator's return); Node's answers. A sort by a destructured count
+// allocates nothing per comparison (before: an iterator, its record and a
+// property map, about 400 bytes).
+func TestArrayPatternsReadByIndex(t *testing.T) {
+	matchesFile(t, "array_patterns", "array_patterns.node.txt")
+
+	r := New()
+	if _, err := r.RunString(`const counts = Object.entries(Object.fromEntries(Array.from({length: 20000}, (_, i) => ['w' + i, (i * 7919) % 1009])))`); err != nil {
+		t.Fatal(err)
+	}
+	measure := func(src string) (uint64, Value) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		v, err := r.RunString(src)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return after.TotalAlloc - before.TotalAlloc, v
+	}
+	indexed, want := measure(`counts.slice().sort((a, b) => b[1] - a[1]).slice(0, 5).join(';')`)
+	destructured, got := measure(`counts.slice().sort(([, a], [, b]) => b - a).slice(0, 5).join(';')`)
+	if got.String() != want.String() {
+		t.Fatalf("sorted by a destructured count: %s, by an indexed one: %s", got, want)
+	}
+	if destructured > 2*indexed+1<<20 {
+		t.Errorf("a sort by a destructured count allocated %d KB, by an indexed one %d KB: want about the same", destructured>>10, indexed>>10)
+	}
+}
+
 // TestDeletingManyKeys (patch 86): emptying an object of 30,000 keys in
 // insertion order, in reverse, with a for-in that deletes and while an
 // iteration is under way takes linear time, and keeps every other key in

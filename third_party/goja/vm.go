@@ -109,9 +109,10 @@ func (vm *vm) resume(ctx *execCtx) {
 }
 
 type iterStackItem struct {
-	val  Value
-	f    iterNextFunc
-	iter *iteratorRecord
+	val    Value
+	f      iterNextFunc
+	iter   *iteratorRecord
+	cursor arrayCursor // an array pattern's plain array (FlowScript patch 151)
 }
 
 type ref interface {
@@ -788,9 +789,9 @@ func (vm *vm) restoreStacks(iterLen, refLen uint32) (ex *Exception) {
 	// Restore other stacks
 	iterTail := vm.iterStack[iterLen:]
 	for i := len(iterTail) - 1; i >= 0; i-- {
-		if iter := iterTail[i].iter; iter != nil {
+		if item := &iterTail[i]; item.iter != nil || item.cursor.arr != nil {
 			ex1 := vm.try(func() {
-				iter.returnIter()
+				vm.closeIter(item)
 			})
 			if ex1 != nil && ex == nil {
 				ex = ex1
@@ -2818,6 +2819,23 @@ var newArrayFromIter _newArrayFromIter
 func (_newArrayFromIter) exec(vm *vm) {
 	var values []Value
 	l := len(vm.iterStack) - 1
+	if c := &vm.iterStack[l].cursor; c.arr != nil {
+		for {
+			v, ok := c.step()
+			if !ok {
+				vm.materialise(&vm.iterStack[l])
+				break
+			}
+			if v == nil { // done
+				vm.iterStack[l] = iterStackItem{}
+				vm.iterStack = vm.iterStack[:l]
+				vm.push(vm.r.newArrayValues(values))
+				vm.pc++
+				return
+			}
+			values = append(values, v)
+		}
+	}
 	iter := vm.iterStack[l].iter
 	vm.iterStack[l] = iterStackItem{}
 	vm.iterStack = vm.iterStack[:l]
@@ -5121,9 +5139,7 @@ func (_enumPopClose) exec(vm *vm) {
 	item := vm.iterStack[l]
 	vm.iterStack[l] = iterStackItem{}
 	vm.iterStack = vm.iterStack[:l]
-	if iter := item.iter; iter != nil {
-		iter.returnIter()
-	}
+	vm.closeIter(&item)
 	vm.pc++
 }
 
@@ -5172,6 +5188,14 @@ type iterGetNextOrUndef struct{}
 
 func (iterGetNextOrUndef) exec(vm *vm) {
 	l := len(vm.iterStack) - 1
+	if c := &vm.iterStack[l].cursor; c.arr != nil {
+		if v, ok := c.step(); ok {
+			vm.push(nilSafe(v))
+			vm.pc++
+			return
+		}
+		vm.materialise(&vm.iterStack[l])
+	}
 	iter := vm.iterStack[l].iter
 	var value Value
 	if iter.iterator != nil {
