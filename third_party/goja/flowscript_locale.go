@@ -290,6 +290,32 @@ func numberLocaleOf(tag string, given bool) *numberLocale {
 	return numberLocales["en-us"]
 }
 
+// datePatternsOf is the patterns Date's toLocale*String write for tag: its
+// own language-REGION's when datePatternTable has them, its language's in
+// dateLanguageDefaults, or numberLocaleOf's locale's. en-CA and sv-SE have
+// patterns of their own and no numbers (they write numbers as en-US and
+// en-US does): toLocaleDateString('en-CA') and toLocaleString('sv-SE') are
+// how scripts write an ISO date in local time (FlowScript patch 152: they
+// wrote 3/1/2024).
+func datePatternsOf(tag string, given bool) *datePatterns {
+	if given {
+		parts := strings.Split(tag, "-")
+		if len(parts) > 1 && len(parts[1]) == 2 {
+			if f := datePatternTable[strings.ToLower(parts[0])+"-"+strings.ToUpper(parts[1])]; f != nil {
+				return f()
+			}
+		}
+		if key, ok := dateLanguageDefaults[strings.ToLower(parts[0])]; ok {
+			return datePatternTable[key]()
+		}
+	}
+	return datePatternTable[numberLocaleOf(tag, given).tag]()
+}
+
+// dateLanguageDefaults names the date locale of a language given alone (or
+// with another region) that numberLocales does not have.
+var dateLanguageDefaults = map[string]string{"sv": "sv-SE"}
+
 // firstLocaleTag reads a locales argument: undefined, a tag, or a list
 // whose first tag is used; given is false for undefined and an empty list.
 // Every tag of a list is checked, as ECMA-402's CanonicalizeLocaleList
@@ -686,7 +712,7 @@ func (r *Runtime) localeDateString(t time.Time, locales, options Value, which st
 		return t.Format(datetimeLayout_en_GB)
 	}
 	tag, given := r.firstLocaleTag(locales)
-	l := datePatternTable[numberLocaleOf(tag, given).tag]()
+	l := datePatternsOf(tag, given)
 	// The locale's -u-hc- (patch 115; a value V8 does not know is ignored)
 	// is the cycle when no option names one, and the cycle hour12 is read
 	// against, as V8 reads it: h11 or h23 make hour12 h11 or h23, h12 or

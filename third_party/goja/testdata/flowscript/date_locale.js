@@ -7,7 +7,7 @@
     new Date(2020, 11, 25, 12, 0, 0), new Date(1999, 9, 31, 23, 59, 9)];
   const out = [];
   for (const l of [undefined, "en-US", "en", "en-GB", "pt-BR", "pt", "pt-br", "pt-PT", "es", "es-ES", "es-MX", "es-419", "es-AR",
-    "es-CO", "es-CL", "de", "de-DE", "fr", "fr-FR", "it", "it-IT", "xx", ["pt-BR"], []]) {
+    "es-CO", "es-CL", "de", "de-DE", "fr", "fr-FR", "it", "it-IT", "en-CA", "en-ca", "sv-SE", "sv", "en-CA-u-hc-h23", "xx", ["pt-BR"], []]) {
     out.push(JSON.stringify(l) + " " + JSON.stringify(ds.map(d => [d.toLocaleDateString(l), d.toLocaleTimeString(l), d.toLocaleString(l)])));
   }
   // With timeZone as the only option, in that zone; UTC dates, so the same anywhere.

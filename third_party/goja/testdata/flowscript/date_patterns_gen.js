@@ -22,7 +22,7 @@
 // style's, s, then dateStyle's code (- f L m S: full, long, medium, short)
 // and timeStyle's (- m S),
 // then hour12 or the hourCycle as for a time.
-const locales = ["en-US", "en-GB", "pt-BR", "pt-PT", "es-ES", "es-MX", "es-419", "es-AR", "es-CO", "es-CL", "de-DE", "fr-FR", "it-IT"];
+const locales = ["en-US", "en-GB", "pt-BR", "pt-PT", "es-ES", "es-MX", "es-419", "es-AR", "es-CO", "es-CL", "de-DE", "fr-FR", "it-IT", "en-CA", "sv-SE"];
 const p1 = new Date(Date.UTC(2024, 10, 23, 15, 47, 58));
 const p2 = new Date(Date.UTC(2009, 1, 5, 4, 6, 7));
 const space = (s) => s.replace(/\u202f/g, " ");
