@@ -474,6 +474,7 @@ func (r *Runtime) arrayproto_slice(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_sort(call FunctionCall) Value {
+	defer r.sorted(r.sorting())
 	o := call.This.ToObject(r)
 
 	var compareFn func(FunctionCall) Value
@@ -1487,6 +1488,7 @@ func (r *Runtime) arrayproto_toReversed(call FunctionCall) Value {
 }
 
 func (r *Runtime) arrayproto_toSorted(call FunctionCall) Value {
+	defer r.sorted(r.sorting())
 	var compareFn func(FunctionCall) Value
 	arg := call.Argument(0)
 	if arg != _undefined {

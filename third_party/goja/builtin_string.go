@@ -331,8 +331,7 @@ func (r *Runtime) stringproto_lastIndexOf(call FunctionCall) Value {
 
 func (r *Runtime) stringproto_localeCompare(call FunctionCall) Value {
 	r.checkObjectCoercible(call.This)
-	this := norm.NFD.String(stringOf(call.This).String())
-	that := norm.NFD.String(call.Argument(0).toString().String())
+	this, that := stringOf(call.This), call.Argument(0).toString()
 	return intToValue(int64(r.localeCompare(this, that, call.Argument(1), call.Argument(2))))
 }
 

@@ -195,6 +195,10 @@ type Runtime struct {
 	_collator       *collate.Collator
 	collators       map[string]*collate.Collator // localeCompare's, by locale and options (FlowScript patch 35)
 	taggedCollators map[string]taggedCollator    // localeCompare's, by a locale string given without options (FlowScript patch 129)
+	collationKeys   map[collationKeyOf]collated  // localeCompare's strings compared lately, with their sort keys (FlowScript patch 153)
+	collationBytes  int                          // the size of collationKeys' texts and keys
+	sorts           int                          // the sorts under way, one in another's comparator or not (patch 153)
+	collationBuf    *collate.Buffer              // where collationKey makes a key
 	appender        stringAppender               // the array of the last long concatenation (FlowScript patch 67)
 	goTexts         goTextCache                  // the last UTF-8 texts made for regex searches (FlowScript patch 76)
 	parserOptions   []parser.Option
