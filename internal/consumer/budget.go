@@ -16,7 +16,10 @@ import (
 // those a replica's shutdown interrupted, which it notes in a key-value
 // bucket keyed by the job's JOBS stream sequence. The broker counts every
 // delivery and cannot be told otherwise; this is how "an interruption at
-// shutdown does not burn an attempt" holds anyway.
+// shutdown does not burn an attempt" holds anyway. The key is the sequence
+// with the time the broker stored the job: a JOBS stream deleted and made
+// again numbers its jobs from 1 again, and a new job must not take an old
+// one's interruptions or last failure (a black-box probe).
 //
 // At most max interruptions are left out, so a job that is interrupted on
 // every delivery (replicas stopped one after the other while it runs) still
@@ -38,7 +41,7 @@ func (b *deliveryBudget) tries(ctx context.Context, d *delivery) int {
 	if d.attempt <= 1 || b == nil || b.kv == nil || d.streamSeq == 0 {
 		return d.attempt
 	}
-	e, err := b.kv.Get(ctx, key(d.streamSeq))
+	e, err := b.kv.Get(ctx, key(d))
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			d.logger().DebugContext(ctx, "reading the job's interrupted deliveries", "error", err)
@@ -59,7 +62,7 @@ func (b *deliveryBudget) noteInterruption(ctx context.Context, d *delivery) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noteTimeout)
 	defer cancel()
-	k := key(d.streamSeq)
+	k := key(d)
 	var err error
 	for range 3 {
 		var e jetstream.KeyValueEntry
@@ -93,7 +96,7 @@ func (b *deliveryBudget) noteFailure(ctx context.Context, d *delivery, cause err
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), noteTimeout)
 	defer cancel()
 	text, _ := textcut.Cut(cause.Error(), failureNoteBytes)
-	if _, err := b.kv.PutString(ctx, failureKey(d.streamSeq), text); err != nil {
+	if _, err := b.kv.PutString(ctx, failureKey(d), text); err != nil {
 		d.logger().DebugContext(ctx, "noting why the job's last attempt failed", "stream_seq", d.streamSeq, "error", err)
 	}
 }
@@ -103,13 +106,17 @@ func (b *deliveryBudget) lastFailure(ctx context.Context, d *delivery) string {
 	if b == nil || b.kv == nil || d.streamSeq == 0 {
 		return ""
 	}
-	e, err := b.kv.Get(ctx, failureKey(d.streamSeq))
+	e, err := b.kv.Get(ctx, failureKey(d))
 	if err != nil {
 		return ""
 	}
 	return string(e.Value())
 }
 
-func key(seq uint64) string { return strconv.FormatUint(seq, 10) }
+// key names d's job in the bucket: its JOBS sequence and when it was
+// stored, in nanoseconds.
+func key(d *delivery) string {
+	return strconv.FormatUint(d.streamSeq, 10) + "_" + strconv.FormatInt(d.published.UnixNano(), 10)
+}
 
-func failureKey(seq uint64) string { return key(seq) + ".failure" }
+func failureKey(d *delivery) string { return key(d) + ".failure" }

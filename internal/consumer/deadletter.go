@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -74,6 +75,7 @@ type DeadLetter struct {
 	Headers    nats.Header
 	Subject    string
 	StreamSeq  uint64
+	Stored     time.Time // when JOBS stored the job: with StreamSeq, the dead letter's Nats-Msg-Id
 	Deliveries uint64
 	JobID      string // "" when the payload named no usable id
 	Code       string // flowjob.CodeInvalidJob, CodeDeliveryExhausted or CodeSandboxCrash
@@ -128,7 +130,12 @@ func (d *DeadLetterer) Publish(ctx context.Context, dl DeadLetter) error {
 		msg.Data = msg.Data[:max(room, 0)]
 		msg.Header.Set(HeaderDLQTruncated, "true")
 	}
-	msgID := fmt.Sprintf("%s:%d", d.cfg.JobsStream, dl.StreamSeq)
+	// The id dedups the dead letters of one stored job (a retried publish,
+	// a redelivery): its sequence and store time, since a JOBS stream
+	// deleted and made again numbers its jobs from 1 again, and the DLQ
+	// dropped a new job's dead letter as a repeat of an old one's (a
+	// black-box probe).
+	msgID := fmt.Sprintf("%s:%d:%d", d.cfg.JobsStream, dl.StreamSeq, dl.Stored.UnixNano())
 	_, err := d.js.PublishMsg(ctx, msg, jetstream.WithMsgID(msgID), jetstream.WithExpectStream(d.cfg.DLQStream))
 	if err != nil {
 		return fmt.Errorf("publishing dead letter of %s sequence %d to %s: %w", d.cfg.JobsStream, dl.StreamSeq, d.cfg.DLQStream, err)

@@ -537,3 +537,35 @@ func TestJobsWithHugeHeadersEndInAResultAndADeadLetter(t *testing.T) {
 		settled(t, js, cfg, 20*time.Second) // none handed back for another attempt
 	})
 }
+
+// TestDeadLettersOfARecreatedJobsStream: a dead letter is deduplicated by
+// the job it is for (its JOBS sequence and the time JOBS stored it), not by
+// the sequence alone: a JOBS stream deleted and made again numbers its jobs
+// from 1 again, and the DLQ dropped a new job's dead letter as a repeat of
+// an old one's (a black-box probe). The same stored job dead-lettered twice
+// (a retried publish, a redelivery) still leaves one.
+func TestDeadLettersOfARecreatedJobsStream(t *testing.T) {
+	url := testenv.EmbeddedNATS(t).ClientURL()
+	cfg, nc, js := provisioned(t, url)
+	d := NewDeadLetterer(js, cfg, nc.MaxPayload())
+	ctx := testenv.Context(t, 20*time.Second)
+	first := time.Now().Add(-time.Hour)
+	for _, dl := range []DeadLetter{
+		{Payload: []byte("old job"), StreamSeq: 1, Stored: first, Deliveries: 1, JobID: "old", Code: flowjob.CodeInvalidJob, Reason: "bad"},
+		{Payload: []byte("old job"), StreamSeq: 1, Stored: first, Deliveries: 2, JobID: "old", Code: flowjob.CodeInvalidJob, Reason: "bad"},
+		{Payload: []byte("new job, same sequence"), StreamSeq: 1, Stored: first.Add(time.Hour), Deliveries: 1, JobID: "new", Code: flowjob.CodeInvalidJob, Reason: "bad"},
+	} {
+		dl.Subject = cfg.Subjects().Jobs()
+		if err := d.Publish(ctx, dl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dead := readAll(t, js, cfg.DLQStream, 2, 10*time.Second)
+	if len(dead) != 2 || string(dead[0].data) != "old job" || string(dead[1].data) != "new job, same sequence" {
+		var got []string
+		for _, m := range dead {
+			got = append(got, string(m.data))
+		}
+		t.Fatalf("dead letters %q, want the old job's once and the new job's", got)
+	}
+}

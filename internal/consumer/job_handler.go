@@ -638,6 +638,7 @@ func (h *jobHandler) deadLetter(ctx context.Context, d *delivery, jobID, code, r
 		Headers:    d.msg.Headers(),
 		Subject:    d.msg.Subject(),
 		StreamSeq:  d.streamSeq,
+		Stored:     d.published,
 		Deliveries: uint64(d.attempt),
 		JobID:      jobID,
 		Code:       code,

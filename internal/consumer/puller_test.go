@@ -263,8 +263,16 @@ func TestLateJobWithNoFreeSlotIsHandedBack(t *testing.T) {
 	if err := nc.PublishRequest(p.subject, p.subs[len(p.subs)-1].Subject, req); err != nil {
 		t.Fatal(err)
 	}
+	stream, err := js.Stream(context.Background(), cfg.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := stream.GetMsg(context.Background(), 2) // the late job is stream sequence 2
+	if err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, 10*time.Second, "the late job's hand-back to be noted", func() bool {
-		_, err := e.handler.budget.kv.Get(context.Background(), key(2)) // the late job is stream sequence 2
+		_, err := e.handler.budget.kv.Get(context.Background(), key(&delivery{streamSeq: 2, published: late.Time}))
 		return err == nil
 	})
 	if m := r.maxSeen.Load(); m > 1 {
