@@ -266,6 +266,10 @@ func (c apiClient) versionSource(ctx context.Context, id string, n int) (string,
 }
 
 // printReplay writes the original failure and the replay side by side.
+// What came from the job (messages, output, the approval request, console
+// lines) may hold a contact's text: its control characters are written
+// escaped (visible), so that none reaches the operator's terminal as a
+// command (a black-box probe: an error message with ESC ]0; retitled it).
 func printReplay(w io.Writer, r failrecord.Report) {
 	title := "job " + r.JobID
 	if r.TemplateID != "" {
@@ -284,21 +288,21 @@ func printReplay(w io.Writer, r failrecord.Report) {
 	row("status", string(flowjob.StatusFailed), string(n.Status))
 	var code, message, position string
 	if e := n.Error; e != nil {
-		code, message, position = e.Code, oneLine(e.Message, 60), linePos(e.Line, e.Column)
+		code, message, position = e.Code, visible(oneLine(e.Message, 60)), linePos(e.Line, e.Column)
 	}
 	row("code", o.Error.Code, code)
-	row("message", oneLine(o.Error.Message, 60), message)
+	row("message", visible(oneLine(o.Error.Message, 60)), message)
 	row("line:column", linePos(o.Error.Line, o.Error.Column), position)
 	switch {
 	case n.Output != nil:
-		row("output", "", oneLine(*n.Output, 60))
+		row("output", "", visible(oneLine(*n.Output, 60)))
 	case n.Status == flowjob.StatusSuspended:
-		row("approval", "", oneLine(string(n.Request), 60))
+		row("approval", "", visible(oneLine(string(n.Request), 60)))
 	}
 	row("duration", "", fmt.Sprintf("%.1f ms", n.DurationMs))
 	_ = tw.Flush()
 	for _, l := range n.Logs {
-		_, _ = fmt.Fprintf(w, "[%s] line %d: %s\n", l.Level, l.Line, l.Message)
+		_, _ = fmt.Fprintf(w, "[%s] line %d: %s\n", l.Level, l.Line, visible(l.Message))
 	}
 	switch {
 	case r.SameError:
@@ -308,6 +312,30 @@ func printReplay(w io.Writer, r failrecord.Report) {
 	default:
 		_, _ = fmt.Fprintln(w, "not reproduced: the replay ended otherwise")
 	}
+}
+
+// visible writes s's control characters (C0 but tab and newline, DEL, C1)
+// as escapes: \x1b, \u009b.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !isControl(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f
 }
 
 func linePos(line, col int) string {

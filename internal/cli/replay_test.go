@@ -13,6 +13,7 @@ import (
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/failrecord"
+	"github.com/flowscript/flowscript/internal/sandbox"
 )
 
 const (
@@ -161,6 +162,33 @@ func TestReplayUsage(t *testing.T) {
 		code, _, stderr := invocation{args: tc.args}.run(t)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want usage error with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestReplayWritesControlCharactersVisibly: what came from the job (a
+// contact's text in an error message, an output, a console line) reaches
+// the operator's terminal with its control characters escaped, so that an
+// escape sequence in it is shown, not obeyed (a black-box probe: ESC ]0;
+// retitled the terminal, ESC [2J cleared it); tabs, newlines and accents
+// are kept.
+func TestReplayWritesControlCharactersVisibly(t *testing.T) {
+	hostile := "hi \x1b]0;PWNED\x07\x1b[2J\u009b31m ação"
+	out := "saída\x1b[31m"
+	var b strings.Builder
+	printReplay(&b, failrecord.Report{
+		JobID:    "esc-1",
+		Original: failrecord.Original{Error: flowjob.Error{Code: flowjob.CodeScriptError, Message: "Error: " + hostile, Line: 1, Column: 1}},
+		Replay: failrecord.Outcome{Status: flowjob.StatusSucceeded, Output: &out,
+			Logs: []sandbox.LogEntry{{Level: "log", Line: 2, Message: "linha\t1\n" + hostile}}},
+	})
+	got := b.String()
+	if strings.ContainsFunc(got, func(r rune) bool { return r == 0x1b || r == 0x07 || r == 0x9b }) {
+		t.Fatalf("a control character reached the output:\n%q", got)
+	}
+	for _, want := range []string{`hi \x1b]0;PWNED\x07\x1b[2J\u009b31m ação`, `saída\x1b[31m`, "linha\t1\nhi "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the output lacks %q:\n%s", want, got)
 		}
 	}
 }
