@@ -240,8 +240,12 @@ func (s *Server) validateTest(body testRequest) *httpError {
 	if body.TimeoutMs < 0 {
 		add("timeoutMs", "INVALID_TIMEOUT", "timeoutMs must be 0 (the service's SANDBOX_TIMEOUT_MS) or a positive number of milliseconds, got %d", body.TimeoutMs)
 	}
-	if len(body.TenantID) > flowjob.MaxRefBytes {
+	switch {
+	case len(body.TenantID) > flowjob.MaxRefBytes:
 		add("tenantId", templates.CodeTooLong, "tenantId is %d bytes, over the limit of %d", len(body.TenantID), flowjob.MaxRefBytes)
+	case body.TenantID != "" && strings.TrimSpace(body.TenantID) == "":
+		// A job refuses it too: it names no tenant a policy could grant.
+		add("tenantId", templates.CodeInvalidText, "tenantId is only white space, got %s: send the tenant's id, or leave the field out", quoted(body.TenantID))
 	}
 	// The capabilities are checked as a job's are (flowjob refuses unknown
 	// and repeated names), so a list the test accepts is one a job may

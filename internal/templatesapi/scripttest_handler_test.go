@@ -135,6 +135,8 @@ func TestScriptTestRefusesBadInput(t *testing.T) {
 		{"input value null", `{"source":"return a","inputVariables":[{"name":"a","value":null}]}`, 422, "inputVariables[0].value"},
 		{"input null", `{"source":"return 1","inputVariables":[{"name":"a","value":""},null]}`, 422, "inputVariables[1]"},
 		{"tenant id over a job's cap", map[string]any{"source": "return 1", "tenantId": strings.Repeat("t", 257)}, 422, "tenantId"},
+		// A job refuses it too (a black-box probe found the test run took it).
+		{"tenant id of white space", map[string]any{"source": "return 1", "tenantId": " \t "}, 422, "tenantId"},
 		{"more capabilities than there are", map[string]any{"source": "return 1", "capabilities": []string{"api", "kv", "approval", "kv"}}, 422, "capabilities"},
 		{"body null", `null`, 400, ""},
 		// The whole path, past a number no float64 holds in a resolution.
