@@ -192,11 +192,13 @@ func (p *Program) call(v *vm, values []string) (*output, error) {
 		if _, callable := goja.AssertFunction(own); !callable {
 			return nil, v.notCallable(own)
 		}
-		async, err := v.isAsyncFunction(own)
-		if err != nil {
-			return nil, err
-		}
-		if async {
+		// An async execute is refused before it is called, so that none
+		// of its body runs (DESIGN §3): called, it ran up to its first
+		// await, host calls and approvals included, before the Promise it
+		// returned was refused. goja tells the function's kind (an arrow, a
+		// method, a bound function or a Proxy of one too), whatever
+		// prototype the script gave it.
+		if goja.IsAsyncFunction(own) {
 			return nil, errAsync
 		}
 		if ret, err = v.invoke(own, goja.Undefined(), args...); err != nil {
@@ -285,23 +287,6 @@ func (v *vm) shadowingExecute(ret goja.Value, marker *goja.Object) (goja.Value, 
 	// A plain data property of an object without a prototype: reading it
 	// runs nothing of the script's.
 	return marker.Get("execute"), true
-}
-
-// isAsyncFunction reports whether fn is an async function (an async
-// arrow, method or bound one too): an async execute is refused before it
-// is called, so that none of its body runs (DESIGN §3). Called, its body
-// ran up to its first await, host calls and approvals included, before
-// the Promise it returned was refused. The prototype is read under the
-// deadline: fn may be a Proxy whose trap is the script's. A function whose
-// prototype the script changed is refused by the Promise it returns.
-func (v *vm) isAsyncFunction(fn goja.Value) (bool, error) {
-	obj, ok := fn.(*goja.Object)
-	if !ok || v.asyncProto == nil {
-		return false, nil
-	}
-	var async bool
-	err := v.try(func() { async = obj.Prototype() == v.asyncProto })
-	return async, err
 }
 
 // outputTooLarge is the error of a result of size (its text's) over the

@@ -81,6 +81,9 @@ func TestAsyncIsRefused(t *testing.T) {
 		"const execute = (async function () { console.log('ran'); while (true) {} }).bind(null)",
 		"var execute = new Proxy(async () => { console.log('ran'); while (true) {} }, {})",
 		"class K { static async execute() { console.log('ran'); while (true) {} } }\nvar execute = K.execute",
+		// its prototype changed, or a Proxy's trap lying about it (a review)
+		"async function execute() { console.log('ran'); while (true) {} }\nObject.setPrototypeOf(execute, Function.prototype)",
+		"var execute = new Proxy(async () => { console.log('ran'); while (true) {} }, {getPrototypeOf() { return Function.prototype }})",
 	} {
 		t.Run(src, func(t *testing.T) {
 			res := run(t, src)

@@ -55,10 +55,6 @@ type vm struct {
 	// maxOutput is the cap on the result's text (SANDBOX_MAX_OUTPUT_BYTES):
 	// serialize stops writing past it.
 	maxOutput int
-	// asyncProto is the prototype of async functions, nil when the program
-	// has none (features.generators): an async execute is refused before
-	// it runs (isAsyncFunction).
-	asyncProto *goja.Object
 }
 
 // newVM returns a fresh runtime with only the language built-ins: eval and
@@ -143,7 +139,6 @@ func (v *vm) lockDown(fnProto *goja.Object, f features) error {
 				return err
 			}
 		}
-		v.asyncProto = arr.Get("1").ToObject(rt).Prototype()
 	}
 	global := rt.GlobalObject()
 	if err := global.ReplaceBuiltin("Function", thrower, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE); err != nil {

@@ -57,9 +57,13 @@ type collationKeyOf struct {
 	text    textKey
 }
 
+// collationEntryBytes is what an entry of collationKeys takes besides its
+// key, text and string: the map's slot and the key's and text's headers.
+const collationEntryBytes = 128
+
 // collationBytes bounds the sort keys and texts a runtime keeps: past it
 // they are dropped at once, and made again as they are compared. It is an
-// eighth of the script's memory (4 MB of 32 MB: the keys of some 20,000
+// eighth of the script's memory (4 MB of 32 MB: the keys of some 15,000
 // names), or 4 MB in a runtime without a ceiling; the keys are dropped too
 // when the outermost sort returns (sorted), so a script keeps them only
 // while it sorts, or until it has compared that much outside a sort.
@@ -105,11 +109,19 @@ func (r *Runtime) collationKey(c *collate.Collator, numeric bool, s String) coll
 	}
 	e := collated{text: text, key: bytes.Clone(c.KeyFromString(r.collationBuf, text))}
 	r.collationBuf.Reset()
-	if r.collationBytes+len(e.key)+len(e.text) > r.maxCollationBytes() || r.collationKeys == nil {
+	// An entry costs its key and text, the map's slot and the string it
+	// keeps alive (its UTF-16 or ASCII characters): counted so, the bound
+	// is what the heap holds (a review measured 4.4 times the key and text
+	// bytes alone).
+	size := len(e.key) + len(e.text) + collationEntryBytes + s.Length()*2
+	if size > r.maxCollationBytes() {
+		return e // not kept: it would take the whole room
+	}
+	if r.collationBytes+size > r.maxCollationBytes() || r.collationKeys == nil {
 		r.collationKeys, r.collationBytes = map[collationKeyOf]collated{}, 0
 	}
 	r.collationKeys[k] = e
-	r.collationBytes += len(e.key) + len(e.text)
+	r.collationBytes += size
 	return e
 }
 

@@ -444,7 +444,7 @@ func (c *goTextCache) runesOf(s String, last **runeText) []rune {
 		c.runes[c.nextRunes] = weak.Make(t)
 		c.nextRunes = (c.nextRunes + 1) % len(c.runes)
 	}
-	*last = t
+	*last = held(t, key)
 	return t.runes
 }
 
@@ -475,9 +475,25 @@ func (c *goTextCache) pointsOf(s String, start int, last **pointText) (posMap []
 		c.points[c.nextPoints] = weak.Make(t)
 		c.nextPoints = (c.nextPoints + 1) % len(c.points)
 	}
-	*last = t
+	*last = held(t, key)
 	mappedStart, splitPair = posMapReverseLookup(t.posMap, start+t.base)
 	return t.posMap, t.base, t.runes, mappedStart, splitPair
+}
+
+// maxHeldLength is the longest text a pattern holds as its last
+// (runesOf, pointsOf): 256 Ki characters, 1 MB of runes or 3 MB of code
+// points and their indexes. A longer one is held by the weak cache alone,
+// so that a pattern kept by the script does not keep the text after the
+// script let it go; a collection then makes it again at its next search.
+const maxHeldLength = 1 << 18
+
+// held is t when a pattern may hold it as its last (maxHeldLength), nil
+// otherwise.
+func held[P any](t *P, key textKey) *P {
+	if key.length() > maxHeldLength {
+		return nil
+	}
+	return t
 }
 
 // keyed is a cached text (runeText, pointText).
