@@ -223,23 +223,7 @@ func (t *goText) sharedAt(u unicodeString) (int, bool) {
 	if t == nil || len(t.from) == 0 || len(u) < 2 {
 		return 0, false
 	}
-	return sharedUnits(t.from, u)
-}
-
-// sharedUnits reports whether u's elements lie in from's array, and at
-// which of its indexes u starts. Go's allocations do not overlap, so an
-// address between from's first and last element is in from's array.
-func sharedUnits(from, u unicodeString) (int, bool) {
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(from)))
-	p := uintptr(unsafe.Pointer(unsafe.SliceData(u)))
-	if p < base {
-		return 0, false
-	}
-	k := int((p - base) / unsafe.Sizeof(from[0]))
-	if k+len(u) > len(from) {
-		return 0, false
-	}
-	return k, true
+	return unicodeKey(u).within(unicodeKey(t.from))
 }
 
 // sub returns the text of u, whose characters are t's from UTF-16 index k
@@ -370,6 +354,10 @@ func keyOf(s String) textKey {
 	if u == nil {
 		return textKey{data: unsafe.Pointer(unsafe.StringData(string(a))), n: len(a), ascii: true}
 	}
+	return unicodeKey(u)
+}
+
+func unicodeKey(u unicodeString) textKey {
 	return textKey{data: unsafe.Pointer(unsafe.SliceData(u)), n: len(u)}
 }
 
