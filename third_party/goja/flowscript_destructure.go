@@ -43,32 +43,22 @@ func (r *Runtime) plainArrayIteration(v Value) bool {
 	return ok && !p.accessor && p.value == r.global.arrayIterNext
 }
 
-// step is the cursor's next value, as the standard next would return it;
-// ok false when reading it is not plain (materialise, then step).
+// step is the cursor's next value, as the standard next would return it
+// (nil when done); ok false when reading it is not plain (materialise,
+// then step).
 func (c *arrayCursor) step() (v Value, ok bool) {
 	if c.done {
 		return nil, true
 	}
-	a, isArray := c.arr.self.(*arrayObject)
-	if !isArray {
-		return nil, false
-	}
-	if c.idx >= int64(a.length) {
+	v, done, ok := plainElement(c.arr, c.idx)
+	switch {
+	case !ok:
+	case done:
 		c.done = true
-		return nil, true
+	default:
+		c.idx++
 	}
-	if c.idx >= int64(len(a.values)) {
-		return nil, false
-	}
-	v = a.values[c.idx]
-	if v == nil {
-		return nil, false
-	}
-	if _, isProp := v.(*valueProperty); isProp {
-		return nil, false
-	}
-	c.idx++
-	return v, true
+	return v, ok
 }
 
 // materialise turns it into the record GetIterator would have made for

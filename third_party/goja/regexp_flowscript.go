@@ -53,6 +53,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 	"weak"
@@ -215,19 +216,9 @@ func (t *goText) offset(u int) int {
 	return t.marks[i].b + u - t.marks[i].u - t.base.b
 }
 
-// sharedAt reports whether u's characters are some of t's, shared with it
-// (a substring of patch 85, or of such a substring), and the UTF-16 index
-// in t where they start. u's first element is then t's element at that
-// index (the character before u's), so u's characters are t's from there.
-func (t *goText) sharedAt(u unicodeString) (int, bool) {
-	if t == nil || len(t.from) == 0 || len(u) < 2 {
-		return 0, false
-	}
-	return unicodeKey(u).within(unicodeKey(t.from))
-}
-
 // sub returns the text of u, whose characters are t's from UTF-16 index k
-// (sharedAt), without converting them again (FlowScript patch 149): a
+// (textKey.within: u's first element is t's element at k, the character
+// before u's), without converting them again (FlowScript patch 149): a
 // tokenizer that searches the rest of an accented text and slices a token
 // off its front (rest = rest.slice(m[0].length)) converted the whole rest
 // at each step, quadratic in the text. It returns nil when that must be
@@ -484,7 +475,7 @@ func held[P any](t *P, key textKey) *P {
 	return t
 }
 
-// keyed is a cached text (runeText, pointText).
+// keyed is a cached text (goText, runeText, pointText).
 type keyed[T any] interface {
 	*T
 	key() textKey
@@ -492,6 +483,7 @@ type keyed[T any] interface {
 
 func (t *runeText) key() textKey  { return t.textKey }
 func (t *pointText) key() textKey { return t.textKey }
+func (t *goText) key() textKey    { return unicodeKey(t.from) } // a UTF-16 text's (ASCII ones are not cached)
 
 // findText returns the text of key among last and cached, or one sub
 // makes (made) of one whose characters key's are some of (within), or nil.
@@ -529,25 +521,11 @@ func (c *goTextCache) find(u unicodeString, last *goText) *goText {
 	if c == nil {
 		return nil
 	}
-	for i := range c.texts {
-		if t := c.texts[i].Value(); t.isOf(u) {
-			return t
-		}
+	t, made := findText(c.texts[:], last, unicodeKey(u), func(from *goText, k int) *goText { return from.sub(u, k) })
+	if made {
+		c.add(t)
 	}
-	from := last
-	for i := 0; ; i++ {
-		if k, ok := from.sharedAt(u); ok {
-			t := from.sub(u, k)
-			if t != nil {
-				c.add(t)
-			}
-			return t
-		}
-		if i == len(c.texts) {
-			return nil
-		}
-		from = c.texts[i].Value()
-	}
+	return t
 }
 
 // noGoText is the text of u, which holds a surrogate (makeGoText refused
@@ -555,17 +533,15 @@ func (c *goTextCache) find(u unicodeString, last *goText) *goText {
 func noGoText(u unicodeString) *goText {
 	units := u[1:]
 	t := &goText{from: u, none: true}
-	t.surrogates[0] = slices.IndexFunc(units, isUTF16Surrogate)
+	t.surrogates[0] = slices.IndexFunc(units, func(c uint16) bool { return utf16.IsSurrogate(rune(c)) })
 	for i := len(units) - 1; i >= 0; i-- {
-		if isUTF16Surrogate(units[i]) {
+		if utf16.IsSurrogate(rune(units[i])) {
 			t.surrogates[1] = i
 			break
 		}
 	}
 	return t
 }
-
-func isUTF16Surrogate(c uint16) bool { return c >= 0xD800 && c <= 0xDFFF }
 
 // add caches t in place of the oldest text.
 func (c *goTextCache) add(t *goText) {

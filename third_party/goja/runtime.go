@@ -2891,34 +2891,48 @@ func (r *Runtime) resultless(iter, next *Object) resultlessIterator {
 }
 
 // plainStep is what the standard next of ir.array would return, read
-// without a result object, when that cannot run any script: the iterated
-// object is an ordinary array and the element is a data value it holds
-// itself (not a hole, not an accessor). ok false: take the standard way.
+// without a result object, when that cannot run any script (plainElement).
+// ok false: take the standard way.
 func (ir *iteratorRecord) plainStep() (value Value, done, ok bool) {
 	ai := ir.array
 	if ai.obj == nil {
 		return nil, true, true
 	}
-	a, isArray := ai.obj.self.(*arrayObject)
+	value, done, ok = plainElement(ai.obj, ai.nextIdx)
+	switch {
+	case !ok:
+	case done:
+		ai.obj = nil
+	default:
+		ai.nextIdx++
+	}
+	return value, done, ok
+}
+
+// plainElement is what the standard next of an array iterator over o at
+// index idx would give, when reading it cannot run any script: o is an
+// ordinary array and the element is a data value it holds itself (not a
+// hole, not an accessor), or idx is past its length (done). ok false:
+// take the standard way. Shared by iterator records and array patterns'
+// cursors (FlowScript patch 151).
+func plainElement(o *Object, idx int64) (value Value, done, ok bool) {
+	a, isArray := o.self.(*arrayObject)
 	if !isArray {
 		return nil, false, false
 	}
-	index := ai.nextIdx
-	if index >= int64(a.length) {
-		ai.obj = nil
+	if idx >= int64(a.length) {
 		return nil, true, true
 	}
-	if index >= int64(len(a.values)) {
+	if idx >= int64(len(a.values)) {
 		return nil, false, false
 	}
-	v := a.values[index]
+	v := a.values[idx]
 	if v == nil {
 		return nil, false, false
 	}
 	if _, isProp := v.(*valueProperty); isProp {
 		return nil, false, false
 	}
-	ai.nextIdx++
 	return v, false, true
 }
 

@@ -2823,15 +2823,11 @@ func (_newArrayFromIter) exec(vm *vm) {
 		for {
 			v, ok := c.step()
 			if !ok {
-				vm.materialise(&vm.iterStack[l])
+				vm.materialise(&vm.iterStack[l]) // the rest the standard way
 				break
 			}
-			if v == nil { // done
-				vm.iterStack[l] = iterStackItem{}
-				vm.iterStack = vm.iterStack[:l]
-				vm.push(vm.r.newArrayValues(values))
-				vm.pc++
-				return
+			if v == nil { // done: no record to iterate
+				break
 			}
 			values = append(values, v)
 		}
@@ -2839,7 +2835,7 @@ func (_newArrayFromIter) exec(vm *vm) {
 	iter := vm.iterStack[l].iter
 	vm.iterStack[l] = iterStackItem{}
 	vm.iterStack = vm.iterStack[:l]
-	if iter.iterator != nil {
+	if iter != nil && iter.iterator != nil {
 		iter.iterate(func(val Value) {
 			values = append(values, val)
 		})
