@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -334,9 +335,7 @@ func visible(s string) string {
 	return b.String()
 }
 
-func isControl(r rune) bool {
-	return r < 0x20 && r != '\t' && r != '\n' || r >= 0x7f && r <= 0x9f
-}
+func isControl(r rune) bool { return unicode.IsControl(r) && r != '\t' && r != '\n' }
 
 func linePos(line, col int) string {
 	if line == 0 {
