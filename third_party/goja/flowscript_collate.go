@@ -61,7 +61,7 @@ type collationKeyOf struct {
 // key, text and string: the map's slot and the key's and text's headers.
 const collationEntryBytes = 128
 
-// collationBytes bounds the sort keys and texts a runtime keeps: past it
+// maxCollationBytes bounds the sort keys and texts a runtime keeps: past it
 // they are dropped at once, and made again as they are compared. It is an
 // eighth of the script's memory (4 MB of 32 MB: the keys of some 15,000
 // names), or 4 MB in a runtime without a ceiling; the keys are dropped too
