@@ -21,6 +21,12 @@ import (
 // again numbers its jobs from 1 again, and a new job must not take an old
 // one's interruptions or last failure (a black-box probe).
 //
+// Replicas before that change keyed a note by the sequence alone. During a
+// rolling upgrade the old replicas, stopping, note their interruptions so;
+// a note under that key is read when the new one is missing, and only if
+// it was made after the job was stored: an older note under the same
+// sequence belongs to a job of an earlier JOBS stream.
+//
 // At most max interruptions are left out, so a job that is interrupted on
 // every delivery (replicas stopped one after the other while it runs) still
 // ends. A note that cannot be written or read only makes an interruption
@@ -41,7 +47,7 @@ func (b *deliveryBudget) tries(ctx context.Context, d *delivery) int {
 	if d.attempt <= 1 || b == nil || b.kv == nil || d.streamSeq == 0 {
 		return d.attempt
 	}
-	e, err := b.kv.Get(ctx, key(d))
+	e, err := b.note(ctx, d, "")
 	if err != nil {
 		if !errors.Is(err, jetstream.ErrKeyNotFound) {
 			d.logger().DebugContext(ctx, "reading the job's interrupted deliveries", "error", err)
@@ -66,13 +72,18 @@ func (b *deliveryBudget) noteInterruption(ctx context.Context, d *delivery) {
 	var err error
 	for range 3 {
 		var e jetstream.KeyValueEntry
-		e, err = b.kv.Get(ctx, k)
+		e, err = b.note(ctx, d, "")
 		switch {
 		case errors.Is(err, jetstream.ErrKeyNotFound):
 			_, err = b.kv.Create(ctx, k, []byte("1"))
 		case err == nil:
 			n, _ := strconv.Atoi(string(e.Value())) // a garbled note restarts from 1
-			_, err = b.kv.Update(ctx, k, []byte(strconv.Itoa(n+1)), e.Revision())
+			next := []byte(strconv.Itoa(n + 1))
+			if e.Key() == k {
+				_, err = b.kv.Update(ctx, k, next, e.Revision())
+			} else { // an earlier release's note, carried over
+				_, err = b.kv.Create(ctx, k, next)
+			}
 		}
 		if err == nil {
 			return
@@ -106,11 +117,26 @@ func (b *deliveryBudget) lastFailure(ctx context.Context, d *delivery) string {
 	if b == nil || b.kv == nil || d.streamSeq == 0 {
 		return ""
 	}
-	e, err := b.kv.Get(ctx, failureKey(d))
+	e, err := b.note(ctx, d, failureSuffix)
 	if err != nil {
 		return ""
 	}
 	return string(e.Value())
+}
+
+// note reads d's note named by key(d)+suffix or, when there is none, the
+// one an earlier release made under the sequence alone if it was made after
+// the job was stored.
+func (b *deliveryBudget) note(ctx context.Context, d *delivery, suffix string) (jetstream.KeyValueEntry, error) {
+	e, err := b.kv.Get(ctx, key(d)+suffix)
+	if !errors.Is(err, jetstream.ErrKeyNotFound) || d.published.IsZero() {
+		return e, err
+	}
+	old, oldErr := b.kv.Get(ctx, strconv.FormatUint(d.streamSeq, 10)+suffix)
+	if oldErr != nil || old.Created().Before(d.published) {
+		return nil, err
+	}
+	return old, nil
 }
 
 // key names d's job in the bucket: its JOBS sequence and when it was
@@ -119,4 +145,7 @@ func key(d *delivery) string {
 	return strconv.FormatUint(d.streamSeq, 10) + "_" + strconv.FormatInt(d.published.UnixNano(), 10)
 }
 
-func failureKey(d *delivery) string { return key(d) + ".failure" }
+func failureKey(d *delivery) string { return key(d) + failureSuffix }
+
+// failureSuffix ends the key of a job's noted failure.
+const failureSuffix = ".failure"

@@ -127,6 +127,56 @@ func TestInterruptionsDoNotCountAsAttempts(t *testing.T) {
 	})
 }
 
+// TestNotesOfAnEarlierRelease: during a rolling upgrade an old replica
+// notes an interruption, or a last failure, under the job's sequence alone;
+// the new replica reads it when the job was stored before the note was
+// made, and not when the note is older than the job (it belongs to a job of
+// an earlier JOBS stream with the same sequence).
+func TestNotesOfAnEarlierRelease(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		cfg := testConfig(t, url)
+		js := jetStream(t, connect(t, url))
+		ctx := testenv.Context(t, 20*time.Second)
+		s := provision(ctx, t, js, cfg)
+		b := &deliveryBudget{kv: s.Interruptions, max: 5, log: testLogger(t)}
+
+		stored := time.Now().Add(-time.Minute)
+		if _, err := s.Interruptions.PutString(ctx, "7", "2"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Interruptions.PutString(ctx, "7.failure", "the result store refused it"); err != nil {
+			t.Fatal(err)
+		}
+		d := &delivery{attempt: 3, streamSeq: 7, published: stored, log: testLogger(t)}
+		if got := b.tries(ctx, d); got != 1 {
+			t.Errorf("a job stored before the old release's note: tries %d, want 1 (3 deliveries, 2 interrupted)", got)
+		}
+		if got := b.lastFailure(ctx, d); got != "the result store refused it" {
+			t.Errorf("its last failure: %q", got)
+		}
+
+		later := &delivery{attempt: 3, streamSeq: 7, published: time.Now().Add(time.Minute), log: testLogger(t)}
+		if got := b.tries(ctx, later); got != 3 {
+			t.Errorf("a job stored after the note (a recreated JOBS stream): tries %d, want 3", got)
+		}
+		if got := b.lastFailure(ctx, later); got != "" {
+			t.Errorf("a job stored after the note took its failure %q", got)
+		}
+
+		b.noteInterruption(ctx, d) // carries the old note's count over to the new key
+		d.attempt++
+		if got := b.tries(ctx, d); got != 1 {
+			t.Errorf("after a third interruption: tries %d, want 1 (4 deliveries, 3 interrupted)", got)
+		}
+		if err := s.Interruptions.Delete(ctx, "7"); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.tries(ctx, d); got != 1 {
+			t.Errorf("the old note gone: tries %d, want 1 (the new key holds all 3)", got)
+		}
+	})
+}
+
 // TestLeftoversWithAResultAreSwept: jobs the broker left below the
 // consumer's ack floor (as nats-server 2.9 does after a crash) are removed
 // when their result is stored and reported otherwise. A limits stream
