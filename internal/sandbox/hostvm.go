@@ -159,13 +159,17 @@ func (v *vm) approval(c goja.FunctionCall) goja.Value {
 		panic(v.throwHost(Denied("approval").Err))
 	}
 	arg := c.Argument(0)
+	obj, _ := arg.(*goja.Object)
 	var request json.RawMessage
-	if _, isString := arg.(goja.String); isString { // approval.request('Refund?')
+	if _, isString := arg.(goja.String); isString || obj != nil && obj.ClassName() == "String" { // approval.request('Refund?')
 		request = append(v.appendJSON([]byte(`{"message":`), arg), '}')
 	} else {
 		request = v.appendJSON(nil, arg)
 	}
 	if problem := approvalShape(request); problem != "" {
+		if obj != nil && request[0] != '{' && request[0] != '[' { // a Date, or an object with its own toJSON
+			problem = "got " + objectName(obj) + ", whose JSON is " + jsonTypeOf(request)
+		}
 		panic(v.rt.NewTypeError("approval.request takes {message, data}, a message, or nothing: %s", problem))
 	}
 	return v.approvalRequest(h.journal, request)
@@ -187,6 +191,16 @@ func approvalShape(request json.RawMessage) string {
 		return "message must be a string, got " + jsonTypeOf(m)
 	}
 	return ""
+}
+
+// objectName names an object in a message: "a Date", "an object".
+func objectName(obj *goja.Object) string {
+	switch class := obj.ClassName(); class {
+	case "Object", "Array", "Error":
+		return "an " + strings.ToLower(class)
+	default:
+		return "a " + class
+	}
 }
 
 // jsonTypeOf names the type of a JSON value with its article.

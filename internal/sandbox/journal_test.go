@@ -278,6 +278,9 @@ func TestApprovalRequestShape(t *testing.T) {
 		"approval.request(true)":              "got a boolean",
 		"approval.request({message: 1})":      "message must be a string, got a number",
 		"approval.request({message: {a: 1}})": "message must be a string, got an object",
+		"approval.request(new Date(0))":       "got a Date, whose JSON is a string",
+		"approval.request({toJSON: () => 5})": "got an object, whose JSON is a number",
+		"approval.request(new Number(5))":     "got a Number, whose JSON is a number",
 	} {
 		res := resume(t, src, nil, []string{"approval"}, nil, nil)
 		if res.Err == nil || res.Err.Message != "TypeError: approval.request takes {message, data}, a message, or nothing: "+want || res.Err.Line != 1 {
@@ -289,6 +292,7 @@ func TestApprovalRequestShape(t *testing.T) {
 		"approval.request(null)":                               "null",
 		"approval.request({})":                                 "{}",
 		"approval.request('Reembolsar 10?')":                   `{"message":"Reembolsar 10?"}`,
+		"approval.request(new String('Reembolsar?'))":          `{"message":"Reembolsar?"}`,
 		"approval.request({message: 'ok?', data: {n: [1]}})":   `{"message":"ok?","data":{"n":[1]}}`,
 		"approval.request({kind: 'approval', message: 'ok?'})": `{"kind":"approval","message":"ok?"}`,
 	} {
