@@ -60,7 +60,9 @@ Flags:
                       is resumed in memory by replaying it, as an executor
                       resumes a suspended job (DESIGN.md §10). Without
                       enough of them the run ends suspended: its request is
-                      printed and the exit status is 3
+                      printed and the exit status is 3; with more than
+                      it asks for, the extra ones are named on standard
+                      error
   --jobs              FILE holds JSON Lines, one job per line:
                         {"id": ..., "source": "...", "inputVariables": [{"name": "...", "value": "..."}]}
                       (every input needs a value, which may be "", as in a
@@ -260,6 +262,19 @@ func runOne(ctx context.Context, env Env, pool *workerpool.Pool, opts runOptions
 				_, _ = fmt.Fprintf(env.Stderr, "[approval] %s answered %s\n", rq, opts.resolutions[i])
 			}
 		}
+	}
+	if unused := len(opts.resolutions) - len(requests); unused > 0 && res.Suspended == nil {
+		asked, left := fmt.Sprintf("asked for approval %d times", len(requests)), fmt.Sprintf("the last %d --resolution values were", unused)
+		switch len(requests) {
+		case 0:
+			asked = "never asked for approval"
+		case 1:
+			asked = "asked for approval once"
+		}
+		if unused == 1 {
+			left = "the last --resolution was"
+		}
+		_, _ = fmt.Fprintf(env.Stderr, "flowscript run: the script %s; %s not used\n", asked, left)
 	}
 	if res.Suspended != nil {
 		if opts.json {

@@ -94,6 +94,15 @@ func TestRunThroughApprovals(t *testing.T) {
 	if code != ExitOK || strings.TrimSpace(out) != "yes/no" || !strings.Contains(errOut, `[approval] {"message":"second?","data":"yes"} answered "no"`) {
 		t.Fatalf("answered: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if strings.Contains(errOut, "not used") {
+		t.Errorf("every resolution used, yet: %q", errOut)
+	}
+	// More answers than requests: the run ends, and the extra ones are named.
+	code, out, errOut = invocation{args: append(append([]string{}, args...), "--resolution", `"yes"`, "--resolution", `"no"`, "--resolution", "3", "-"), stdin: script}.run(t)
+	if code != ExitOK || strings.TrimSpace(out) != "yes/no" ||
+		!strings.Contains(errOut, "the script asked for approval 2 times; the last --resolution was not used") {
+		t.Fatalf("an extra resolution: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	code, out, _ = invocation{args: append(append([]string{}, args...), "--json", "--resolution", `"yes"`, "-"), stdin: script}.run(t)
 	var res struct {
 		Suspended bool            `json:"suspended"`
