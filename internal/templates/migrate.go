@@ -99,6 +99,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (indexErr, err error) {
 			return nil, fmt.Errorf("recording migration %s: %w", m.name, err)
 		}
 	}
+	if err := fillNameKeys(ctx, tx); err != nil {
+		return nil, err
+	}
 	indexErr = nameIndex(ctx, tx)
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("committing migrations: %w", err)
@@ -106,11 +109,46 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) (indexErr, err error) {
 	return indexErr, nil
 }
 
+// fillNameKeys gives the name filter's key (migration 0003) to the
+// templates that have none, or one made from another name: all of them
+// after the migration, then those an older replica or an operator wrote.
+// A template's version and updated_at stay as they are: its content does
+// not change.
+func fillNameKeys(ctx context.Context, tx pgx.Tx) error {
+	rows, err := tx.Query(ctx, "SELECT id, name FROM script_templates WHERE name_key_of IS DISTINCT FROM name")
+	if err != nil {
+		return fmt.Errorf("reading the templates without a name key: %w", err)
+	}
+	type named struct {
+		id   [16]byte
+		name string
+	}
+	stale, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (named, error) {
+		var n named
+		err := r.Scan(&n.id, &n.name)
+		return n, err
+	})
+	if err != nil {
+		return fmt.Errorf("reading the templates without a name key: %w", err)
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	var batch pgx.Batch
+	for _, n := range stale {
+		batch.Queue("UPDATE script_templates SET name_key = $2, name_key_of = name WHERE id = $1 AND name = $3", n.id, nameKey(n.name), n.name)
+	}
+	if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+		return fmt.Errorf("writing the templates' name keys: %w", err)
+	}
+	return nil
+}
+
 // nameIndexName is the trigram index of the list's name filter.
-const nameIndexName = "script_templates_name_trgm_idx"
+const nameIndexName = "script_templates_name_key_trgm_idx"
 
 // nameIndex makes sure the list's name filter (a case-insensitive
-// substring, lower(name) LIKE '%…%') has an index: trigrams of lower(name)
+// substring, nameKeySQL LIKE '%…%') has an index: trigrams of nameKeySQL
 // from the pg_trgm extension, so that a filter that matches few templates
 // reads those instead of every row. It is optional, run in a savepoint of
 // the migration: where the extension cannot be created (no privilege on a
@@ -139,7 +177,7 @@ func nameIndex(ctx context.Context, tx pgx.Tx) error {
 	// it (10,000 pending names: 4 ms a search). Templates are written
 	// seldom and read often.
 	if _, err := sp.Exec(ctx, "CREATE INDEX IF NOT EXISTS "+nameIndexName+
-		" ON script_templates USING gin (lower(name) "+pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+
+		" ON script_templates USING gin ("+nameKeySQL+" "+pgx.Identifier{schema, "gin_trgm_ops"}.Sanitize()+
 		") WITH (fastupdate = off)"); err != nil {
 		return fmt.Errorf("creating the name filter's index: %w", err)
 	}

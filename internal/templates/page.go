@@ -70,8 +70,12 @@ func NormalizeNameFilter(name string) string {
 // same key keep the same templates (a filter is normalized, and matches
 // ignoring case).
 func NameFilterKey(name string) string {
-	return strings.ToLower(NormalizeNameFilter(name))
+	return nameKey(NormalizeNameFilter(name))
 }
+
+// nameKey is what the name filter compares: a name, or a filter, in
+// lowercase (Unicode's simple mapping, whatever the database's locale).
+func nameKey(name string) string { return strings.ToLower(name) }
 
 func pageLimit(n int) int {
 	switch {
@@ -85,7 +89,7 @@ func pageLimit(n int) int {
 
 // matchesName reports whether a template named name passes the filter.
 func (q ListQuery) matchesName(name string) bool {
-	return q.Name == "" || strings.Contains(strings.ToLower(name), strings.ToLower(q.Name))
+	return q.Name == "" || strings.Contains(nameKey(name), nameKey(q.Name))
 }
 
 // Page is one page of templates.

@@ -93,10 +93,10 @@ func listSQL(q ListQuery) (string, []any) {
 	}
 	if q.Name != "" {
 		// A LIKE, not strpos, so that the trigram index (nameIndex) serves
-		// it; the name's own %, _ and \ match themselves. Both sides are
-		// lowered by the database, as before.
-		args = append(args, likeEscaper.Replace(q.Name))
-		where = append(where, fmt.Sprintf("lower(name) LIKE '%%' || lower($%d) || '%%'", len(args)))
+		// it; the name's own %, _ and \ match themselves. The filter is
+		// lowered here, as the names' keys are (migration 0003).
+		args = append(args, likeEscaper.Replace(nameKey(q.Name)))
+		where = append(where, fmt.Sprintf("%s LIKE '%%' || $%d || '%%'", nameKeySQL, len(args)))
 	}
 	sql := "SELECT " + templateColumns + " FROM script_templates"
 	if len(where) > 0 {
@@ -105,6 +105,11 @@ func listSQL(q ListQuery) (string, []any) {
 	args = append(args, q.limit()+1)
 	return sql + fmt.Sprintf(" ORDER BY created_at DESC, id DESC LIMIT $%d", len(args)), args
 }
+
+// nameKeySQL is the name filter's key of a row: the service's own while it
+// was made from the row's name, the database's lower(name) otherwise
+// (migration 0003). The name filter's index is on this very expression.
+const nameKeySQL = "(CASE WHEN name_key_of = name THEN name_key ELSE lower(name) END)"
 
 // likeEscaper escapes LIKE's wildcards and its escape character (a backslash, the
 // default), which lower() leaves alone.
@@ -201,8 +206,8 @@ func (p *Postgres) Create(ctx context.Context, d Draft) (Template, error) {
 	}
 	at := now()
 	t, err := scanTemplate(p.pool.QueryRow(ctx,
-		"INSERT INTO script_templates (id, name, description, source, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5) RETURNING "+templateColumns,
-		id, d.Name, d.Description, d.Source, at))
+		"INSERT INTO script_templates (id, name, description, source, created_at, updated_at, name_key, name_key_of) VALUES ($1, $2, $3, $4, $5, $5, $6, $2) RETURNING "+templateColumns,
+		id, d.Name, d.Description, d.Source, at, nameKey(d.Name)))
 	if err != nil {
 		return Template{}, fmt.Errorf("creating template: %w", classify(err))
 	}
@@ -220,9 +225,9 @@ func (p *Postgres) Update(ctx context.Context, id uuid.UUID, d Draft, ifVersion 
 	// is behind the one that created the template. The version in WHERE
 	// is the row's before the write.
 	t, err := scanTemplate(p.pool.QueryRow(ctx,
-		`UPDATE script_templates SET name = $2, description = $3, source = $4, updated_at = GREATEST($5, created_at)
+		`UPDATE script_templates SET name = $2, description = $3, source = $4, updated_at = GREATEST($5, created_at), name_key = $7, name_key_of = $2
 		 WHERE id = $1 AND ($6::integer = 0 OR version = $6) RETURNING `+templateColumns,
-		id, d.Name, d.Description, d.Source, now(), ifVersion))
+		id, d.Name, d.Description, d.Source, now(), ifVersion, nameKey(d.Name)))
 	if err != nil {
 		return Template{}, fmt.Errorf("updating template %s: %w", id, p.missOrConflict(ctx, id, ifVersion, classify(err)))
 	}

@@ -46,6 +46,57 @@ func TestPostgresContract(t *testing.T) {
 	})
 }
 
+// TestPostgresContractUnderTheCLocale: in a database whose LC_CTYPE is C,
+// where PostgreSQL's lower() lowers only ASCII letters, the name filter
+// still ignores the case of every letter ("validação" finds "VALIDAÇÃO"),
+// as the embedded store does (a black-box probe).
+func TestPostgresContractUnderTheCLocale(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	base := testenv.PostgresURL(t)
+	admin, err := pgx.Connect(ctx, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx) //nolint:errcheck
+	name := "fs_c_" + strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name+" TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		admin, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer admin.Close(ctx) //nolint:errcheck
+		if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Error(err)
+		}
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	db := u.String()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lowered string
+	err = conn.QueryRow(ctx, "SELECT lower('VALIDAÇÃO')").Scan(&lowered)
+	_ = conn.Close(ctx)
+	if err != nil || lowered != "validaÇÃo" {
+		t.Fatalf("lower('VALIDAÇÃO') in a C database = %q, %v; the test needs a database that lowers only ASCII", lowered, err)
+	}
+	storetest.Run(t, func(t *testing.T) templates.Store {
+		return openPostgres(t, storetest.PostgresSchemaURLIn(t, db))
+	})
+}
+
 func TestEmbeddedContract(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) templates.Store {
 		s, err := templates.OpenEmbedded(t.TempDir(), opts)

@@ -3,6 +3,7 @@ package templates_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,5 +185,65 @@ func TestPostgresVersionsHoldForEveryWriter(t *testing.T) {
 	}
 	if v, err := s.Version(ctx, created.ID, 1); err != nil || v.Source != "return 1" {
 		t.Errorf("version 1 = %+v, %v; want it unchanged", v, err)
+	}
+}
+
+// The name filter's key (migration 0003) holds for every writer: a template
+// another writer renamed or inserted without a key (an older replica, an
+// operator's SQL) is found by its name, and not by its old one, until the
+// next start gives it its key, which changes neither its version nor its
+// updated_at.
+func TestPostgresNameKeysOfOtherWriters(t *testing.T) {
+	url := storetest.PostgresSchemaURL(t)
+	s := openPostgres(t, url)
+	ctx := context.Background()
+	renamed, err := s.Create(ctx, templates.Draft{Name: "Validar CPF", Source: "return 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := connect(t, url)
+	if _, err := conn.Exec(ctx, "UPDATE script_templates SET name = 'Formatar CEP' WHERE id = $1", renamed.ID); err != nil {
+		t.Fatal(err)
+	}
+	inserted := uuid.Must(uuid.NewV7())
+	if _, err := conn.Exec(ctx, `INSERT INTO script_templates (id, name, description, source, created_at, updated_at)
+		VALUES ($1, 'Enviar E-mail', '', 'return 2', now(), now())`, inserted); err != nil {
+		t.Fatal(err)
+	}
+	names := func(s templates.Store, filter string) []string {
+		t.Helper()
+		page, err := s.List(ctx, templates.ListQuery{Name: filter})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tpl := range page.Templates {
+			got = append(got, tpl.Name)
+		}
+		return got
+	}
+	check := func(s templates.Store, when string) {
+		t.Helper()
+		for filter, want := range map[string]string{"cep": "[Formatar CEP]", "validar": "[]", "e-mail": "[Enviar E-mail]"} {
+			if got := fmt.Sprint(names(s, filter)); got != want {
+				t.Errorf("%s: name filter %q = %s, want %s", when, filter, got, want)
+			}
+		}
+	}
+	check(s, "before the next start")
+	before, err := s.Get(ctx, renamed.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	again := openPostgres(t, url)
+	check(again, "after the next start")
+	var stale int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM script_templates WHERE name_key_of IS DISTINCT FROM name").Scan(&stale); err != nil || stale != 0 {
+		t.Errorf("templates without their name key after the start: %d, %v", stale, err)
+	}
+	after, err := again.Get(ctx, renamed.ID)
+	if err != nil || after.Version != before.Version || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		t.Errorf("giving a key changed the template: %+v, was %+v (%v)", after, before, err)
 	}
 }

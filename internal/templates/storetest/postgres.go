@@ -20,7 +20,12 @@ import (
 // rows. The schema is dropped when the test ends.
 func PostgresSchemaURL(t testing.TB) string {
 	t.Helper()
-	base := testenv.PostgresURL(t)
+	return PostgresSchemaURLIn(t, testenv.PostgresURL(t))
+}
+
+// PostgresSchemaURLIn is PostgresSchemaURL in the database base names.
+func PostgresSchemaURLIn(t testing.TB, base string) string {
+	t.Helper()
 	schema := "tpl_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -33,7 +38,8 @@ func PostgresSchemaURL(t testing.TB) string {
 			t.Errorf("closing the PostgreSQL connection: %v", err)
 		}
 	}()
-	trigramsOnce.Do(func() { trigramsInPublic(ctx, t, conn) })
+	once, _ := trigramsOnce.LoadOrStore(base, new(sync.Once))
+	once.(*sync.Once).Do(func() { trigramsInPublic(ctx, t, conn) })
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
 		t.Fatalf("creating test schema %s: %v", schema, err)
 	}
@@ -64,10 +70,11 @@ func PostgresSchemaURL(t testing.TB) string {
 	return u.String()
 }
 
-var trigramsOnce sync.Once
+// trigramsOnce holds a *sync.Once for each database URL.
+var trigramsOnce sync.Map
 
 // trigramsInPublic creates the pg_trgm extension in the public schema, once
-// per test process, before any test schema exists. The store creates it
+// per test process and database, before any test schema exists. The store creates it
 // where it needs it otherwise (the first schema on its search_path): in a
 // test schema, dropping that schema would take the extension, and every
 // other test schema's name index with it, while those tests run. Where it
