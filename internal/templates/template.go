@@ -97,7 +97,7 @@ func (d Draft) Validate(maxSourceBytes int) error {
 	case hasControl(d.Name, false) || strings.ContainsFunc(d.Name, hiddenInName):
 		add("name", CodeInvalidText, "name must be one line of text without control characters, line separators or bidirectional overrides")
 	case !HasVisible(d.Name):
-		add("name", CodeInvalidText, "name must hold a visible character: it is only invisible format characters")
+		add("name", CodeInvalidText, "name must hold a visible character: it is only invisible format characters or combining marks")
 	}
 
 	switch {
@@ -107,6 +107,9 @@ func (d Draft) Validate(maxSourceBytes int) error {
 		add("description", CodeTooLong, "description is %d characters, over the limit of %d", utf8.RuneCountInString(d.Description), MaxDescriptionRunes)
 	case hasControl(d.Description, true):
 		add("description", CodeInvalidText, "description must not contain control characters other than line breaks and tabs")
+	case strings.ContainsFunc(d.Description, bidiControl):
+		add("description", CodeInvalidText, "description must not contain bidirectional embeddings, overrides or isolates (U+202A–U+202E, U+2066–U+2069): "+
+			"they make text read otherwise than it is stored")
 	}
 
 	fields = append(fields, ValidateSource(d.Source, maxSourceBytes)...)
@@ -166,7 +169,14 @@ func hasControl(s string, multiline bool) bool {
 // and the bidirectional embeddings, overrides and isolates, which make a
 // name read otherwise than it sorts and matches.
 func hiddenInName(r rune) bool {
-	return r == '\u2028' || r == '\u2029' || '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
+	return r == '\u2028' || r == '\u2029' || bidiControl(r)
+}
+
+// bidiControl reports a bidirectional embedding, override or isolate, which
+// other authors would read in an order the text is not in (the marks
+// U+200E and U+200F only set a direction, and are allowed).
+func bidiControl(r rune) bool {
+	return '\u202a' <= r && r <= '\u202e' || '\u2066' <= r && r <= '\u2069'
 }
 
 // HasVisible reports whether s holds a character that shows (visible):
@@ -176,10 +186,11 @@ func HasVisible(s string) bool { return strings.ContainsFunc(s, visible) }
 // visible reports a character that shows: not a space, not a format
 // character (zero-width space and joiners, marks of direction), not one
 // Unicode says to draw as nothing (Hangul fillers, variation selectors:
-// Default_Ignorable_Code_Point), not the blank braille pattern.
+// Default_Ignorable_Code_Point), not the blank braille pattern, not a
+// nonspacing or enclosing mark, which shows only on a character before it.
 func visible(r rune) bool {
 	return !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) &&
-		!unicode.Is(unicode.Variation_Selector, r) && r != '\u2800'
+		!unicode.Is(unicode.Variation_Selector, r) && r != '\u2800' && !unicode.In(r, unicode.Mn, unicode.Me)
 }
 
 // now is the store clock: UTC at the precision PostgreSQL keeps, so both
