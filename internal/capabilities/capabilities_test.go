@@ -258,6 +258,8 @@ func TestKVIsScopedToTenantAndSession(t *testing.T) {
 		`["k",1,{"ttlSeconds":"x"}]`: "options (argument 3) must be {ttlSeconds?}: ttlSeconds: want a number, got a string",
 		`["k",1,{"ttl":60}]`:         `options (argument 3) must be {ttlSeconds?}: it has no member "ttl"`,
 		`["k",1,{"ttlSeconds":-1}]`:  "ttlSeconds must be 0 or more seconds (0 or none: as long as any value is kept, KV_TTL), got -1",
+		// NaN and Infinity cross as null: refused, not taken as no TTL.
+		`["k",1,{"ttlSeconds":null}]`: "ttlSeconds must be a number of seconds, got null, NaN or Infinity",
 	} {
 		if r := call(t, c, job("acme", "s1", "kv"), "kv", "set", args); r.Err == nil || !strings.Contains(r.Err.Message, want) || strings.Contains(r.Err.Message, "Go ") {
 			t.Errorf("kv.set(%s): %+v, want %q", args, r.Err, want)

@@ -164,6 +164,12 @@ func (h *jobHost) kv(ctx context.Context, method string, args []json.RawMessage)
 			if oerr := strictJSON(o, &opts); oerr != nil {
 				return typeError("%s: options (argument 3) must be {ttlSeconds?}: %v", name, oerr)
 			}
+			var given struct {
+				TTLSeconds json.RawMessage `json:"ttlSeconds"`
+			}
+			if json.Unmarshal(o, &given) == nil && string(given.TTLSeconds) == "null" {
+				return typeError("%s: options (argument 3): ttlSeconds must be a number of seconds, got null, NaN or Infinity (leave it out to keep the value as long as any, KV_TTL)", name)
+			}
 			if opts.TTLSeconds < 0 {
 				return typeError("%s: options (argument 3): ttlSeconds must be 0 or more seconds (0 or none: as long as any value is kept, KV_TTL), got %s",
 					name, strconv.FormatFloat(opts.TTLSeconds, 'g', -1, 64))
