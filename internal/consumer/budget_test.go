@@ -46,6 +46,8 @@ func TestStoreFailureOnTheLastAttempt(t *testing.T) {
 		settled(t, js, cfg, 10*time.Second)
 		if res.Status != flowjob.StatusFailed || res.Error == nil || res.Error.Code != flowjob.CodeDeliveryExhausted {
 			t.Errorf("result %+v, want failed DELIVERY_EXHAUSTED", res)
+		} else if !strings.Contains(res.Error.Message, "attempts (MAX_DELIVER is 2); last error: ") {
+			t.Errorf("its message %q does not say how many attempts were made against MAX_DELIVER", res.Error.Message)
 		}
 		if runs := r.calls.Load(); runs != 1 {
 			t.Errorf("the job ran %d times, want 1 (later deliveries could not look its result up)", runs)

@@ -92,7 +92,7 @@ func (h *jobHandler) process(ctx context.Context, d *delivery) (out outcome) {
 	case a.transient != nil && tries < h.cfg.MaxDeliver:
 		return h.retry(d, codeOf(a.transient), a.transient)
 	case a.transient != nil:
-		a.report = h.exhausted(ctx, d, tries, a.transient)
+		a.report = h.exhausted(ctx, d, tries, tries, a.transient)
 	}
 	v := h.policy.Decide(a.job, a.report, a.opts...)
 	if size, limit := h.resultSize(v); size > limit {
@@ -253,7 +253,7 @@ func (h *jobHandler) attempt(ctx context.Context, d *delivery, tries int) (a att
 		if why := h.budget.lastFailure(ctx, d); why != "" {
 			cause = fmt.Errorf("the last attempt could not store its result: %s", why)
 		}
-		return attempt{job: job, report: h.exhausted(ctx, d, tries, cause)}
+		return attempt{job: job, report: h.exhausted(ctx, d, tries, tries-1, cause)}
 	case job.Deadline != nil && !h.now().Before(*job.Deadline):
 		return attempt{job: job, report: deadlinePassed(job, tries, "before it could run")}
 	}
@@ -325,16 +325,18 @@ func soleID(data []byte) string {
 	return id
 }
 
-// exhausted is the report of a job out of attempts.
-func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries int, cause error) actions.Report {
+// exhausted is the report of a job out of attempts after made of them
+// (more than MAX_DELIVER when deliveries were taken by another consumer,
+// or made before MAX_DELIVER was lowered).
+func (h *jobHandler) exhausted(ctx context.Context, d *delivery, tries, made int, cause error) actions.Report {
 	d.logger().ErrorContext(ctx, "a job ran out of attempts", "stream_seq", d.streamSeq,
 		"attempt", tries, "max_deliver", h.cfg.MaxDeliver, "deliveries", d.attempt, "error", cause.Error())
-	attempts := fmt.Sprintf("%d attempts", h.cfg.MaxDeliver)
-	if h.cfg.MaxDeliver == 1 {
+	attempts := fmt.Sprintf("%d attempts", made)
+	if made == 1 {
 		attempts = "1 attempt"
 	}
 	return actions.Failed(flowjob.CodeDeliveryExhausted, fmt.Sprintf(
-		"the job got no stored result in %s (MAX_DELIVER); last error: %v", attempts, cause), tries)
+		"the job got no stored result in %s (MAX_DELIVER is %d); last error: %v", attempts, h.cfg.MaxDeliver, cause), tries)
 }
 
 // run runs the job's script. A worker crash is the platform's: the script
