@@ -480,12 +480,16 @@ func TestStructuredFailure(t *testing.T) {
 	}
 	// A blank or non-text message or code never becomes "" or
 	// "[object Object]": the message says what the failure lacks.
+	const noDetail = "the script reported a failure whose error has no code or message in its JSON " +
+		"(an Error's message is not serialized: return {success: false, error: {code, message: e.message}})"
 	for src, want := range map[string][2]string{
-		"return {success: false, error: {code: 'EMPTY', message: ''}}":        {"EMPTY", "the script reported the failure EMPTY, without a message"},
-		"return {success: false, error: {code: 'E', message: '  '}}":          {"E", "the script reported the failure E, without a message"},
-		"return {success: false, error: {code: 42, message: {x: 1}}}":         {"42", "the script reported the failure 42, without a message"},
-		"return {success: false, error: {code: {}, message: 404}}":            {"", "404"},
-		"return {success: false, error: {code: Symbol('s'), message: null}}":  {"", "the script reported a failure"},
+		"return {success: false, error: {code: 'EMPTY', message: ''}}":       {"EMPTY", "the script reported the failure EMPTY, without a message"},
+		"return {success: false, error: {code: 'E', message: '  '}}":         {"E", "the script reported the failure E, without a message"},
+		"return {success: false, error: {code: 42, message: {x: 1}}}":        {"42", "the script reported the failure 42, without a message"},
+		"return {success: false, error: {code: {}, message: 404}}":           {"", "404"},
+		"return {success: false, error: {code: Symbol('s'), message: null}}": {"", noDetail},
+		// An Error's message is not in its JSON: the author is told how to pass it.
+		"try { null.x } catch (e) { return {success: false, error: e} }":      {"", noDetail},
 		"return {success: false, error: {code: 'NOT_FOUND', message: false}}": {"NOT_FOUND", "false"},
 		// An error that is a text is the message, without a code.
 		"return {success: false, error: 'cliente não encontrado'}": {"", "cliente não encontrado"},

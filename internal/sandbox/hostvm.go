@@ -1235,6 +1235,11 @@ func structuredFailure(serialized string) *structured {
 		}
 		if msg := structuredText(detail["message"]); msg != "" {
 			e.Message, _ = textcut.Cut(msg, maxStructuredMsgBytes)
+		} else if e.Reason == "" {
+			// {success: false, error: e} with e an Error: its message and
+			// name are not enumerable, so its JSON is {} or near it.
+			e.Message = "the script reported a failure whose error has no code or message in its JSON " +
+				"(an Error's message is not serialized: return {success: false, error: {code, message: e.message}})"
 		}
 	} else if msg := structuredText(top["error"]); msg != "" {
 		// {success: false, error: 'cliente não encontrado'}: the text is
