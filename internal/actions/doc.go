@@ -55,7 +55,9 @@
 // FallbackID, when the message's Nats-Msg-Id is one — so that no engine
 // waits out its own timeout; the session id is included when it is usable.
 // The directive follows the same policy as far as the fields it reads are
-// valid: a continue job with a valid outputVariable still continues; a flow
+// valid: a continue job with a valid outputVariable still continues, whatever
+// its context (continue does not depend on it; the result's context is
+// then empty, as the job's was not one of flow and tool); a flow
 // job redirects only when errorHandoff is false and
 // defaultExceptionBlockId is valid. When the action is unusable for its
 // mode (unknown onError, a broken outputVariable in continue, an unknown
