@@ -353,6 +353,12 @@ func (p *Program) classify(ctx context.Context, v *vm, l Limits, err error) *Err
 				return causeOf(ctx)
 			}
 			e := copyOf(v.host.thrown[obj])
+			if msg := v.hostMessage(obj); msg != "" {
+				e.Message = msg
+			}
+			if ctx.Err() != nil { // its message getter ran out the clock
+				return causeOf(ctx)
+			}
 			e.Line, e.Column = p.position(ex.Stack())
 			return e
 		}

@@ -44,6 +44,10 @@ func TestNotGrantedThrowsCapabilityDeniedAtTheAuthorsLine(t *testing.T) {
 	}{
 		{"api", "const x = 1\nreturn api.get('crm', '/customers/1')", "Api capability is not enabled", 2},
 		{"kv", "\n\n  kv.set('a', 1)\nreturn 1", "Kv capability is not enabled", 3},
+		// Caught, its message edited and thrown again: the edit is reported,
+		// still at the call's line and with its code.
+		{"edited", "try { kv.get('a') }\ncatch (e) { e.message = 'no cache: ' + e.message; throw e }", "no cache: Kv capability is not enabled", 1},
+		{"blanked", "try { kv.get('a') }\ncatch (e) { e.message = ' '; throw e }", "Kv capability is not enabled", 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := runHost(t, tc.source, nil, host, Limits{})

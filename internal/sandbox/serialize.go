@@ -136,6 +136,24 @@ func (v *vm) describe(thrown goja.Value) (string, error) {
 	return text, err
 }
 
+// hostMessage is the message of a host error the script let escape, as it
+// is now: a script that caught it may have edited it before throwing it
+// again. It is read under the script's deadline, as describe reads a
+// thrown value; "" when it is not a text that shows, or reading it failed
+// (the host's own message then stands).
+func (v *vm) hostMessage(obj *goja.Object) string {
+	var text string
+	err := v.try(func() {
+		if msg, ok := obj.Get("message").(goja.String); ok {
+			text = msg.String()
+		}
+	})
+	if err != nil || strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return text
+}
+
 // errorText is an error's "Name: message", or the one of the two that is
 // not empty.
 func errorText(name, message string) string {
