@@ -69,7 +69,7 @@ func (r *Runtime) builtin_newDate(args []Value, proto *Object) *Object {
 }
 
 func (r *Runtime) builtin_date(FunctionCall) Value {
-	return asciiString(dateFormat(r.now()))
+	return newStringValue(dateFormat(r.now())) // FlowScript patch 51: a zone name may not be ASCII (Réunion Time)
 }
 
 func (r *Runtime) date_parse(call FunctionCall) Value {
@@ -102,7 +102,7 @@ func (r *Runtime) dateproto_toString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			return asciiString(formatWithZone(d.time(), dateTimeLayout)) // FlowScript patch 51
+			return newStringValue(formatWithZone(d.time(), dateTimeLayout)) // FlowScript patch 51
 		} else {
 			return stringInvalidDate
 		}
@@ -190,7 +190,7 @@ func (r *Runtime) dateproto_toTimeString(call FunctionCall) Value {
 	obj := r.toObject(call.This)
 	if d, ok := obj.self.(*dateObject); ok {
 		if d.isSet() {
-			return asciiString(formatWithZone(d.time(), timeLayout))
+			return newStringValue(formatWithZone(d.time(), timeLayout)) // FlowScript patch 51
 		} else {
 			return stringInvalidDate
 		}

@@ -392,7 +392,11 @@ func TestProxyChainPastTheLimit(t *testing.T) {
 }
 
 // TestZoneNamesAsV8: Date's toString names the zone by its long name
-// (patch 51); Node 20's answers.
+// (patch 51); Node 20's answers: a few cases, then every zone of the tz
+// database at the instants of testdata/flowscript/zone_names.node.json
+// (written by zone_names_gen.js golden), from 1900 (LMT in most zones) and
+// 1960 (before 1970, V8 names the zone as in an equivalent year of
+// 2008-2037) to 2040 (after 2038-01-19, likewise).
 func TestZoneNamesAsV8(t *testing.T) {
 	for _, c := range []struct {
 		zone string
@@ -406,6 +410,23 @@ func TestZoneNamesAsV8(t *testing.T) {
 		{"Europe/London", time.Date(2026, 7, 15, 12, 0, 0, 0, time.UTC), "Wed Jul 15 2026 13:00:00 GMT+0100 (British Summer Time)"},
 		{"America/Punta_Arenas", time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Thu Jan 15 2026 09:00:00 GMT-0300 (GMT-03:00)"},
 		{"Asia/Kolkata", time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC), "Thu Jan 15 2026 17:30:00 GMT+0530 (India Standard Time)"},
+		// The probe's differences.
+		{"America/Vancouver", time.Date(2025, 1, 15, 8, 0, 0, 0, time.UTC), "Wed Jan 15 2025 00:00:00 GMT-0800 (Pacific Standard Time)"},
+		{"America/Argentina/Salta", time.Date(2025, 1, 15, 3, 0, 0, 0, time.UTC), "Wed Jan 15 2025 00:00:00 GMT-0300 (Argentina Standard Time)"},
+		{"America/Cordoba", time.Date(2025, 1, 15, 3, 0, 0, 0, time.UTC), "Wed Jan 15 2025 00:00:00 GMT-0300 (Argentina Standard Time)"},
+		{"America/Monterrey", time.Date(2021, 7, 15, 5, 0, 0, 0, time.UTC), "Thu Jul 15 2021 00:00:00 GMT-0500 (Central Daylight Time)"},
+		{"Europe/Dublin", time.Date(2021, 1, 15, 12, 0, 0, 0, time.UTC), "Fri Jan 15 2021 12:00:00 GMT+0000 (Greenwich Mean Time)"},
+		{"Europe/Dublin", time.Date(2021, 7, 15, 12, 0, 0, 0, time.UTC), "Thu Jul 15 2021 13:00:00 GMT+0100 (Irish Standard Time)"},
+		// The current metazone's names, by ICU's DST offset.
+		{"America/Cancun", time.Date(2005, 1, 15, 6, 0, 0, 0, time.UTC), "Sat Jan 15 2005 00:00:00 GMT-0600 (Eastern Standard Time)"},
+		{"America/Cancun", time.Date(2005, 7, 15, 5, 0, 0, 0, time.UTC), "Fri Jul 15 2005 00:00:00 GMT-0500 (Eastern Daylight Time)"},
+		{"America/Punta_Arenas", time.Date(2005, 7, 15, 4, 0, 0, 0, time.UTC), "Fri Jul 15 2005 00:00:00 GMT-0400 (GMT-03:00)"},
+		{"Africa/Casablanca", time.Date(2021, 4, 25, 0, 0, 0, 0, time.UTC), "Sun Apr 25 2021 00:00:00 GMT+0000 (GMT+00:00)"},
+		{"Africa/Casablanca", time.Date(2021, 7, 15, 0, 0, 0, 0, time.UTC), "Thu Jul 15 2021 01:00:00 GMT+0100 (GMT+01:00)"},
+		// Before 1970: as in the equivalent year (1850 is 2013, when Brazil
+		// had summer time in January).
+		{"America/Sao_Paulo", time.Date(1850, 1, 15, 12, 0, 0, 0, time.UTC), "Tue Jan 15 1850 08:53:32 GMT-0306 (Brasilia Summer Time)"},
+		{"Europe/London", time.Date(1900, 7, 15, 12, 0, 0, 0, time.UTC), "Sun Jul 15 1900 12:00:00 GMT+0000 (British Summer Time)"},
 	} {
 		loc, err := time.LoadLocation(c.zone)
 		if err != nil {
@@ -414,6 +435,62 @@ func TestZoneNamesAsV8(t *testing.T) {
 		if got := formatWithZone(c.utc.In(loc), dateTimeLayout); got != c.want {
 			t.Errorf("%s: %s, want %s", c.zone, got, c.want)
 		}
+	}
+
+	var golden struct {
+		Instants []time.Time
+		Zones    [][]string // the zone, then String(date) at each instant
+	}
+	readJSON(t, "testdata/flowscript/zone_names.node.json", &golden)
+	// Before 1970 the offset may differ, not the name: this tz database
+	// (Debian's, built with backzone) keeps the history of zones the main
+	// data, and ICU, make links (Africa/Bamako has its own LMT and 1960s
+	// offsets; ICU's are Abidjan's). There only the names are compared.
+	var differ []string
+	checked, offsetsDiffer := 0, 0
+	name := func(s string) string { return s[strings.Index(s, " (")+1:] }
+	for _, row := range golden.Zones {
+		loc, err := time.LoadLocation(row[0])
+		if err != nil {
+			t.Errorf("%s: %v", row[0], err)
+			continue
+		}
+		for i, want := range row[1:] {
+			checked++
+			at := golden.Instants[i].In(loc)
+			got := formatWithZone(at, dateTimeLayout)
+			if got != want && at.Year() < 1970 && name(got) == name(want) {
+				offsetsDiffer++
+				continue
+			}
+			if got != want {
+				differ = append(differ, row[0]+": "+got+", want "+want)
+			}
+		}
+	}
+	if checked < 5000 {
+		t.Errorf("%d instants checked", checked)
+	}
+	if len(differ) > 0 {
+		t.Errorf("%d of %d differ from Node:\n%s", len(differ), checked, strings.Join(differ[:min(len(differ), 20)], "\n"))
+	}
+	t.Logf("%d instants of %d zones checked: %d before 1970 at another offset", checked, len(golden.Zones), offsetsDiffer)
+}
+
+// TestZoneNamesPastASCII: a zone name that is not ASCII is a String of its
+// characters, not of its UTF-8 bytes; Node 20's answers.
+func TestZoneNamesPastASCII(t *testing.T) {
+	l := time.Local
+	defer func() { time.Local = l }()
+	var err error
+	if time.Local, err = time.LoadLocation("Indian/Reunion"); err != nil {
+		t.Fatal(err)
+	}
+	v, err := New().RunString(`const d = new Date(Date.UTC(2024, 0, 15, 12));
+		[String(d), d.toString().length, d.toTimeString(), JSON.stringify(String(d)), Date().endsWith('(Réunion Time)')].join('|')`)
+	want := "Mon Jan 15 2024 16:00:00 GMT+0400 (Réunion Time)|48|16:00:00 GMT+0400 (Réunion Time)|\"Mon Jan 15 2024 16:00:00 GMT+0400 (Réunion Time)\"|true"
+	if err != nil || v.String() != want {
+		t.Errorf("got %v (%v), want %s", v, err, want)
 	}
 }
 
