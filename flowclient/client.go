@@ -263,9 +263,12 @@ func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, er
 }
 
 // ownResult is res, unless it is another job's result stored under job's
-// id: ErrIDReused.
+// id: ErrIDReused. A result names each of the session, flow and block its
+// job had usable (an INVALID_JOB result may lack some): each it names must
+// be job's.
 func ownResult(job *flowjob.Job, res *flowjob.Result) (*flowjob.Result, error) {
-	if res.SessionID != "" && (res.SessionID != job.SessionID || res.FlowID != job.FlowID || res.BlockID != job.BlockID) {
+	differs := func(stored, own string) bool { return stored != "" && stored != own }
+	if differs(res.SessionID, job.SessionID) || differs(res.FlowID, job.FlowID) || differs(res.BlockID, job.BlockID) {
 		return nil, fmt.Errorf("running job %s: %w: the result stored under it is for session %q, flow %q, block %q",
 			job.ID, ErrIDReused, res.SessionID, res.FlowID, res.BlockID)
 	}

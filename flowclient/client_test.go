@@ -185,6 +185,37 @@ func TestClientRunFallsBackToTheStream(t *testing.T) {
 	})
 }
 
+// TestClientRunRefusesAnInvalidJobsResult: a bad job without a session id
+// got an INVALID_JOB result with no session id, but with its flow and block;
+// another job under the same id gets ErrIDReused, not that result (it got
+// it, as only the session id was compared; a black-box probe).
+func TestClientRunRefusesAnInvalidJobsResult(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, true)
+		c := e.client(t)
+		ctx := testenv.Context(t, 20*time.Second)
+		bad := cpfJob("client-bad-first", "123")
+		bad.SessionID = ""
+		body, err := flowjob.Marshal(bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, _ := jetstream.New(e.nc)
+		if _, err := js.Publish(ctx, flowjob.Subjects{Prefix: e.cfg.SubjectPrefix}.Jobs(), body, jetstream.WithMsgID(bad.ID)); err != nil {
+			t.Fatal(err)
+		}
+		stored, err := c.Await(ctx, bad.ID)
+		if err != nil || stored.Error == nil || stored.Error.Code != flowjob.CodeInvalidJob || stored.SessionID != "" || stored.FlowID != "flow-1" {
+			t.Fatalf("the bad job's result: %+v, %v; want INVALID_JOB without a session id, with its flow", stored, err)
+		}
+		other := cpfJob(bad.ID, "123")
+		other.FlowID = "flow-2"
+		if r, err := c.Run(ctx, other); !errors.Is(err, flowclient.ErrIDReused) {
+			t.Errorf("Run of another job under the bad job's id: %+v, %v; want ErrIDReused", r, err)
+		}
+	})
+}
+
 // TestClientRunTakesAResultBeforeTheAcknowledgement: a relay takes the
 // publish on another prefix, stores the job in the executor's JOBS stream
 // and never answers; the result comes on the inbox and Run returns it at

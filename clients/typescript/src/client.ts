@@ -2,7 +2,7 @@
 // client (flowjob/client.go) does: Nats-Msg-Id = job id, Reply-To, the
 // contract version header and W3C trace context on the job; the result
 // from the Reply-To inbox first, the RESULTS stream as the fallback.
-import { createInbox, ErrorCode, headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
+import { createInbox, ErrorCode, Events, headers, type MsgHdrs, type NatsConnection, type Subscription } from "nats";
 
 import {
   CONTRACT_VERSION,
@@ -259,22 +259,65 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
     span?.end(err);
     throw err;
   }
+  const js = nc.jetstream();
+  const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+  const send = () => {
+    const timeout = deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
+    return js.publish(jobs, data, { msgID: job.id, headers: h, ...(timeout === undefined ? {} : { timeout }) });
+  };
+  const reconnects = watchReconnects(nc);
   try {
-    const ack = await nc.jetstream().publish(jobs, data, {
-      msgID: job.id,
-      headers: h,
-      ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    });
-    span?.end();
-    return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
+    let pending = send();
+    for (;;) {
+      const acked = await Promise.race([pending.then((ack) => ({ ack })), reconnects.next()]);
+      if (acked) {
+        span?.end();
+        return { stream: acked.ack.stream, seq: acked.ack.seq, duplicate: acked.ack.duplicate };
+      }
+      // The connection came back while the acknowledgement was awaited:
+      // nats.js drops what it had not written before a reconnect, so the
+      // job may never have left. Send it again; Nats-Msg-Id makes a repeat
+      // harmless (the broker acknowledges it as a duplicate).
+      pending.catch(() => {});
+      pending = send();
+    }
   } catch (err) {
     span?.end(err);
-    if ((err as { code?: unknown })?.code === ErrorCode.MaxPayloadExceeded) {
+    const code = (err as { code?: unknown })?.code;
+    if (code === ErrorCode.MaxPayloadExceeded) {
       // The connection's max_payload changed (a reconnect to another server).
       throw new MaxPayloadError(job.id, jobs, data.length, nc.info?.max_payload ?? 0, err);
     }
+    if (code === ErrorCode.NoResponders) {
+      throw new PublishError(job.id, jobs, new Error(NO_STREAM, { cause: err }));
+    }
     throw new PublishError(job.id, jobs, err);
+  } finally {
+    reconnects.stop();
   }
+}
+
+/** Why a publish nobody answers failed, in Go's words (flowclient). */
+const NO_STREAM =
+  "no JetStream stream takes this subject (an executor creates the JOBS stream when it starts: start one, " +
+  "or check that this client's subject prefix is the executors' SUBJECT_PREFIX)";
+
+/**
+ * The connection's reconnections from now on: next() resolves (to
+ * undefined) at the next one; stop() ends the watch.
+ */
+function watchReconnects(nc: NatsConnection): { next(): Promise<undefined>; stop(): void } {
+  const status = nc.status();
+  let wake: (() => void) | undefined;
+  void (async () => {
+    for await (const s of status) {
+      if (s.type === Events.Reconnect) wake?.();
+    }
+  })().catch(() => {});
+  return {
+    next: () => new Promise<undefined>((resolve) => (wake = () => resolve(undefined))),
+    stop: () => (status as { stop?: () => void }).stop?.(),
+  };
 }
 
 /** The bytes of headers as NATS sends them: "NATS/1.0", a line per value, a blank line. */
@@ -361,7 +404,12 @@ export async function submit(nc: NatsConnection, job: Job, options: SubmitOption
   if (options.signal?.aborted) {
     throw options.signal.reason; // the wait is over already; publish nothing
   }
-  const publishing = untilAborted(publishJob(nc, job, { ...options, replyTo: inbox }), options.signal);
+  // One timeoutMs for both: the publish waits for its acknowledgement as
+  // long as the result's wait (not the nats client's 5 s) when none is given.
+  const publishing = untilAborted(
+    publishJob(nc, job, { ...options, timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS, replyTo: inbox }),
+    options.signal,
+  );
   // The result can come before the broker's acknowledgement, or without it
   // (an acknowledgement lost or later than timeoutMs): the job was stored
   // and ran, so its result is the answer. When the wait fails first, the
@@ -388,10 +436,15 @@ export async function submit(nc: NatsConnection, job: Job, options: SubmitOption
   return ownResult(job, await waiting.promise);
 }
 
-/** got, unless it is another job's result stored under job's id. */
+/**
+ * got, unless it is another job's result stored under job's id. A result names each of the
+ * session, flow and block its job had usable (an INVALID_JOB result may lack some): each it
+ * names must be job's.
+ */
 function ownResult(job: Job, got: ReceivedResult): ReceivedResult {
   const r = got.result;
-  if (r.sessionId !== "" && (r.sessionId !== job.sessionId || r.flowId !== job.flowId || r.blockId !== job.blockId)) {
+  const differs = (stored: string | undefined, own: string) => !!stored && stored !== own;
+  if (differs(r.sessionId, job.sessionId) || differs(r.flowId, job.flowId) || differs(r.blockId, job.blockId)) {
     throw new IdReusedError(job.id, r);
   }
   return got;

@@ -5,6 +5,7 @@
 // trace that continues from the engine's span.
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, connect as netConnect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 
@@ -255,6 +256,18 @@ describe("the RESULTS stream fallback", () => {
     });
   });
 
+  test("a bad job's INVALID_JOB result names no session: another job under its id gets IdReusedError, not that result", async () => {
+    const bad = { ...job({ source: "return 'bad'", outputVariable: "o", onError: "continue" }), sessionId: "" };
+    await exec.nc.jetstream().publish(`${CONTRACT.subjectPrefix}.jobs.execute`, new TextEncoder().encode(JSON.stringify(bad)), {
+      msgID: bad.id,
+    });
+    const stored = await awaitResult(exec.nc, bad.id, CONTRACT);
+    assert.equal(stored.result.error?.code, "INVALID_JOB");
+    assert.equal(stored.result.sessionId, "");
+    const mine: Job = { ...bad, sessionId: "s-other", flowId: bad.flowId + "-other" };
+    await assert.rejects(submit(exec.nc, mine, opts), (err: unknown) => err instanceof IdReusedError && err.jobId === bad.id);
+  });
+
   test("no result in time: ResultTimeoutError", async () => {
     const started = Date.now();
     await assert.rejects(awaitResult(exec.nc, "never-published-job", { ...quick, timeoutMs: 700 }), (err: unknown) => {
@@ -421,6 +434,31 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     }
   });
 
+  test("a job published while the connection is down is sent again once it is back, not lost", async () => {
+    // nats.js drops what it had not written when it reconnects: a job
+    // published while the connection was down never reached the broker,
+    // and submit waited out timeoutMs for an acknowledgement that could not
+    // come (a probe; Go's client buffers it and sends it after the reconnect).
+    const link = await cuttableLink(exec.url);
+    const nc = await connect({ servers: link.url, reconnectTimeWait: 100, maxReconnectAttempts: -1 });
+    try {
+      const down = nextStatus(nc, "disconnect");
+      link.cut();
+      await down;
+      const j = job({ source: "return 'after the outage'", outputVariable: "o", onError: "continue" });
+      const started = Date.now();
+      const submitting = submit(nc, j, { ...opts, timeoutMs: 15_000 });
+      await new Promise((r) => setTimeout(r, 500)); // several reconnect attempts fail meanwhile
+      link.restore();
+      const got = await submitting;
+      assert.equal(got.result.variables["o"], "after the outage");
+      assert.ok(Date.now() - started < 10_000, `it took ${Date.now() - started} ms: the publish was waited out, not sent again`);
+    } finally {
+      await nc.close();
+      link.close();
+    }
+  });
+
   test("a subject no stream takes and nobody listens on: PublishError at once", async () => {
     const before = pending(exec.nc);
     const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
@@ -435,6 +473,7 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     });
     assert.deepEqual(unhandled, []);
     assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
+    assert.match(caught.message, /: no JetStream stream takes this subject \(an executor creates the JOBS stream when it starts/, "it says why, as Go's client does (it said 503)");
     assert.ok(Date.now() - started < 4_000, "no responders is an answer: it did not wait for the timeout");
     assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
   });
@@ -677,3 +716,46 @@ describe("shared goldens", () => {
     assert.equal(got.result.variables["saudacao"], "Bom dia, Ana!");
   });
 });
+
+/** A TCP link to a broker that can be cut (its connections closed, new ones refused) and restored. */
+async function cuttableLink(brokerURL: string): Promise<{ url: string; cut(): void; restore(): void; close(): void }> {
+  const broker = new URL(brokerURL.replace(/^nats:/, "http:"));
+  const sockets = new Set<Socket>();
+  let refusing = false;
+  const server = createServer((client) => {
+    if (refusing) {
+      client.destroy();
+      return;
+    }
+    const upstream = netConnect(Number(broker.port), broker.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on("close", () => sockets.delete(s));
+      s.on("error", () => {});
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    cut() {
+      refusing = true;
+      for (const s of sockets) s.destroy();
+    },
+    restore() {
+      refusing = false;
+    },
+    close() {
+      for (const s of sockets) s.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Resolves at the connection's next status event of type. */
+async function nextStatus(nc: NatsConnection, type: string): Promise<void> {
+  for await (const s of nc.status()) {
+    if (s.type === type) return;
+  }
+}
