@@ -126,7 +126,9 @@ func Redact(raw string) string {
 
 func redactOne(raw string) string {
 	u, err := url.Parse(raw)
-	if err != nil {
+	if err != nil || u.Opaque != "" || !strings.Contains(raw, "://") {
+		// Without "//" the parser reads "alice:" or "nats:" as the scheme and
+		// the rest, password and all, as an opaque part it has no user in.
 		return redactUnparsable(raw)
 	}
 	if u.User != nil {

@@ -19,6 +19,14 @@ func TestRedact(t *testing.T) {
 		" nats://a:4222 ,nats://b:4223 ":        " nats://a:4222 ,nats://b:4223 ",
 		"nats://u:s3cret@h o:4222":              "nats://xxxxx@h o:4222",
 		"://bad":                                "://bad",
+		// Without "//", the parser finds no user part: everything before
+		// the '@' is hidden (a probe found these printed whole).
+		"alice:s3cret@127.0.0.1:4222": "xxxxx@127.0.0.1:4222",
+		"nats:alice:s3cret@h:4222":    "xxxxx@h:4222",
+		"nats:/alice:s3cret@h:4222":   "xxxxx@h:4222",
+		"nats//alice:s3cret@h:4222":   "xxxxx@h:4222",
+		"tls:alice:s3cret@h":          "xxxxx@h",
+		"nats:t0ken@h:4222":           "xxxxx@h:4222",
 	} {
 		got := Redact(raw)
 		if got != want {
@@ -72,6 +80,9 @@ func TestParseNamesEachBadURL(t *testing.T) {
 		{"nats://a:4222/b", []string{"has a path"}},
 		{"nats://a:4222?x=1", []string{"has a query"}},
 		{"nats://u:s3cret@a:42x2, nats://t0ken@ b", []string{"URL 1 of 2", "URL 2 of 2"}},
+		{"alice:s3cret@127.0.0.1:4222", []string{`"xxxxx@127.0.0.1:4222" has no scheme`}},
+		{"nats://a:4222,nats:alice:s3cret@b:4223", []string{`URL 2 of 2 ("xxxxx@b:4223") has no scheme`}},
+		{"nats:t0ken@h:4222", []string{"has no scheme"}},
 		{"nats://a:4222, ws://b:80", []string{"mixes WebSocket"}},
 	} {
 		_, err := Parse(tc.raw)
