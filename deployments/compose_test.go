@@ -219,10 +219,11 @@ func TestComposeFlowScriptServicesMatchTheCode(t *testing.T) {
 	}
 }
 
-// Prometheus scrapes exactly the executors, on their admin port.
+// Prometheus scrapes exactly the executors, on their admin port, and the
+// collector's Prometheus exporter, where templates-api's metrics are.
 func TestComposePrometheusScrapesEveryExecutor(t *testing.T) {
 	c := loadCompose(t)
-	var want []string
+	want := []string{"otel-collector:" + strconv.Itoa(collectorPrometheusPort(t))}
 	for name, cs := range c.Services {
 		if s, ok := composeServiceFor(t, name, cs); ok && s.name == "executor" {
 			env := map[string]string{}
@@ -259,7 +260,7 @@ func TestComposePrometheusScrapesEveryExecutor(t *testing.T) {
 	slices.Sort(want)
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
-		t.Errorf("prometheus.yml scrapes %v, want the executors' admin ports %v", got, want)
+		t.Errorf("prometheus.yml scrapes %v, want the executors' admin ports and the collector's metrics %v", got, want)
 	}
 	// The rule files it loads are mounted from deployments/prometheus.
 	mounted := mountTargets(t, c.Services["prometheus"])
@@ -354,6 +355,32 @@ func TestComposeInfrastructure(t *testing.T) {
 			t.Errorf("otel-collector.yaml: exporter %s sends to %s, which is no compose service", e, exp.Endpoint)
 		}
 	}
+}
+
+// collectorPrometheusPort is the port the collector serves the metrics it
+// receives on, for Prometheus; it fails the test when no metrics pipeline
+// exports to it.
+func collectorPrometheusPort(t *testing.T) int {
+	t.Helper()
+	var col struct {
+		Exporters struct {
+			Prometheus struct {
+				Endpoint string `yaml:"endpoint"`
+			} `yaml:"prometheus"`
+		} `yaml:"exporters"`
+		Service struct {
+			Pipelines map[string]struct {
+				Receivers []string `yaml:"receivers"`
+				Exporters []string `yaml:"exporters"`
+			} `yaml:"pipelines"`
+		} `yaml:"service"`
+	}
+	decodeYAML(t, filepath.Join(composeDir, "otel-collector.yaml"), &col)
+	metrics := col.Service.Pipelines["metrics"]
+	if !slices.Contains(metrics.Receivers, "otlp") || !slices.Contains(metrics.Exporters, "prometheus") {
+		t.Fatal("otel-collector.yaml has no metrics pipeline from otlp to prometheus: templates-api pushes its metrics over OTLP, and they would be refused (404)")
+	}
+	return addrPort(t, "otel-collector.yaml exporters.prometheus.endpoint", col.Exporters.Prometheus.Endpoint)
 }
 
 // collectorOTLPHTTPPort is the port of the collector's OTLP/HTTP receiver.
