@@ -1,13 +1,16 @@
 package executorapp
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -210,4 +213,49 @@ func TestMainHelpAndArguments(t *testing.T) {
 		!containsAll(flagErr.String(), "flag provided but not defined: -demoo", "Usage: executor") || flagOut.String() != "" {
 		t.Errorf("an unknown flag: exit %d, stdout %q, stderr %q", code, flagOut.String(), flagErr.String())
 	}
+}
+
+// The warning that NATS is not reachable yet names the last attempt's
+// error: nats.go's LastError stays nil while it retries a broker that
+// refuses connections, and the warning said "last_error": "<nil>" (a probe).
+func TestUnreachableNATSWarningSaysWhy(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "nats://" + probe.Addr().String()
+	_ = probe.Close()
+	var out syncBuffer
+	log := slog.New(slog.NewJSONHandler(&out, nil))
+	nc, lastDial, err := connect(Config{NATSURL: url}, nil, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Second)
+	defer cancel()
+	if err := awaitConnection(ctx, nc, lastDial, log); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("awaitConnection: %v, want the context's end", err)
+	}
+	if text := out.String(); !strings.Contains(text, "NATS is not reachable yet") || !strings.Contains(text, `"last_error":"dial tcp `+probe.Addr().String()) {
+		t.Errorf("the warning does not name the last attempt's error:\n%s", text)
+	}
+}
+
+// syncBuffer is a bytes.Buffer a logger writes from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -93,7 +94,15 @@ const (
 // that is down: the connection retries in the background (forever, also
 // after a later loss), so a replica started during a broker restart waits
 // for it instead of exiting, and a broker restart only pauses the executor.
-func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, error) {
+// lastDial returns the error of its last failed attempt to connect.
+func connect(cfg Config, srv *server.Server, log *slog.Logger) (nc *nats.Conn, lastDial func() error, err error) {
+	var dialErr atomic.Pointer[error]
+	lastDial = func() error {
+		if p := dialErr.Load(); p != nil {
+			return *p
+		}
+		return nil
+	}
 	opts := []nats.Option{
 		nats.Name("flowscript-executor"),
 		nats.MaxReconnects(-1),
@@ -106,6 +115,7 @@ func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, erro
 				log.Warn("disconnected from NATS; reconnecting", "error", err)
 			}
 		}),
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) { dialErr.Store(&err) }),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
 			log.Info("connected to NATS", "server", nc.ConnectedUrlRedacted())
 		}),
@@ -125,9 +135,9 @@ func connect(cfg Config, srv *server.Server, log *slog.Logger) (*nats.Conn, erro
 	if cfg.NATSCreds != "" {
 		opts = append(opts, nats.UserCredentials(cfg.NATSCreds))
 	}
-	nc, err := nats.Connect(url, opts...)
+	nc, err = nats.Connect(url, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to NATS at %s: %w (check NATS_URL, or unset it to use the embedded server)", natsurl.Redact(url), err)
+		return nil, nil, fmt.Errorf("connecting to NATS at %s: %w (check NATS_URL, or unset it to use the embedded server)", natsurl.Redact(url), err)
 	}
-	return nc, nil
+	return nc, lastDial, nil
 }

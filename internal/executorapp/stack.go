@@ -1,6 +1,7 @@
 package executorapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -133,10 +134,11 @@ func StartStack(ctx context.Context, cfg Config, o StackOptions) (s *Stack, err 
 		}
 	}
 	phase("connecting to NATS")
-	if s.Conn, err = connect(cfg, s.Server, o.Logger); err != nil {
+	var lastDial func() error
+	if s.Conn, lastDial, err = connect(cfg, s.Server, o.Logger); err != nil {
 		return s, err
 	}
-	if err = awaitConnection(ctx, s.Conn, o.Logger); err != nil {
+	if err = awaitConnection(ctx, s.Conn, lastDial, o.Logger); err != nil {
 		return s, err
 	}
 	phase("starting the sandbox")
@@ -227,8 +229,10 @@ func (s *Stack) Close() {
 // so often which servers it tries: the connection retries in the
 // background, and without this a broker that is down would show only as
 // provisioning that times out. A connection the client gave up on (closed)
-// is an error naming its last one.
-func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) error {
+// is an error naming its last one. lastDial is the error of the last
+// attempt that failed (nats.go's LastError stays nil while it retries a
+// broker that refuses connections).
+func awaitConnection(ctx context.Context, nc *nats.Conn, lastDial func() error, log *slog.Logger) error {
 	const firstWarning, everyWarning = 5 * time.Second, 30 * time.Second
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
@@ -247,7 +251,7 @@ func awaitConnection(ctx context.Context, nc *nats.Conn, log *slog.Logger) error
 			warned = waited
 			log.Warn("NATS is not reachable yet; retrying (check NATS_URL, and that the broker is up)",
 				"servers", natsurl.Redact(strings.Join(nc.Servers(), ",")), "waited", waited.Round(time.Second).String(),
-				"last_error", fmt.Sprint(nc.LastError()))
+				"last_error", fmt.Sprint(cmp.Or(nc.LastError(), lastDial())))
 		}
 	}
 	return nil

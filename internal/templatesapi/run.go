@@ -73,6 +73,7 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	if err != nil && !waiting {
 		return err
 	}
+	openErr := err // err is reused below
 	ln := deps.Listener
 	if ln == nil {
 		if ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", cfg.Addr); err != nil {
@@ -119,7 +120,7 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath,
 		"sandbox_max_parallel", cfg.Sandbox.MaxParallel)
 	if waiting {
-		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", err)
+		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", openErr)
 	}
 	served := make(chan error, 1)
 	go func() { served <- httpSrv.Serve(ln) }()

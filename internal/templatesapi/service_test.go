@@ -170,6 +170,42 @@ func (s *service) flood(tokens []string) (stop func() int) {
 	return stop
 }
 
+// The warning that the service listens while its database is down says
+// why, when the service opens its own listener (TEMPLATES_ADDR) as in
+// production: it logged "error": null (a probe).
+func TestDatabaseDownWarningSaysWhy(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig()
+	cfg.Addr = probe.Addr().String()
+	_ = probe.Close()
+	cfg.DatabaseURL = "postgres://nobody@127.0.0.1:1/none?connect_timeout=1"
+	logs := &logSink{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(ctx, cfg, RunDeps{Logger: slog.New(slog.NewJSONHandler(logs, nil)),
+			Runner: sandbox.NewInProcess(cfg.Sandbox), Checker: guardrails.NewInProcess(cfg.Sandbox)})
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(logs.records("PostgreSQL is not reachable yet; listening meanwhile")) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	warned := logs.records("PostgreSQL is not reachable yet; listening meanwhile")
+	if len(warned) == 0 {
+		t.Fatalf("no warning:\n%s", logs.text())
+	}
+	if e, _ := warned[0]["error"].(string); !strings.Contains(e, "127.0.0.1:1") {
+		t.Errorf("the warning does not say why the database is not reachable: %v", warned[0])
+	}
+}
+
 // A PostgreSQL that is not reachable at start is retried while the service
 // listens: /healthz answers (a liveness probe does not kill a service that
 // waits for its database), /readyz and the routes answer 503, and a
