@@ -23,6 +23,10 @@ func main() {
 		debug.SetGCPercent(consumer.GCPercent) // GOGC in the environment still decides
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal stops the process at once, as Ctrl-C twice asks
+	}()
 	code := executorapp.Main(ctx, executorapp.Deps{
 		Args:          os.Args[1:],
 		Getenv:        os.Getenv,

@@ -16,6 +16,10 @@ import (
 func main() {
 	workerpool.MaybeRunWorker() // a sandbox worker never returns from here
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal stops the process at once, as Ctrl-C twice asks
+	}()
 	code := templatesapi.Main(ctx, templatesapi.Deps{
 		Args:       os.Args[1:],
 		Getenv:     os.Getenv,
