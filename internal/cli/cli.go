@@ -134,6 +134,13 @@ func usage() string {
 // usageError prints a usage problem of command name and returns ExitUsage.
 func usageError(env Env, name, format string, args ...any) int {
 	msg := flagDashes.ReplaceAllString(fmt.Sprintf(format, args...), "$1--$2")
+	if strings.HasSuffix(msg, ": parse error") { // the flags package's word for a value its type cannot read
+		want := "write a whole number"
+		if strings.HasSuffix(msg, "for flag --timeout: parse error") { // every duration flag is --timeout
+			want = "write a duration with its unit, such as 30s or 2m"
+		}
+		msg = strings.TrimSuffix(msg, "parse error") + want
+	}
 	_, _ = fmt.Fprintf(env.Stderr, "flowscript %s: %s\nRun 'flowscript help %s' for usage.\n", name, msg, name)
 	return ExitUsage
 }

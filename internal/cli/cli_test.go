@@ -78,6 +78,7 @@ func TestUsage(t *testing.T) {
 		{"run with two files", invocation{args: []string{"run", "a.js", "b.js"}}, ExitUsage, "", "one script at a time, got 2: a.js b.js", true},
 		{"input without =", invocation{args: []string{"run", "--input", "cpf", script}}, ExitUsage, "", `want name=value, got "cpf"`, true},
 		{"unknown flag", invocation{args: []string{"run", "--fast", script}}, ExitUsage, "", "flag provided but not defined: --fast", true},
+		{"a number that is not one", invocation{args: []string{"bench", "--jobs", "many"}}, ExitUsage, "", `invalid value "many" for flag --jobs: write a whole number`, true},
 		{"jobs with inputs", invocation{args: []string{"run", "--jobs", "--input", "a=1", script}}, ExitUsage, "", "--jobs takes no --input or --json", true},
 		{"missing file", invocation{args: []string{"run", "/nonexistent/x.js"}}, ExitUsage, "", "opening the script: open /nonexistent/x.js", true},
 		{"a directory", invocation{args: []string{"run", os.TempDir()}}, ExitUsage, "", "is a directory: give a file", true},

@@ -313,6 +313,8 @@ func TestSubmitRefusesBadJobs(t *testing.T) {
 			[]string{`invalid value "x=2" for flag --input: "x" is already given by an earlier --input`}},
 		{"missing file", []string{"--file", filepath.Join(t.TempDir(), "nope.json")}, ExitUsage, []string{"opening the job"}},
 		{"bad timeout", []string{"--source", script, "--timeout", "0s"}, ExitUsage, []string{"--timeout must be positive"}},
+		{"timeout without a unit", []string{"--source", script, "--timeout", "5"}, ExitUsage,
+			[]string{`invalid value "5" for flag --timeout: write a duration with its unit, such as 30s or 2m`}},
 		{"bad prefix", []string{"--source", script, "--subject-prefix", "a.*"}, ExitUsage, []string{"--subject-prefix must be"}},
 		{"bad URL", []string{"--source", script, "--nats", "::"}, ExitUsage, []string{"--nats must be a URL"}},
 		{"stray argument", []string{"--source", script, "job.json"}, ExitUsage, []string{`unexpected argument "job.json"`}},
