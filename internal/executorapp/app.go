@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/flowscript/flowscript/examples"
+	"github.com/flowscript/flowscript/internal/buildinfo"
 	"github.com/flowscript/flowscript/internal/consumer"
 	"github.com/flowscript/flowscript/internal/telemetry"
 )
@@ -74,10 +75,11 @@ func Main(ctx context.Context, d Deps) int {
 	flags.SetOutput(d.Stderr)
 	demo := flags.String("demo", "auto", "auto|on|off: publish the sample jobs and print their result events (auto: with the embedded server only)")
 	demoOnly := flags.Bool("demo-only", false, "run the demo, then shut down")
+	version := flags.Bool("version", false, "print the executor's version (the commit it was built from) and exit")
 	// The flag package prints its own error line; the usage goes to
 	// standard output when asked for (-h), after the error otherwise.
 	usage := func(w io.Writer) {
-		_, _ = fmt.Fprintf(w, "Usage: executor [-demo auto|on|off] [-demo-only]\n\n"+
+		_, _ = fmt.Fprintf(w, "Usage: executor [-demo auto|on|off] [-demo-only] [-version]\n\n"+
 			"Runs executeScript jobs from NATS JetStream until SIGTERM or SIGINT. It is configured by\n"+
 			"environment variables, described in the README (Configuration) and in the package doc of\n"+
 			"internal/executorapp:\n%s\nFlags:\n", wrapWords(EnvVars(), 90, "  "))
@@ -91,6 +93,10 @@ func Main(ctx context.Context, d Deps) int {
 	} else if err != nil {
 		usage(d.Stderr)
 		return ExitUsage
+	}
+	if *version {
+		_, _ = fmt.Fprintf(d.Stdout, "executor %s\n", buildinfo.Version())
+		return ExitOK
 	}
 	if flags.NArg() > 0 {
 		_, _ = fmt.Fprintf(d.Stderr, "executor: unexpected argument %q: the executor is configured by environment variables (executor -h lists them)\n", flags.Arg(0))
@@ -112,7 +118,7 @@ func Main(ctx context.Context, d Deps) int {
 	}
 	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
 
-	log.Info("starting executor", "config", cfg, "demo", runDemo)
+	log.Info("starting executor", "version", buildinfo.Version(), "config", cfg, "demo", runDemo)
 	if d.HoldProcessor != nil && cfg.HoldProcessor == "on" {
 		holdCtx, stopHold := context.WithCancel(ctx)
 		hold := d.HoldProcessor(holdCtx)
@@ -131,6 +137,7 @@ func Main(ctx context.Context, d Deps) int {
 func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog.Logger) (err error) {
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
 		ServiceName:   ServiceName,
+		Version:       buildinfo.Version(),
 		Getenv:        d.Getenv,
 		Logger:        log,
 		SpanProcessor: d.SpanProcessor,

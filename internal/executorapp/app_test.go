@@ -1,7 +1,6 @@
 package executorapp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -100,6 +98,15 @@ func TestMainRefusesABadConfiguration(t *testing.T) {
 	}
 	if got := stderr.String(); !containsAll(got, "invalid configuration", "MAX_DELIVER") {
 		t.Errorf("stderr = %q", got)
+	}
+}
+
+// -version prints the build's version and starts nothing.
+func TestMainPrintsItsVersion(t *testing.T) {
+	var stdout testenv.SyncBuffer
+	code := Main(context.Background(), Deps{Args: []string{"-version"}, Getenv: envOf(nil), Stdout: &stdout, Stderr: io.Discard})
+	if code != ExitOK || !strings.HasPrefix(stdout.String(), "executor ") || strings.TrimSpace(stdout.String()) == "executor" {
+		t.Errorf("-version: exit %d, %q; want exit 0 and \"executor <version>\"", code, stdout.String())
 	}
 }
 
@@ -225,7 +232,7 @@ func TestUnreachableNATSWarningSaysWhy(t *testing.T) {
 	}
 	url := "nats://" + probe.Addr().String()
 	_ = probe.Close()
-	var out syncBuffer
+	var out testenv.SyncBuffer
 	log := slog.New(slog.NewJSONHandler(&out, nil))
 	nc, lastDial, err := connect(Config{NATSURL: url}, nil, log)
 	if err != nil {
@@ -240,22 +247,4 @@ func TestUnreachableNATSWarningSaysWhy(t *testing.T) {
 	if text := out.String(); !strings.Contains(text, "NATS is not reachable yet") || !strings.Contains(text, `"last_error":"dial tcp `+probe.Addr().String()) {
 		t.Errorf("the warning does not name the last attempt's error:\n%s", text)
 	}
-}
-
-// syncBuffer is a bytes.Buffer a logger writes from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -10,6 +10,7 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
+	"github.com/flowscript/flowscript/internal/buildinfo"
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/sandbox/workerpool"
@@ -121,7 +122,7 @@ func Main(ctx context.Context, d Deps) int {
 	// (nowhere when unset). The service has no metrics of its own and no
 	// admin port: nothing is served on /metrics (see the package doc).
 	tel, err := telemetry.Setup(ctx, telemetry.Config{
-		ServiceName: ServiceName, Getenv: d.Getenv, Logger: logger, SpanProcessor: d.SpanProcessor,
+		ServiceName: ServiceName, Version: buildinfo.Version(), Getenv: d.Getenv, Logger: logger, SpanProcessor: d.SpanProcessor,
 	})
 	if err != nil {
 		_, _ = fmt.Fprintf(d.Stderr, "templates-api: telemetry:\n%v\n", err) // stderr is the last place to report to
