@@ -12,6 +12,7 @@ import (
 
 	"github.com/cenkalti/backoff/v4"
 
+	"github.com/flowscript/flowscript/internal/buildinfo"
 	"github.com/flowscript/flowscript/internal/guardrails"
 	"github.com/flowscript/flowscript/internal/sandbox"
 	"github.com/flowscript/flowscript/internal/templates"
@@ -117,7 +118,7 @@ func Run(ctx context.Context, cfg Config, deps RunDeps) error {
 	}
 	// Both lines are written before the first request can be answered, so
 	// whoever sees the service answer finds them in its log.
-	log.Info("templates API listening", "addr", ln.Addr().String(), "base_path", cfg.BasePath,
+	log.Info("templates API listening", "version", buildinfo.Version(), "addr", ln.Addr().String(), "base_path", cfg.BasePath,
 		"sandbox_max_parallel", cfg.Sandbox.MaxParallel)
 	if waiting {
 		log.Warn("PostgreSQL is not reachable yet; listening meanwhile (/readyz answers 503) and retrying", "error", openErr)
