@@ -102,15 +102,22 @@ func TestStoreRefusalOnTheLastAttemptIsNamed(t *testing.T) {
 	})
 }
 
+// newBudget is a delivery budget leaving out up to maxLeftOut interruptions, on
+// the interruptions bucket of streams provisioned for the test on url, and
+// the test's context.
+func newBudget(t *testing.T, url string, maxLeftOut int) (context.Context, *deliveryBudget) {
+	t.Helper()
+	cfg := testConfig(t, url)
+	ctx := testenv.Context(t, 20*time.Second)
+	s := provision(ctx, t, jetStream(t, connect(t, url)), cfg)
+	return ctx, &deliveryBudget{kv: s.Interruptions, max: maxLeftOut, log: testLogger(t)}
+}
+
 // TestInterruptionsDoNotCountAsAttempts: deliveries noted as interrupted
 // are left out of a job's attempts, up to MaxDeliver of them.
 func TestInterruptionsDoNotCountAsAttempts(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
-		cfg := testConfig(t, url)
-		js := jetStream(t, connect(t, url))
-		ctx := testenv.Context(t, 20*time.Second)
-		s := provision(ctx, t, js, cfg)
-		b := &deliveryBudget{kv: s.Interruptions, max: 2, log: testLogger(t)}
+		ctx, b := newBudget(t, url, 2)
 		d := &delivery{attempt: 1, streamSeq: 7, log: testLogger(t)}
 		for _, want := range []int{1, 1, 1, 2, 3} {
 			if got := b.tries(ctx, d); got != want {
@@ -136,17 +143,13 @@ func TestInterruptionsDoNotCountAsAttempts(t *testing.T) {
 // an earlier JOBS stream with the same sequence).
 func TestNotesOfAnEarlierRelease(t *testing.T) {
 	eachBroker(t, func(t *testing.T, url string) {
-		cfg := testConfig(t, url)
-		js := jetStream(t, connect(t, url))
-		ctx := testenv.Context(t, 20*time.Second)
-		s := provision(ctx, t, js, cfg)
-		b := &deliveryBudget{kv: s.Interruptions, max: 5, log: testLogger(t)}
+		ctx, b := newBudget(t, url, 5)
 
 		stored := time.Now().Add(-time.Minute)
-		if _, err := s.Interruptions.PutString(ctx, "7", "2"); err != nil {
+		if _, err := b.kv.PutString(ctx, "7", "2"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Interruptions.PutString(ctx, "7.failure", "the result store refused it"); err != nil {
+		if _, err := b.kv.PutString(ctx, "7.failure", "the result store refused it"); err != nil {
 			t.Fatal(err)
 		}
 		d := &delivery{attempt: 3, streamSeq: 7, published: stored, log: testLogger(t)}
@@ -170,7 +173,7 @@ func TestNotesOfAnEarlierRelease(t *testing.T) {
 		if got := b.tries(ctx, d); got != 1 {
 			t.Errorf("after a third interruption: tries %d, want 1 (4 deliveries, 3 interrupted)", got)
 		}
-		if err := s.Interruptions.Delete(ctx, "7"); err != nil {
+		if err := b.kv.Delete(ctx, "7"); err != nil {
 			t.Fatal(err)
 		}
 		if got := b.tries(ctx, d); got != 1 {
