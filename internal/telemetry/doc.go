@@ -10,4 +10,11 @@
 // Provider.Handler under the names in names.go, from a registry of their
 // own: the package never touches Prometheus's global registry, never logs
 // a job's data, and never puts a script's inputs or outputs on a span.
+//
+// The job path's spans (StartSend, StartProcess, StartSandbox) are
+// recorded by this package's recorder (jobspan.go) rather than the SDK's
+// tracer, whose per-span allocations were most of what tracing cost the
+// executor; they go through the same sampler, span limits, processors and
+// exporters, and a test plays every span call on both and compares what
+// the exporter got. Other spans (HTTP, database) use the SDK's tracer.
 package telemetry

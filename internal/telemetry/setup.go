@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -81,6 +82,7 @@ func (c Config) Validate() error {
 type Provider struct {
 	tracerProvider trace.TracerProvider
 	sdkTracer      *sdktrace.TracerProvider // nil when tracing is off
+	recorder       *recorder                // the job path's spans; nil when tracing is off
 	meterProvider  *sdkmetric.MeterProvider
 	handler        http.Handler
 
@@ -116,7 +118,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	if p.meterProvider, p.handler, err = buildMetrics(ctx, cfg, plan, res); err != nil {
 		return nil, fmt.Errorf("setting up telemetry metrics: %w", err)
 	}
-	if p.sdkTracer, err = buildTracing(ctx, cfg, plan, res); err != nil {
+	if p.sdkTracer, p.recorder, err = buildTracing(ctx, cfg, plan, res); err != nil {
 		_ = p.meterProvider.Shutdown(ctx)
 		return nil, fmt.Errorf("setting up telemetry tracing: %w", err)
 	}
@@ -131,7 +133,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	}))
 	otel.SetTextMapPropagator(propagator)
 	otel.SetTracerProvider(p.tracerProvider)
-	useTracerProvider(p.tracerProvider, p.sdkTracer != nil)
+	useTracerProvider(p.tracerProvider, p.recorder)
 
 	logger.Info("telemetry ready",
 		"traces", describeExport(p.sdkTracer != nil, plan.traces, plan.tracesURL, cfg.SpanProcessor != nil || cfg.SpanExporter != nil),
@@ -215,23 +217,23 @@ func buildMetrics(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 }
 
 // buildTracing returns nil when nothing asks for spans.
-func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resource.Resource) (*sdktrace.TracerProvider, error) {
+func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resource.Resource) (*sdktrace.TracerProvider, *recorder, error) {
 	// Read first: a bad sampler stops the start even while nothing exports,
 	// not only once an endpoint is set.
 	sampler, err := samplerFrom(cfg.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !plan.traces && cfg.SpanProcessor == nil && cfg.SpanExporter == nil {
-		return nil, nil
+		return nil, nil, nil
 	}
-	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
+	var processors []sdktrace.SpanProcessor
 	if cfg.SpanProcessor != nil {
-		opts = append(opts, sdktrace.WithSpanProcessor(cfg.SpanProcessor))
+		processors = append(processors, cfg.SpanProcessor)
 	}
 	batching := batcherOptionsFrom(cfg.Getenv, cfg.Logger)
 	if cfg.SpanExporter != nil {
-		opts = append(opts, sdktrace.WithSpanProcessor(newBatcher(cfg.SpanExporter, batching)))
+		processors = append(processors, newBatcher(cfg.SpanExporter, batching))
 	}
 	if plan.traces {
 		var expOpts []otlptracehttp.Option
@@ -240,11 +242,24 @@ func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 		}
 		exp, err := otlptracehttp.New(ctx, expOpts...)
 		if err != nil {
-			return nil, fmt.Errorf("creating the OTLP trace exporter: %w", err)
+			return nil, nil, fmt.Errorf("creating the OTLP trace exporter: %w", err)
 		}
-		opts = append(opts, sdktrace.WithSpanProcessor(newBatcher(exp, batching)))
+		processors = append(processors, newBatcher(exp, batching))
 	}
-	return sdktrace.NewTracerProvider(opts...), nil
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
+	for _, sp := range processors {
+		opts = append(opts, sdktrace.WithSpanProcessor(sp))
+	}
+	tp := sdktrace.NewTracerProvider(opts...)
+	rec := &recorder{
+		provider:   tp,
+		sampler:    sampler,
+		processors: processors,
+		resource:   res,
+		scope:      instrumentation.Scope{Name: tracerName, SchemaURL: semconv.SchemaURL},
+		limits:     sdktrace.NewSpanLimits(), // what the provider reads: OTEL_SPAN_*_LIMIT
+	}
+	return tp, rec, nil
 }
 
 // Tracing reports whether spans are recorded (an exporter or an injected
@@ -267,6 +282,7 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	p.shutdownOnce.Do(func() {
 		var errs []error
 		if p.sdkTracer != nil {
+			p.recorder.stopped.Store(true)
 			if err := p.sdkTracer.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("shutting down tracing: %w", err))
 			}

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,10 +24,11 @@ const SpanSandbox = "sandbox run"
 // messagingSystemNATS is messaging.system; semconv has no NATS value.
 var messagingSystemNATS = semconv.MessagingSystemKey.String("nats")
 
-// scopedTracer is the tracer the last Setup made, and whether it records.
+// scopedTracer is the tracer the last Setup made, and the recorder of the
+// job path's spans when tracing is on (nil when off).
 type scopedTracer struct {
-	tracer    trace.Tracer
-	recording bool
+	tracer trace.Tracer
+	rec    *recorder
 }
 
 // active is set by Setup: spans go to the provider the last Setup built,
@@ -34,8 +36,8 @@ type scopedTracer struct {
 // skip building attributes. Before any Setup they use the global provider.
 var active atomic.Pointer[scopedTracer]
 
-func useTracerProvider(tp trace.TracerProvider, recording bool) {
-	active.Store(&scopedTracer{tracer: newTracer(tp), recording: recording})
+func useTracerProvider(tp trace.TracerProvider, rec *recorder) {
+	active.Store(&scopedTracer{tracer: newTracer(tp), rec: rec})
 }
 
 func newTracer(tp trace.TracerProvider) trace.Tracer {
@@ -45,37 +47,19 @@ func newTracer(tp trace.TracerProvider) trace.Tracer {
 // tracer returns the tracer to use and whether its spans record.
 func tracer() (trace.Tracer, bool) {
 	if a := active.Load(); a != nil {
-		return a.tracer, a.recording
+		return a.tracer, a.rec != nil
 	}
 	return newTracer(otel.GetTracerProvider()), true
 }
 
-// Span is a span of the job path: the SDK's span and the attributes it
-// will carry, gathered in a pooled buffer and handed to the SDK in one call
-// as it ends. Setting them one call at a time costs the SDK a copy of the
-// whole set per call: with four spans a job, the copies were a third of
-// the garbage tracing made per job (BenchmarkJobPath). The zero Span, and
-// a Span whose provider does not record, record nothing. End a Span once.
+// Span is a span of the job path. With tracing on (after Setup) it is a
+// jobSpan of the recorder; before any Setup, a span of the global
+// provider's tracer. The zero Span, and a Span that does not record,
+// record nothing. End a Span once: calls after End do nothing.
 type Span struct {
-	span  trace.Span
-	attrs *attrBuffer // nil when the span does not record
+	span trace.Span // the span in the context
+	rec  *jobSpan   // span itself when the recorder records it
 }
-
-// attrBuffer holds a recording span's attributes until it ends. owner is
-// the span it belongs to, so a stale copy of an ended Span cannot touch a
-// buffer the pool gave to another span.
-type attrBuffer struct {
-	owner trace.Span
-	kv    []attribute.KeyValue
-}
-
-// maxSpanAttrs is the most attributes a job-path span carries: the process
-// span's eight, the outcome, the error type, and room to spare.
-const maxSpanAttrs = 12
-
-var attrBuffers = sync.Pool{New: func() any {
-	return &attrBuffer{kv: make([]attribute.KeyValue, 0, maxSpanAttrs)}
-}}
 
 // kindOptions holds the start option of each span kind, built once: a
 // variadic option list made per call costs two allocations.
@@ -86,45 +70,29 @@ var kindOptions = func() (opts [trace.SpanKindConsumer + 1][]trace.SpanStartOpti
 	return opts
 }()
 
-// start starts a span named name of kind, with an attribute buffer when it
-// records.
-func start(ctx context.Context, name string, kind trace.SpanKind) (context.Context, Span) {
-	t, recording := tracer()
-	if !recording {
-		ctx, span := t.Start(ctx, "") // carries ctx's span context on, records nothing
+// start starts a span named name of kind that will carry about attrs
+// attributes.
+func start(ctx context.Context, name string, kind trace.SpanKind, attrs int) (context.Context, Span) {
+	a := active.Load()
+	switch {
+	case a != nil && a.rec != nil:
+		return a.rec.start(ctx, name, kind, attrs)
+	case a != nil:
+		ctx, span := a.tracer.Start(ctx, "") // carries ctx's span context on, records nothing
 		return ctx, Span{span: span}
 	}
-	ctx, span := t.Start(ctx, name, kindOptions[kind]...)
-	if !span.IsRecording() {
-		return ctx, Span{span: span} // not sampled
-	}
-	b := attrBuffers.Get().(*attrBuffer)
-	b.owner = span
-	return ctx, Span{span: span, attrs: b}
+	ctx, span := newTracer(otel.GetTracerProvider()).Start(ctx, name, kindOptions[kind]...)
+	return ctx, Span{span: span}
 }
 
-// buffer is s's attribute buffer, or nil once s ended or if it does not
-// record.
-func (s Span) buffer() *attrBuffer {
-	if s.attrs == nil || s.attrs.owner != s.span {
-		return nil
+// set sets the attributes kv, each replacing an earlier value of its key.
+func (s Span) set(kv ...attribute.KeyValue) {
+	switch {
+	case s.rec != nil:
+		s.rec.SetAttributes(kv...)
+	case s.span != nil && s.span.IsRecording():
+		s.span.SetAttributes(slices.Clone(kv)...) // a copy: kv stays on the caller's stack
 	}
-	return s.attrs
-}
-
-// set sets the attribute kv, replacing an earlier value of its key.
-func (s Span) set(kv attribute.KeyValue) {
-	b := s.buffer()
-	if b == nil {
-		return
-	}
-	for i := range b.kv {
-		if b.kv[i].Key == kv.Key {
-			b.kv[i] = kv
-			return
-		}
-	}
-	b.kv = append(b.kv, kv)
 }
 
 // IsRecording reports whether the span records (tracing is on and it was
@@ -139,19 +107,11 @@ func (s Span) SpanContext() trace.SpanContext {
 	return s.span.SpanContext()
 }
 
-// End records err (if any) as the span's error, sets the attributes
-// gathered so far, and ends the span.
+// End records err (if any) as the span's error and ends the span.
 func (s Span) End(err error) {
-	if s.span == nil {
-		return
+	if s.span != nil {
+		EndSpan(s.span, err)
 	}
-	if b := s.buffer(); b != nil {
-		s.span.SetAttributes(b.kv...) // the SDK copies them
-		clear(b.kv)
-		b.kv, b.owner = b.kv[:0], nil
-		attrBuffers.Put(b)
-	}
-	EndSpan(s.span, err)
 }
 
 // StartSend starts the producer span of a publish on destination (a job on
@@ -171,8 +131,8 @@ func StartSend(ctx context.Context, destination, messageID string) (context.Cont
 // JetStream's NumDelivered (1 on the first delivery).
 func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, consumerGroup string, deliveryCount uint64) (context.Context, Span) {
 	ctx, s := startMessaging(Extract(ctx, hdr), opProcess, destination, messageID)
-	if b := s.buffer(); b != nil {
-		b.kv = append(b.kv,
+	if s.IsRecording() {
+		s.set(
 			semconv.MessagingConsumerGroupName(consumerGroup),
 			attribute.Int64(AttrDeliveryCount, int64(min(deliveryCount, 1<<63-1))),
 		)
@@ -183,27 +143,75 @@ func StartProcess(ctx context.Context, hdr nats.Header, destination, messageID, 
 // messagingOp is a messaging operation: its name, its
 // messaging.operation.type and the kind of its spans.
 type messagingOp struct {
-	name string
-	typ  attribute.KeyValue
-	kind trace.SpanKind
+	name  string
+	typ   attribute.KeyValue
+	kind  trace.SpanKind
+	names *joined // "<name> <destination>", built once per destination
 }
 
 var (
-	opSend    = messagingOp{"send", semconv.MessagingOperationTypeSend, trace.SpanKindProducer}
-	opProcess = messagingOp{"process", semconv.MessagingOperationTypeProcess, trace.SpanKindConsumer}
+	opSend    = &messagingOp{"send", semconv.MessagingOperationTypeSend, trace.SpanKindProducer, &joined{prefix: "send "}}
+	opProcess = &messagingOp{"process", semconv.MessagingOperationTypeProcess, trace.SpanKindConsumer, &joined{prefix: "process "}}
 )
+
+// messagingAttrs is the most attributes a messaging span carries: the
+// five every one has, the destination template, the consumer group and
+// delivery count, the outcome and the error type.
+const messagingAttrs = 10
+
+// joined builds prefix+key+suffix once per key and hands out the same
+// string after: span names and destination templates are a handful of
+// strings, and building one per span was an allocation per span. It keeps
+// at most maxJoined keys (destinations come from configuration, but a
+// caller may name any subject); past that it builds each time.
+type joined struct {
+	prefix, suffix string
+	mu             sync.Mutex
+	table          atomic.Pointer[map[string]string] // copied on write
+}
+
+const maxJoined = 64
+
+func (j *joined) of(key string) string {
+	if m := j.table.Load(); m != nil {
+		if v, ok := (*m)[key]; ok {
+			return v
+		}
+	}
+	v := j.prefix + key + j.suffix
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	old := j.table.Load()
+	if old != nil && len(*old) >= maxJoined {
+		return v
+	}
+	m := make(map[string]string, 1+len(ptrMap(old)))
+	for k, x := range ptrMap(old) {
+		m[k] = x
+	}
+	m[strings.Clone(key)] = v // key may be a slice of a longer subject
+	j.table.Store(&m)
+	return v
+}
+
+func ptrMap(m *map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	return *m
+}
 
 // startMessaging starts the span of op on destination, named
 // "<operation> <destination>", with the attributes every messaging span
 // carries.
-func startMessaging(ctx context.Context, op messagingOp, destination, messageID string) (context.Context, Span) {
+func startMessaging(ctx context.Context, op *messagingOp, destination, messageID string) (context.Context, Span) {
 	if _, recording := tracer(); !recording {
-		return start(ctx, "", op.kind) // no name to build: nothing is recorded
+		return start(ctx, "", op.kind, 0) // no name to build: nothing is recorded
 	}
 	name, template := destinationName(destination)
-	ctx, s := start(ctx, op.name+" "+name, op.kind)
-	if b := s.buffer(); b != nil {
-		b.kv = append(b.kv,
+	ctx, s := start(ctx, op.names.of(name), op.kind, messagingAttrs)
+	if s.IsRecording() {
+		s.set(
 			messagingSystemNATS,
 			op.typ,
 			semconv.MessagingOperationName(op.name),
@@ -211,7 +219,7 @@ func startMessaging(ctx context.Context, op messagingOp, destination, messageID 
 			semconv.MessagingMessageID(messageID),
 		)
 		if template != "" {
-			b.kv = append(b.kv, semconv.MessagingDestinationTemplate(template))
+			s.set(semconv.MessagingDestinationTemplate(template))
 		}
 	}
 	return ctx, s
@@ -225,7 +233,7 @@ func (s Span) SetMessageID(messageID string) {
 
 // StartSandbox starts the internal span around one script run.
 func StartSandbox(ctx context.Context) (context.Context, Span) {
-	return start(ctx, SpanSandbox, trace.SpanKindInternal)
+	return start(ctx, SpanSandbox, trace.SpanKindInternal, 2) // outcome, error type
 }
 
 // RecordOutcome sets the job's outcome on the span and, for a failure, the
@@ -234,7 +242,7 @@ func StartSandbox(ctx context.Context) (context.Context, Span) {
 // outcome other than succeeded and interrupted (a replica stopping hands
 // the job back: that is no failure). It does not end the span.
 func (s Span) RecordOutcome(outcome, code string, err error) {
-	if s.buffer() == nil {
+	if !s.IsRecording() {
 		return
 	}
 	s.set(attribute.String(AttrJobOutcome, outcome))
@@ -269,11 +277,14 @@ func destinationName(subject string) (name, template string) {
 	prefix := subject[:i]
 	last := prefix[strings.LastIndexByte(prefix, '.')+1:]
 	if last == resultsToken || last == dlqToken {
-		t := prefix + ".{job_id}"
+		t := templates.of(prefix)
 		return t, t
 	}
 	return subject, ""
 }
+
+// templates holds the destination templates: "<prefix>.{job_id}".
+var templates = &joined{suffix: ".{job_id}"}
 
 // The subject tokens before a job id (flowjob.ResultsSubjectPrefix and
 // flowjob.DeadLetterSubjectPrefix end with them).
