@@ -144,7 +144,8 @@ type jobSpan struct {
 	droppedLinks int
 	status       sdktrace.Status
 	children     int
-	ended        bool
+	ended        bool        // under mu: End ran, nothing more is recorded
+	final        atomic.Bool // set after ended, once the last write is done
 }
 
 var _ sdktrace.ReadWriteSpan = (*jobSpan)(nil)
@@ -238,6 +239,7 @@ func (s *jobSpan) End(options ...trace.SpanEndOption) {
 	}
 	s.end, s.ended = end, true
 	s.mu.Unlock()
+	s.final.Store(true)
 	for _, p := range s.rec.processors {
 		p.OnEnd(s)
 	}
@@ -354,7 +356,9 @@ func (s *jobSpan) SetAttributes(kv ...attribute.KeyValue) {
 func (s *jobSpan) TracerProvider() trace.TracerProvider { return s.rec.provider }
 
 // The sdktrace.ReadOnlySpan methods. The identity fields never change
-// after start; the rest are read under the lock.
+// after start. Nothing changes once the span ended (final), so the
+// processors and exporters, which read only ended spans, read without the
+// lock; before that a read takes it, and gets copies of the slices.
 
 func (s *jobSpan) SpanContext() trace.SpanContext { return s.sc }
 func (s *jobSpan) Parent() trace.SpanContext      { return s.parent }
@@ -368,73 +372,85 @@ func (s *jobSpan) InstrumentationScope() instrumentation.Scope { return s.rec.sc
 func (s *jobSpan) InstrumentationLibrary() instrumentation.Library { return s.rec.scope }
 
 func (s *jobSpan) Name() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.name
 }
 
 func (s *jobSpan) EndTime() time.Time {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.end
 }
 
 func (s *jobSpan) Attributes() []attribute.KeyValue {
+	if s.final.Load() {
+		return s.attrs
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ended {
-		return slices.Clone(s.attrs)
-	}
-	return s.attrs
+	return slices.Clone(s.attrs)
 }
 
-// Links and Events are the span's own slices once it ended (nothing
-// changes them then), copies before.
 func (s *jobSpan) Links() []sdktrace.Link {
+	if s.final.Load() {
+		return s.links
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ended {
-		return slices.Clone(s.links)
-	}
-	return s.links
+	return slices.Clone(s.links)
 }
 
 func (s *jobSpan) Events() []sdktrace.Event {
+	if s.final.Load() {
+		return s.events
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.ended {
-		return slices.Clone(s.events)
-	}
-	return s.events
+	return slices.Clone(s.events)
 }
 
 func (s *jobSpan) Status() sdktrace.Status {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.status
 }
 
 func (s *jobSpan) DroppedAttributes() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.droppedAttrs
 }
 
 func (s *jobSpan) DroppedLinks() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.droppedLinks
 }
 
 func (s *jobSpan) DroppedEvents() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.droppedEvent
 }
 
 func (s *jobSpan) ChildSpanCount() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if !s.final.Load() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+	}
 	return s.children
 }
 
