@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -151,8 +152,14 @@ var EnvVars = []string{
 
 // LimitsFromEnv reads the SANDBOX_* variables through getenv (os.Getenv in
 // production), applies the defaults to those unset and validates the
-// result: a variable set to 0 is out of range, not unset.
+// result: a variable set to 0 is out of range, not unset. Spaces around
+// a value are ignored.
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
+	// Spaces around a value are no part of it, as in the executor's other
+	// variables (a value pasted with a trailing space or newline).
+	getenv = func(read func(string) string) func(string) string {
+		return func(name string) string { return strings.TrimSpace(read(name)) }
+	}(getenv)
 	var l Limits
 	var errs []error
 	var zeros []*int // fields set to 0: out of range, not unset

@@ -37,6 +37,14 @@ func TestLimitsFromEnv(t *testing.T) {
 	if err != nil || l.Timeout != 250*time.Millisecond || l.MaxParallel != 3 {
 		t.Fatalf("set: %+v, %v", l, err)
 	}
+	// Spaces around a value (pasted from a YAML file or a shell) are no
+	// part of it, as in the executor's other variables; a blank value is unset.
+	l, err = LimitsFromEnv(env(map[string]string{
+		"SANDBOX_TIMEOUT_MS": " 250\n", "SANDBOX_TIMEZONE": "America/Sao_Paulo ", "SANDBOX_MEMORY_MB": "  ",
+	}))
+	if err != nil || l.Timeout != 250*time.Millisecond || l.TimeZone.String() != "America/Sao_Paulo" || l.MemoryMB != (Limits{}).WithDefaults().MemoryMB {
+		t.Fatalf("values with spaces: %+v, %v", l, err)
+	}
 	for vars, want := range map[string]string{
 		// 0 is out of range, not unset
 		"SANDBOX_TIMEOUT_MS=0":       "SANDBOX_TIMEOUT_MS must be between 1 and 600000, got 0",
