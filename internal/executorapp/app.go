@@ -126,11 +126,23 @@ func Main(ctx context.Context, d Deps) int {
 		defer stopHold()
 	}
 	if err := run(ctx, cfg, d, runDemo, *demoOnly, log); err != nil {
+		var bad configError
+		if errors.As(err, &bad) {
+			log.Error("executor: invalid configuration", "error", err.Error())
+			return ExitUsage
+		}
 		log.Error("executor failed", "error", err.Error())
 		return ExitFailed
 	}
 	return ExitOK
 }
+
+// configError is a failure of run that the configuration caused (an
+// OTEL_* variable telemetry.Setup refuses): Main exits with ExitUsage for
+// it, as for the variables ConfigFromEnv refuses.
+type configError struct{ error }
+
+func (e configError) Unwrap() error { return e.error }
 
 // run wires the parts, runs until ctx ends (or the demo ends, with
 // demoOnly), and tears them down in reverse order.
@@ -143,7 +155,7 @@ func run(ctx context.Context, cfg Config, d Deps, demo, demoOnly bool, log *slog
 		SpanProcessor: d.SpanProcessor,
 	})
 	if err != nil {
-		return err
+		return configError{err}
 	}
 	defer func() {
 		// Last: the spans of the jobs that finished while stopping go out.

@@ -101,6 +101,21 @@ func TestMainRefusesABadConfiguration(t *testing.T) {
 	}
 }
 
+// An OTEL_* variable telemetry refuses is a bad configuration too: exit 2
+// (as templates-api's), naming the variable, not 1 as a failure.
+func TestMainRefusesABadTelemetryConfiguration(t *testing.T) {
+	var stderr testenv.SyncBuffer
+	code := Main(context.Background(), Deps{
+		Getenv: envOf(map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"}), Stdout: io.Discard, Stderr: &stderr,
+	})
+	if code != ExitUsage {
+		t.Errorf("exit code %d, want %d", code, ExitUsage)
+	}
+	if got := stderr.String(); !containsAll(got, "invalid configuration", "OTEL_TRACES_SAMPLER") {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
 // -version prints the build's version and starts nothing.
 func TestMainPrintsItsVersion(t *testing.T) {
 	var stdout testenv.SyncBuffer

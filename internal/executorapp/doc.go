@@ -128,4 +128,11 @@
 //	                   client and print their result events, one JSON line each,
 //	                   on stdout (auto: only with the embedded server).
 //	-demo-only         run the demo, then shut down instead of serving.
+//	-version           print the build's version and exit.
+//
+// # Exit codes
+//
+// 0 after a clean stop; 2 for a bad flag or configuration (a variable
+// above, or an OTEL_* one), named on stderr; 1 when the executor failed
+// while starting or running (the log says why).
 package executorapp
