@@ -11,7 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -27,27 +26,78 @@ import (
 // StartSandbox) without the SDK's tracer, and hands them, ended, to the
 // same span processors the SDK's provider has (the batcher in front of
 // each exporter, or a test's processor). The SDK's tracer costs more per
-// span than the executor's whole job path can spare: a span is three
+// span than the executor's job path can spare: a span is three
 // allocations past its own (the attribute slice, a snapshot at End, a map
-// to deduplicate the attributes), an ID generator behind a mutex, and its
-// attributes normalised twice. A jobSpan is one allocation (itself and room for its attributes, sized
-// by its kind), deduplicates
-// its dozen attributes as they are set, and is its own snapshot once
-// ended. It samples with the provider's sampler, honours the provider's
-// span limits (OTEL_SPAN_*_LIMIT), and exports what the SDK's span would
-// (BenchmarkJobPath, and TestJobSpansAsTheSDKRecordsThem in spans_test.go).
+// to deduplicate the attributes), and its ids come from a generator behind
+// a mutex. A jobSpan is one allocation (itself and room for its
+// attributes, sized by its kind), deduplicates its dozen attributes as
+// they are set, and is its own snapshot once ended. It samples with the
+// provider's sampler, honours the provider's span limits
+// (OTEL_SPAN_*_LIMIT), carries the provider's resource, and exports what
+// the SDK's span would (TestJobSpansAsTheSDKRecordsThem); values it does
+// not shape itself (slices, maps, bytes, a string over the length limit)
+// are shaped by an SDK span (normalise).
+//
+// Where it differs from the SDK's spans: processors registered on the
+// provider after Setup (RegisterSpanProcessor) do not see job spans, and
+// ChildSpanCount counts only the children of a jobSpan that are jobSpans
+// (the SDK's count, which OTLP does not carry, counts only its own spans
+// too).
 //
 // Other spans — the templates API's HTTP and database spans, anything a
 // library starts — go through the SDK's tracer as before; either kind is
 // the parent of the other through the context.
 type recorder struct {
-	provider   trace.TracerProvider
-	sampler    sdktrace.Sampler
-	processors []sdktrace.SpanProcessor
-	resource   *resource.Resource
-	scope      instrumentation.Scope
-	limits     sdktrace.SpanLimits
-	stopped    atomic.Bool // the provider shut down: spans no longer record
+	provider trace.TracerProvider
+	sampler  sdktrace.Sampler
+	resource *resource.Resource
+	scope    instrumentation.Scope
+	limits   sdktrace.SpanLimits
+	norm     trace.Tracer // spans of no processor, that shape odd values (normalise)
+
+	// processors get the spans; nil once the provider shut down, so spans
+	// no longer record and those still open end without reaching them.
+	processors atomic.Pointer[[]sdktrace.SpanProcessor]
+}
+
+func newRecorder(tp trace.TracerProvider, sampler sdktrace.Sampler, processors []sdktrace.SpanProcessor, res *resource.Resource) *recorder {
+	limits := sdktrace.NewSpanLimits() // what the provider reads: OTEL_SPAN_*_LIMIT
+	normLimits := limits
+	normLimits.AttributeCountLimit = -1
+	r := &recorder{
+		provider: tp,
+		sampler:  sampler,
+		resource: res,
+		scope:    instrumentation.Scope{Name: tracerName, SchemaURL: semconv.SchemaURL},
+		limits:   limits,
+		norm: sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.AlwaysSample()),
+			sdktrace.WithRawSpanLimits(normLimits)).Tracer(tracerName),
+	}
+	r.processors.Store(&processors)
+	return r
+}
+
+// stop makes the spans stop recording, and those still open end without
+// reaching the processors: the provider shut them down.
+func (r *recorder) stop() { r.processors.Store(nil) }
+
+// normalise shapes kv as the SDK's span would — truncated to the length
+// limit, a map's keys deduplicated, nesting cut at the depth limit — by
+// setting it on a span of r.norm and reading it back. ok is false when
+// the SDK drops it.
+func (r *recorder) normalise(kv attribute.KeyValue) (_ attribute.KeyValue, ok bool) {
+	_, span := r.norm.Start(context.Background(), "")
+	defer span.End()
+	span.SetAttributes(kv)
+	ro, isSDK := span.(sdktrace.ReadOnlySpan)
+	if !isSDK {
+		return kv, true
+	}
+	attrs := ro.Attributes()
+	if len(attrs) != 1 {
+		return kv, false
+	}
+	return attrs[0], true
 }
 
 // start starts a span named name of kind, a child of ctx's span, with
@@ -67,7 +117,8 @@ func (r *recorder) start(ctx context.Context, name string, kind trace.SpanKind, 
 	sc := trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: tid, SpanID: newSpanID(), TraceFlags: flags, TraceState: sr.Tracestate,
 	})
-	if sr.Decision == sdktrace.Drop || r.stopped.Load() {
+	processors := r.processors.Load()
+	if sr.Decision == sdktrace.Drop || processors == nil {
 		ctx = trace.ContextWithSpanContext(ctx, sc)
 		return ctx, Span{span: trace.SpanFromContext(ctx)}
 	}
@@ -77,7 +128,7 @@ func (r *recorder) start(ctx context.Context, name string, kind trace.SpanKind, 
 	if p, ok := parent.(*jobSpan); ok {
 		p.addChild()
 	}
-	for _, p := range r.processors {
+	for _, p := range *processors {
 		p.OnStart(ctx, s)
 	}
 	return trace.ContextWithSpan(ctx, s), Span{span: s, rec: s}
@@ -161,7 +212,13 @@ next:
 			s.droppedAttrs++
 			continue
 		}
-		kv = truncateAttr(kv, limits.AttributeValueLengthLimit)
+		if s.rec.odd(kv) {
+			var ok bool
+			if kv, ok = s.rec.normalise(kv); !ok {
+				s.droppedAttrs++
+				continue
+			}
+		}
 		for i := range s.attrs {
 			if s.attrs[i].Key == kv.Key {
 				s.attrs[i] = kv
@@ -176,43 +233,17 @@ next:
 	}
 }
 
-// truncateAttr cuts a string value (or each string of a slice) to limit
-// characters, as the SDK does; a negative limit leaves it whole.
-func truncateAttr(kv attribute.KeyValue, limit int) attribute.KeyValue {
-	if limit < 0 {
-		return kv
-	}
+// odd reports whether kv is a value the recorder leaves the SDK to shape:
+// anything but a bool, a number, or a string within the length limit.
+func (r *recorder) odd(kv attribute.KeyValue) bool {
 	switch kv.Value.Type() {
+	case attribute.BOOL, attribute.INT64, attribute.FLOAT64:
+		return false
 	case attribute.STRING:
-		if v := kv.Value.AsString(); len(v) > limit {
-			return kv.Key.String(truncateString(v, limit))
-		}
-	case attribute.STRINGSLICE:
-		v := kv.Value.AsStringSlice()
-		for i := range v {
-			v[i] = truncateString(v[i], limit)
-		}
-		return kv.Key.StringSlice(v)
+		limit := r.limits.AttributeValueLengthLimit
+		return limit >= 0 && len(kv.Value.AsString()) > limit
 	}
-	return kv
-}
-
-// truncateString keeps the first limit characters of s, dropping invalid
-// UTF-8 as the SDK does when it cuts.
-func truncateString(s string, limit int) string {
-	if utf8.RuneCountInString(s) <= limit && utf8.ValidString(s) {
-		return s
-	}
-	out := make([]rune, 0, limit)
-	for _, r := range s {
-		if len(out) == limit {
-			break
-		}
-		if r != utf8.RuneError {
-			out = append(out, r)
-		}
-	}
-	return string(out)
+	return true
 }
 
 func (s *jobSpan) addChild() {
@@ -240,8 +271,10 @@ func (s *jobSpan) End(options ...trace.SpanEndOption) {
 	s.end, s.ended = end, true
 	s.mu.Unlock()
 	s.final.Store(true)
-	for _, p := range s.rec.processors {
-		p.OnEnd(s)
+	if processors := s.rec.processors.Load(); processors != nil {
+		for _, p := range *processors {
+			p.OnEnd(s)
+		}
 	}
 }
 

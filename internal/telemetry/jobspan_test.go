@@ -8,14 +8,17 @@ import (
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
@@ -42,6 +45,17 @@ func playSpan(ctx context.Context, start spanStarter) {
 		attribute.KeyValue{}, // invalid: dropped
 	)
 	s.SetAttributes(attribute.Bool("later", true), attribute.Int64("n", 3))
+	// Values the recorder leaves the SDK to shape: a real U+FFFD beside
+	// invalid UTF-8, nested slices and maps (a key twice), bytes, numbers.
+	s.SetAttributes(
+		attribute.String("odd", "a\uFFFDb\xffcdefghijklmn"),
+		attribute.StringSlice("bad", []string{"a\xffb", "ok"}),
+		attribute.ByteSlice("bytes", []byte("0123456789abcdef")),
+		attribute.Map("m", attribute.String("k", "1"), attribute.String("k", strings.Repeat("2", 20)),
+			attribute.Map("inner", attribute.Slice("s", attribute.StringValue(strings.Repeat("z", 20))))),
+		attribute.Slice("slice", attribute.StringValue(strings.Repeat("w", 20)), attribute.Int64Value(7)),
+		attribute.Float64Slice("floats", []float64{1.5}),
+	)
 	s.AddEvent("checkpoint", trace.WithAttributes(attribute.Bool("ok", true), attribute.Int("k", 1), attribute.Int("k", 2)))
 	s.RecordError(errors.New("boom"))
 	s.RecordError(&fs.PathError{Op: "open", Path: "x", Err: fs.ErrNotExist})
@@ -117,6 +131,7 @@ func TestJobSpansAsTheSDKRecordsThem(t *testing.T) {
 			"OTEL_LINK_ATTRIBUTE_COUNT_LIMIT":        "1",
 		},
 		{"OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT": "0", "OTEL_SPAN_EVENT_COUNT_LIMIT": "0", "OTEL_SPAN_LINK_COUNT_LIMIT": "0"},
+		{"OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT": "3"}, // every value cut, none dropped
 	} {
 		t.Run(fmt.Sprint(limits), func(t *testing.T) {
 			for k, v := range limits {
@@ -174,6 +189,45 @@ func TestJobSpansAsTheSDKRecordsThem(t *testing.T) {
 	}
 }
 
+// TestJobSpanHasEveryMethod calls every method of sdktrace.ReadWriteSpan
+// on a job span, ended and not: one the recorder failed to define (an SDK
+// upgrade that adds one) would be taken from the nil interface it embeds
+// and panic in an exporter.
+func TestJobSpanHasEveryMethod(t *testing.T) {
+	setupRecording(t)
+	_, s := StartSandbox(context.Background())
+	span := s.span.(*jobSpan)
+	v := reflect.ValueOf(sdktrace.ReadWriteSpan(span))
+	call := func(when string) {
+		typ := reflect.TypeFor[sdktrace.ReadWriteSpan]()
+		for i := range typ.NumMethod() {
+			m := typ.Method(i)
+			if !m.IsExported() || m.Name == "End" {
+				continue
+			}
+			args := make([]reflect.Value, m.Type.NumIn())
+			for j := range args {
+				args[j] = reflect.Zero(m.Type.In(j))
+			}
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s %s panics: %v", when, m.Name, r)
+					}
+				}()
+				if m.Type.IsVariadic() {
+					v.MethodByName(m.Name).CallSlice(args)
+				} else {
+					v.MethodByName(m.Name).Call(args)
+				}
+			}()
+		}
+	}
+	call("while recording,")
+	span.End()
+	call("once ended,")
+}
+
 // TestJobSpansOfANewTrace: a span without a parent starts a trace of its
 // own, with ids no other span has.
 func TestJobSpansOfANewTrace(t *testing.T) {
@@ -198,13 +252,20 @@ func TestJobSpansOfANewTrace(t *testing.T) {
 }
 
 // TestJobSpansStopWithTheProvider: after Shutdown the job path's spans
-// record nothing, as the SDK's do, and still carry the trace context.
+// record nothing, as the SDK's do, and still carry the trace context; one
+// open across Shutdown ends without reaching the processors.
 func TestJobSpansStopWithTheProvider(t *testing.T) {
-	p, exp := setupRecording(t)
+	proc := &countingProcessor{}
+	p := setupWith(t, Config{ServiceName: "flowscript-test", Getenv: noEnv, SpanProcessor: proc})
+	_, open := StartSend(context.Background(), "flowscript.jobs.execute", "job-1")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := p.Shutdown(ctx); err != nil {
 		t.Fatal(err)
+	}
+	open.End(nil)
+	if n := proc.ends.Load(); n != 0 {
+		t.Errorf("a span ended after Shutdown reached the processor (%d OnEnd calls)", n)
 	}
 	_, s := StartSandbox(trace.ContextWithRemoteSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: trace.TraceID{1}, SpanID: trace.SpanID{1}, TraceFlags: trace.FlagsSampled, Remote: true,
@@ -216,8 +277,37 @@ func TestJobSpansStopWithTheProvider(t *testing.T) {
 		t.Errorf("a span after Shutdown has trace %v, want its parent's", s.SpanContext().TraceID())
 	}
 	s.End(nil)
-	if n := len(exp.GetSpans()); n != 0 {
-		t.Errorf("%d spans exported after Shutdown", n)
+	if n := proc.ends.Load(); n != 0 {
+		t.Errorf("%d spans reached the processor after Shutdown", n)
+	}
+}
+
+// countingProcessor counts the spans that end.
+type countingProcessor struct{ ends atomic.Int64 }
+
+func (c *countingProcessor) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (c *countingProcessor) OnEnd(sdktrace.ReadOnlySpan)                     { c.ends.Add(1) }
+func (c *countingProcessor) Shutdown(context.Context) error                  { return nil }
+func (c *countingProcessor) ForceFlush(context.Context) error                { return nil }
+
+// TestJobSpansCarryTheProvidersResource: the process's
+// OTEL_RESOURCE_ATTRIBUTES reach the job spans as they reach the SDK's
+// (the provider merges them in even when Setup reads another Getenv).
+func TestJobSpansCarryTheProvidersResource(t *testing.T) {
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment.name=prod")
+	_, exp := setupRecording(t)
+	_, s := StartSandbox(context.Background())
+	s.End(nil)
+	_, sdk := active.Load().tracer.Start(context.Background(), "sdk")
+	sdk.End()
+	spans := exp.GetSpans()
+	if len(spans) != 2 {
+		t.Fatalf("%d spans, want 2", len(spans))
+	}
+	for _, sp := range spans {
+		if v, ok := sp.Resource.Set().Value("deployment.environment.name"); !ok || v.AsString() != "prod" {
+			t.Errorf("span %q: resource %v, want deployment.environment.name=prod", sp.Name, sp.Resource.Attributes())
+		}
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/sdk/instrumentation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -246,19 +245,17 @@ func buildTracing(ctx context.Context, cfg Config, plan exportPlan, res *resourc
 		}
 		processors = append(processors, newBatcher(exp, batching))
 	}
+	// The resource the provider would make of res (merged under the
+	// process's OTEL_RESOURCE_ATTRIBUTES), made once for both.
+	if env, err := resource.Merge(resource.Environment(), res); err == nil {
+		res = env
+	}
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sampler)}
 	for _, sp := range processors {
 		opts = append(opts, sdktrace.WithSpanProcessor(sp))
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
-	rec := &recorder{
-		provider:   tp,
-		sampler:    sampler,
-		processors: processors,
-		resource:   res,
-		scope:      instrumentation.Scope{Name: tracerName, SchemaURL: semconv.SchemaURL},
-		limits:     sdktrace.NewSpanLimits(), // what the provider reads: OTEL_SPAN_*_LIMIT
-	}
+	rec := newRecorder(tp, sampler, processors, res)
 	return tp, rec, nil
 }
 
@@ -282,7 +279,7 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	p.shutdownOnce.Do(func() {
 		var errs []error
 		if p.sdkTracer != nil {
-			p.recorder.stopped.Store(true)
+			p.recorder.stop()
 			if err := p.sdkTracer.Shutdown(ctx); err != nil {
 				errs = append(errs, fmt.Errorf("shutting down tracing: %w", err))
 			}
