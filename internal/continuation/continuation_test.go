@@ -2,6 +2,7 @@ package continuation
 
 import (
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"reflect"
 	"strings"
@@ -163,6 +164,32 @@ func TestKeyRotation(t *testing.T) {
 	}
 	if _, err := NewSigner(key, []byte("short")); err == nil {
 		t.Error("a short previous key was accepted")
+	}
+}
+
+// A key of one character repeated, or a short pattern, is refused
+// whatever its length; random keys in hex or base64 are not.
+func TestGuessableKeysAreRefused(t *testing.T) {
+	for _, bad := range []string{
+		strings.Repeat("a", 64),
+		strings.Repeat("changeme", 6), // 6 distinct characters
+		strings.Repeat("0123456789ab"[:9], 5),
+	} {
+		if _, err := NewSigner([]byte(bad), nil); err == nil || !strings.Contains(err.Error(), "not a secret") {
+			t.Errorf("key %q: %v, want it refused as a placeholder", bad, err)
+		}
+		if _, err := NewSigner(key, []byte(bad)); err == nil || !strings.Contains(err.Error(), "previous continuation key") {
+			t.Errorf("previous key %q: %v, want it refused, named", bad, err)
+		}
+	}
+	for range 200 {
+		raw := make([]byte, 32)
+		_, _ = rand.Read(raw)
+		for _, good := range []string{hex.EncodeToString(raw), base64.StdEncoding.EncodeToString(raw)} {
+			if _, err := NewSigner([]byte(good), nil); err != nil {
+				t.Fatalf("a random key %q: %v", good, err)
+			}
+		}
 	}
 }
 

@@ -33,6 +33,25 @@ import (
 // the HMAC-SHA256 digest.
 const MinKeyBytes = 32
 
+// MinDistinctKeyBytes is the fewest different bytes a key may hold: a key
+// of one character repeated, or a short pattern, is guessed in no time
+// whatever its length. A random hex key of 32 bytes or more holds 15 or 16
+// of its 16 digits; a base64 one, some 40 of its 64.
+const MinDistinctKeyBytes = 10
+
+// distinctBytes counts the different bytes of b.
+func distinctBytes(b []byte) int {
+	var seen [256]bool
+	n := 0
+	for _, c := range b {
+		if !seen[c] {
+			seen[c] = true
+			n++
+		}
+	}
+	return n
+}
+
 // tokenVersion is the version of the claims' layout.
 const tokenVersion = 1
 
@@ -169,6 +188,15 @@ func NewSigner(key, previous []byte) (*Signer, error) {
 	}
 	if len(previous) > 0 && len(previous) < MinKeyBytes {
 		return nil, fmt.Errorf("the previous continuation key is %d bytes; it needs at least %d", len(previous), MinKeyBytes)
+	}
+	for _, k := range []struct {
+		name string
+		key  []byte
+	}{{"continuation key", key}, {"previous continuation key", previous}} {
+		if n := distinctBytes(k.key); len(k.key) > 0 && n < MinDistinctKeyBytes {
+			return nil, fmt.Errorf("the %s repeats %d characters over its %d bytes: it is a placeholder or a pattern, not a secret; "+
+				"generate one (e.g. openssl rand -base64 48)", k.name, n, len(k.key))
+		}
 	}
 	s := &Signer{key: append([]byte(nil), key...)}
 	if len(previous) > 0 {

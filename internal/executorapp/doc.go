@@ -103,7 +103,7 @@
 //	KV_MAX_VALUE_BYTES  largest kv value, as JSON (default 65536).
 //	KV_MAX_KEY_BYTES    longest kv key (default 256).
 //	KV_MAX_KEYS         keys one session may hold (default 100).
-//	CONTINUATION_KEY    the key (32 bytes or more; e.g. openssl rand -base64 48)
+//	CONTINUATION_KEY    the key (32 bytes or more, not a pattern; e.g. openssl rand -base64 48)
 //	                    that signs the continuations of suspended jobs (DESIGN.md
 //	                    §10). The same on every replica. Unset: the approval
 //	                    capability is never granted, resume jobs fail
