@@ -30,6 +30,7 @@ func main() {
 	code := executorapp.Main(ctx, executorapp.Deps{
 		Args:          os.Args[1:],
 		Getenv:        os.Getenv,
+		Environ:       os.Environ,
 		Stdout:        os.Stdout,
 		Stderr:        os.Stderr,
 		NewRunner:     executorapp.WorkerPool,

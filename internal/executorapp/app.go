@@ -24,8 +24,12 @@ import (
 type Deps struct {
 	Args   []string // without the program name
 	Getenv func(string) string
-	Stdout io.Writer // demo results
-	Stderr io.Writer // logs
+	// Environ lists the environment (os.Environ): Main warns about the
+	// variables that look like the executor's but are not (a misspelling).
+	// nil: no check.
+	Environ func() []string
+	Stdout  io.Writer // demo results
+	Stderr  io.Writer // logs
 	// NewRunner builds the sandbox runner: WorkerPool in cmd/executor.
 	// nil: InProcess, which is safe only for trusted scripts (tests, local
 	// tries).
@@ -119,6 +123,15 @@ func Main(ctx context.Context, d Deps) int {
 	runDemo := *demoOnly || *demo == "on" || (*demo == "auto" && cfg.Embedded())
 
 	log.Info("starting executor", "version", buildinfo.Version(), "config", cfg, "demo", runDemo)
+	if d.Environ != nil {
+		for _, v := range unknownVariables(d.Environ(), EnvVars()) {
+			if v.meant != "" {
+				log.Warn("ignoring a variable the executor does not read: a misspelling? It keeps its default", "variable", v.name, "did_you_mean", v.meant)
+			} else {
+				log.Warn("ignoring a variable the executor does not read: a misspelling? executor -h lists the variables", "variable", v.name)
+			}
+		}
+	}
 	if d.HoldProcessor != nil && cfg.HoldProcessor == "on" {
 		holdCtx, stopHold := context.WithCancel(ctx)
 		hold := d.HoldProcessor(holdCtx)

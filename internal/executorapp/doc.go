@@ -130,6 +130,11 @@
 //	-demo-only         run the demo, then shut down instead of serving.
 //	-version           print the build's version and exit.
 //
+// A variable of the environment that the executor does not read but that
+// begins like its own (SANDBOX_, NATS_, KV_, …) or is a letter or two from
+// one of its names is ignored, with a warning at start naming the variable
+// it likely meant (unknown_vars.go; Kubernetes' Service variables aside).
+//
 // # Exit codes
 //
 // 0 after a clean stop; 2 for a bad flag or configuration (a variable
