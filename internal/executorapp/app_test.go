@@ -88,31 +88,21 @@ func TestMainServesEnginesOnTheEmbeddedBroker(t *testing.T) {
 	}
 }
 
+// A bad variable stops the start with exit 2, naming it: one of the
+// executor's own, or an OTEL_* one telemetry refuses (as templates-api
+// does), not exit 1 as a failure.
 func TestMainRefusesABadConfiguration(t *testing.T) {
-	var stderr testenv.SyncBuffer
-	code := Main(context.Background(), Deps{
-		Getenv: envOf(map[string]string{"MAX_DELIVER": "lots"}), Stdout: io.Discard, Stderr: &stderr,
-	})
-	if code != ExitUsage {
-		t.Errorf("exit code %d, want %d", code, ExitUsage)
-	}
-	if got := stderr.String(); !containsAll(got, "invalid configuration", "MAX_DELIVER") {
-		t.Errorf("stderr = %q", got)
-	}
-}
-
-// An OTEL_* variable telemetry refuses is a bad configuration too: exit 2
-// (as templates-api's), naming the variable, not 1 as a failure.
-func TestMainRefusesABadTelemetryConfiguration(t *testing.T) {
-	var stderr testenv.SyncBuffer
-	code := Main(context.Background(), Deps{
-		Getenv: envOf(map[string]string{"OTEL_TRACES_SAMPLER": "sometimes"}), Stdout: io.Discard, Stderr: &stderr,
-	})
-	if code != ExitUsage {
-		t.Errorf("exit code %d, want %d", code, ExitUsage)
-	}
-	if got := stderr.String(); !containsAll(got, "invalid configuration", "OTEL_TRACES_SAMPLER") {
-		t.Errorf("stderr = %q", got)
+	for name, value := range map[string]string{"MAX_DELIVER": "lots", "OTEL_TRACES_SAMPLER": "sometimes"} {
+		var stderr testenv.SyncBuffer
+		code := Main(context.Background(), Deps{
+			Getenv: envOf(map[string]string{name: value}), Stdout: io.Discard, Stderr: &stderr,
+		})
+		if code != ExitUsage {
+			t.Errorf("%s=%s: exit code %d, want %d", name, value, code, ExitUsage)
+		}
+		if got := stderr.String(); !containsAll(got, "invalid configuration", name) {
+			t.Errorf("%s=%s: stderr = %q", name, value, got)
+		}
 	}
 }
 
