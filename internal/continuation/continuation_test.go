@@ -168,12 +168,13 @@ func TestKeyRotation(t *testing.T) {
 }
 
 // A key of one character repeated, or a short pattern, is refused
-// whatever its length; random keys in hex or base64 are not.
+// whatever its length; random keys in hex, decimal or base64 are not.
 func TestGuessableKeysAreRefused(t *testing.T) {
 	for _, bad := range []string{
 		strings.Repeat("a", 64),
-		strings.Repeat("changeme", 6), // 6 distinct characters
-		strings.Repeat("0123456789ab"[:9], 5),
+		strings.Repeat("changeme", 6),
+		strings.Repeat("012345678", 5),
+		strings.Repeat("ab", 20) + "abab", // 4 different characters
 	} {
 		if _, err := NewSigner([]byte(bad), nil); err == nil || !strings.Contains(err.Error(), "not a secret") {
 			t.Errorf("key %q: %v, want it refused as a placeholder", bad, err)
@@ -182,10 +183,14 @@ func TestGuessableKeysAreRefused(t *testing.T) {
 			t.Errorf("previous key %q: %v, want it refused, named", bad, err)
 		}
 	}
-	for range 200 {
-		raw := make([]byte, 32)
+	for range 500 {
+		raw := make([]byte, 48)
 		_, _ = rand.Read(raw)
-		for _, good := range []string{hex.EncodeToString(raw), base64.StdEncoding.EncodeToString(raw)} {
+		decimal := make([]byte, 32)
+		for i := range decimal {
+			decimal[i] = '0' + raw[i]%10
+		}
+		for _, good := range []string{hex.EncodeToString(raw[:16]), string(decimal), base64.StdEncoding.EncodeToString(raw)} {
 			if _, err := NewSigner([]byte(good), nil); err != nil {
 				t.Fatalf("a random key %q: %v", good, err)
 			}

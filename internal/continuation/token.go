@@ -33,11 +33,23 @@ import (
 // the HMAC-SHA256 digest.
 const MinKeyBytes = 32
 
-// MinDistinctKeyBytes is the fewest different bytes a key may hold: a key
-// of one character repeated, or a short pattern, is guessed in no time
-// whatever its length. A random hex key of 32 bytes or more holds 15 or 16
-// of its 16 digits; a base64 one, some 40 of its 64.
-const MinDistinctKeyBytes = 10
+// CheckKey refuses a key of MinKeyBytes or more that is a pattern, not a
+// secret: fewer than 5 different bytes, or a run repeated over its whole
+// length (a character, or a word such as "changeme", written again and
+// again). Such a key is guessed in no time whatever its length; a random
+// one (hex, decimal, base64, a passphrase) never looks like that.
+func CheckKey(key []byte) error {
+	if len(key) < MinKeyBytes {
+		return fmt.Errorf("it is %d bytes; it needs at least %d (e.g. openssl rand -base64 48)", len(key), MinKeyBytes)
+	}
+	if n := distinctBytes(key); n < 5 {
+		return fmt.Errorf("it holds only %d different characters: a placeholder, not a secret; generate one (e.g. openssl rand -base64 48)", n)
+	}
+	if p := period(key); p > 0 {
+		return fmt.Errorf("it repeats %q over its %d bytes: a placeholder, not a secret; generate one (e.g. openssl rand -base64 48)", key[:p], len(key))
+	}
+	return nil
+}
 
 // distinctBytes counts the different bytes of b.
 func distinctBytes(b []byte) int {
@@ -50,6 +62,24 @@ func distinctBytes(b []byte) int {
 		}
 	}
 	return n
+}
+
+// period is the length of the shortest run b repeats over its whole
+// length at least twice (b[i] == b[i%p] for every i), or 0 if none.
+func period(b []byte) int {
+	for p := 1; p <= len(b)/2; p++ {
+		repeats := true
+		for i := p; i < len(b); i++ {
+			if b[i] != b[i%p] {
+				repeats = false
+				break
+			}
+		}
+		if repeats {
+			return p
+		}
+	}
+	return 0
 }
 
 // tokenVersion is the version of the claims' layout.
@@ -183,19 +213,12 @@ type Signer struct {
 // also accepted when verifying, so that a key can rotate without voiding
 // the continuations of jobs suspended under the old one.
 func NewSigner(key, previous []byte) (*Signer, error) {
-	if len(key) < MinKeyBytes {
-		return nil, fmt.Errorf("the continuation key is %d bytes; it needs at least %d (e.g. openssl rand -base64 48)", len(key), MinKeyBytes)
+	if err := CheckKey(key); err != nil {
+		return nil, fmt.Errorf("the continuation key: %w", err)
 	}
-	if len(previous) > 0 && len(previous) < MinKeyBytes {
-		return nil, fmt.Errorf("the previous continuation key is %d bytes; it needs at least %d", len(previous), MinKeyBytes)
-	}
-	for _, k := range []struct {
-		name string
-		key  []byte
-	}{{"continuation key", key}, {"previous continuation key", previous}} {
-		if n := distinctBytes(k.key); len(k.key) > 0 && n < MinDistinctKeyBytes {
-			return nil, fmt.Errorf("the %s repeats %d characters over its %d bytes: it is a placeholder or a pattern, not a secret; "+
-				"generate one (e.g. openssl rand -base64 48)", k.name, n, len(k.key))
+	if len(previous) > 0 {
+		if err := CheckKey(previous); err != nil {
+			return nil, fmt.Errorf("the previous continuation key: %w", err)
 		}
 	}
 	s := &Signer{key: append([]byte(nil), key...)}

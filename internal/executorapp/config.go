@@ -244,11 +244,15 @@ func (c Config) Continuations() (*continuation.Signer, error) {
 		}
 		return nil, nil
 	}
-	s, err := continuation.NewSigner([]byte(c.ContinuationKey), []byte(c.ContinuationPreviousKey))
-	if err != nil {
+	if err := continuation.CheckKey([]byte(c.ContinuationKey)); err != nil {
 		return nil, fmt.Errorf("CONTINUATION_KEY: %w", err)
 	}
-	return s, nil
+	if c.ContinuationPreviousKey != "" {
+		if err := continuation.CheckKey([]byte(c.ContinuationPreviousKey)); err != nil {
+			return nil, fmt.Errorf("CONTINUATION_PREVIOUS_KEY: %w", err)
+		}
+	}
+	return continuation.NewSigner([]byte(c.ContinuationKey), []byte(c.ContinuationPreviousKey))
 }
 
 // Embedded reports whether the executor runs its own NATS server.

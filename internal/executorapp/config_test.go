@@ -120,6 +120,10 @@ func TestConfigFromEnvNamesTheBadVariable(t *testing.T) {
 		{map[string]string{"ACK_WAIT": "0s"}, `ACK_WAIT must be more than 0 (unset it for the default), got "0s"`},
 		{map[string]string{"KV_MAX_KEYS": "0"}, "KV_MAX_KEYS must be more than 0"},
 		{map[string]string{"SANDBOX_MAX_PARALLEL": "0"}, "SANDBOX_MAX_PARALLEL must be between 1 and 1024, got 0"},
+		// a key that is a pattern, named by its own variable
+		{map[string]string{"CONTINUATION_KEY": strings.Repeat("changeme", 5)}, `CONTINUATION_KEY: it repeats "changeme"`},
+		{map[string]string{"CONTINUATION_KEY": "a-continuation-key-of-the-config-tests", "CONTINUATION_PREVIOUS_KEY": strings.Repeat("x", 40)},
+			"CONTINUATION_PREVIOUS_KEY: it holds only 1 different characters"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
