@@ -113,6 +113,13 @@ func Main(ctx context.Context, d Deps) int {
 	cfg, err := ConfigFromEnv(d.Getenv)
 	if err != nil {
 		_, _ = fmt.Fprintf(d.Stderr, "executor: invalid configuration:\n%v\n", err) // stderr is the last place to report to
+		if d.Environ != nil {                                                       // a misspelling may be the cause: NATS_ULR leaves NATS_URL empty
+			for _, v := range unknownVariables(d.Environ(), EnvVars()) {
+				if v.meant != "" {
+					_, _ = fmt.Fprintf(d.Stderr, "(%s is not a variable the executor reads: did you mean %s?)\n", v.name, v.meant)
+				}
+			}
+		}
 		return ExitUsage
 	}
 	log, err := telemetry.NewLogger(d.Stderr, cfg.LogLevel)
@@ -126,7 +133,7 @@ func Main(ctx context.Context, d Deps) int {
 	if d.Environ != nil {
 		for _, v := range unknownVariables(d.Environ(), EnvVars()) {
 			if v.meant != "" {
-				log.Warn("ignoring a variable the executor does not read: a misspelling? It keeps its default", "variable", v.name, "did_you_mean", v.meant)
+				log.Warn("ignoring a variable the executor does not read: a misspelling?", "variable", v.name, "did_you_mean", v.meant)
 			} else {
 				log.Warn("ignoring a variable the executor does not read: a misspelling? executor -h lists the variables", "variable", v.name)
 			}

@@ -131,9 +131,10 @@
 //	-version           print the build's version and exit.
 //
 // A variable of the environment that the executor does not read but that
-// begins like its own (SANDBOX_, NATS_, KV_, …) or is a letter or two from
-// one of its names is ignored, with a warning at start naming the variable
-// it likely meant (unknown_vars.go; Kubernetes' Service variables aside).
+// is a letter or two from one of its names, the start or end of one, or a
+// SANDBOX_ name, is ignored, with a warning at start naming the variable
+// it likely meant, or beside the configuration error it causes
+// (unknown_vars.go; Kubernetes' Service variables aside).
 //
 // # Exit codes
 //

@@ -6,9 +6,12 @@ import (
 	"strings"
 )
 
-// ownPrefixes begin only the executor's own variables: any other name
-// that begins with one is taken for a misspelling.
-var ownPrefixes = []string{"SANDBOX_", "CONTINUATION_", "KV_", "EXECUTOR_", "JOBS_", "RESULTS_", "DLQ_", "FAILURES_", "FAILURE_", "NATS_", "EMBEDDED_NATS_", "CAPABILITIES_"}
+// ownPrefix begins only the sandbox's variables (the executor's and the
+// templates API's alike): any other name that begins with it is taken for
+// a misspelling. The executor's other prefixes (NATS_, KV_, …) are shared
+// with the NATS tools' variables and with connector secrets of the
+// capabilities policy, so only a name close to a known one is reported.
+const ownPrefix = "SANDBOX_"
 
 // serviceLink matches the variables Kubernetes sets for each Service of
 // the namespace (FOO_SERVICE_HOST, FOO_PORT_4222_TCP_ADDR, …): a Service
@@ -21,10 +24,11 @@ var serviceLink = regexp.MustCompile(`_(SERVICE_HOST|SERVICE_PORT(_[A-Z0-9_]+)?|
 type unknownVariable struct{ name, meant string }
 
 // unknownVariables finds, in environ (os.Environ's form), the names that
-// begin like the executor's own or are a letter or two from one of known,
-// but are none of them: SANDBOX_TIMEOUT for SANDBOX_TIMEOUT_MS, NATS_ULR
-// for NATS_URL. Such a variable is ignored, and a limit an operator meant
-// to set silently keeps its default; Main warns about each.
+// look like one of known but are none of them: a letter or two off
+// (NATS_ULR for NATS_URL), the start or the end of one (SANDBOX_TIMEOUT
+// for SANDBOX_TIMEOUT_MS, MAX_PARALLEL for SANDBOX_MAX_PARALLEL), or a
+// SANDBOX_ name. Such a variable is ignored, and a limit an operator meant
+// to set silently keeps its default: Main warns about each.
 func unknownVariables(environ []string, known []string) []unknownVariable {
 	var out []unknownVariable
 	for _, kv := range environ {
@@ -33,16 +37,30 @@ func unknownVariables(environ []string, known []string) []unknownVariable {
 			continue
 		}
 		meant, distance := closest(name, known)
-		own := slices.ContainsFunc(ownPrefixes, func(p string) bool { return strings.HasPrefix(name, p) })
-		if !own && distance > 2 {
-			continue
+		if distance > 2 {
+			meant = partOf(name, known)
 		}
-		if distance > 2 && !strings.HasPrefix(meant, name) && !strings.HasPrefix(name, meant) {
-			meant = ""
+		if meant == "" && !strings.HasPrefix(name, ownPrefix) {
+			continue
 		}
 		out = append(out, unknownVariable{name, meant})
 	}
 	return out
+}
+
+// partOf returns the known name that name begins (SANDBOX_TIMEOUT of
+// SANDBOX_TIMEOUT_MS) or ends (MAX_PARALLEL of SANDBOX_MAX_PARALLEL), a
+// whole number of its words and two of them at least; "" if none.
+func partOf(name string, known []string) string {
+	if !strings.Contains(name, "_") {
+		return ""
+	}
+	for _, k := range known {
+		if strings.HasPrefix(k, name+"_") || strings.HasSuffix(k, "_"+name) {
+			return k
+		}
+	}
+	return ""
 }
 
 // closest returns the name of known nearest to name in edit distance.

@@ -12,13 +12,17 @@ import (
 
 func TestUnknownVariables(t *testing.T) {
 	environ := []string{
-		"SANDBOX_TIMEOUT=500",       // SANDBOX_TIMEOUT_MS without its unit
-		"NATS_ULR=nats://nats:4222", // two letters swapped
-		"MAX_DELIVERY=5",            // a letter too many, no prefix of ours
-		"LOG_LEVL=debug",            // a letter short
-		"KV_SIZE=10",                // ours by its prefix, near nothing
-		"SANDBOX_TIMEOUT_MS=500",    // known
-		"HOME=/root", "PATH=/bin",   // the process's own
+		"SANDBOX_TIMEOUT=500",                // SANDBOX_TIMEOUT_MS without its unit
+		"NATS_ULR=nats://nats:4222",          // two letters swapped
+		"MAX_DELIVERY=5",                     // a letter too many, no prefix of ours
+		"LOG_LEVL=debug",                     // a letter short
+		"SANDBOX_SIZE=10",                    // ours by its prefix, near nothing
+		"MAX_PARALLEL=4",                     // the end of SANDBOX_MAX_PARALLEL
+		"KV_SIZE=10",                         // a connector's secret, maybe: not reported
+		"NATS_USER=app", "NATS_CONTEXT=prod", // the NATS tools' variables
+		"NATS_MAX_PAYLOAD=1048576", // the templates API's
+		"SANDBOX_TIMEOUT_MS=500",   // known
+		"HOME=/root", "PATH=/bin",  // the process's own
 		"MAX_CONNECTIONS=5",              // far from every name: not ours
 		"EXECUTOR_SERVICE_HOST=10.0.0.1", // a Kubernetes Service named executor
 		"EXECUTOR_PORT_9090_TCP_ADDR=10.0.0.1",
@@ -31,7 +35,8 @@ func TestUnknownVariables(t *testing.T) {
 		"NATS_ULR":        "NATS_URL",
 		"MAX_DELIVERY":    "MAX_DELIVER",
 		"LOG_LEVL":        "LOG_LEVEL",
-		"KV_SIZE":         "",
+		"SANDBOX_SIZE":    "",
+		"MAX_PARALLEL":    "SANDBOX_MAX_PARALLEL",
 	}
 	got := map[string]string{}
 	for _, v := range unknownVariables(environ, EnvVars()) {
@@ -76,5 +81,18 @@ func TestMainWarnsOfMisspelledVariables(t *testing.T) {
 	}
 	if !containsAll(warning, `"level":"WARN"`, `"did_you_mean":"SANDBOX_TIMEOUT_MS"`, "misspelling") {
 		t.Errorf("no warning naming SANDBOX_TIMEOUT and SANDBOX_TIMEOUT_MS in:\n%s", stderr.String())
+	}
+}
+
+// A misspelling that breaks the configuration is pointed out beside the
+// error it causes: NATS_ULR leaves NATS_URL empty.
+func TestMainNamesTheMisspellingBehindABadConfiguration(t *testing.T) {
+	var stderr testenv.SyncBuffer
+	code := Main(context.Background(), Deps{
+		Getenv: envOf(map[string]string{"STREAM_REPLICAS": "3"}), Stdout: io.Discard, Stderr: &stderr,
+		Environ: func() []string { return []string{"STREAM_REPLICAS=3", "NATS_ULR=nats://nats:4222"} },
+	})
+	if code != ExitUsage || !containsAll(stderr.String(), "NATS_URL is empty", "NATS_ULR is not a variable the executor reads: did you mean NATS_URL?") {
+		t.Errorf("exit %d, stderr %q; want 2, the error and the misspelling named", code, stderr.String())
 	}
 }
