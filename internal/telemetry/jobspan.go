@@ -131,7 +131,7 @@ func (r *recorder) start(ctx context.Context, name string, kind trace.SpanKind, 
 	for _, p := range *processors {
 		p.OnStart(ctx, s)
 	}
-	return trace.ContextWithSpan(ctx, s), Span{span: s, rec: s}
+	return trace.ContextWithSpan(ctx, s), Span{span: s}
 }
 
 // newJobSpan allocates a span and room for attrs attributes in one

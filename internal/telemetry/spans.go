@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -57,8 +58,7 @@ func tracer() (trace.Tracer, bool) {
 // provider's tracer. The zero Span, and a Span that does not record,
 // record nothing. End a Span once: calls after End do nothing.
 type Span struct {
-	span trace.Span // the span in the context
-	rec  *jobSpan   // span itself when the recorder records it
+	span trace.Span // the span in the context: a *jobSpan when the recorder records it
 }
 
 // kindOptions holds the start option of each span kind, built once: a
@@ -87,10 +87,13 @@ func start(ctx context.Context, name string, kind trace.SpanKind, attrs int) (co
 
 // set sets the attributes kv, each replacing an earlier value of its key.
 func (s Span) set(kv ...attribute.KeyValue) {
-	switch {
-	case s.rec != nil:
-		s.rec.SetAttributes(kv...)
-	case s.span != nil && s.span.IsRecording():
+	// A *jobSpan is called directly: through the interface kv would escape
+	// to the heap.
+	if js, ok := s.span.(*jobSpan); ok {
+		js.SetAttributes(kv...)
+		return
+	}
+	if s.span != nil && s.span.IsRecording() {
 		s.span.SetAttributes(slices.Clone(kv)...) // a copy: kv stays on the caller's stack
 	}
 }
@@ -181,24 +184,16 @@ func (j *joined) of(key string) string {
 	v := j.prefix + key + j.suffix
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	old := j.table.Load()
-	if old != nil && len(*old) >= maxJoined {
-		return v
-	}
-	m := make(map[string]string, 1+len(ptrMap(old)))
-	for k, x := range ptrMap(old) {
-		m[k] = x
+	m := map[string]string{}
+	if old := j.table.Load(); old != nil {
+		if len(*old) >= maxJoined {
+			return v
+		}
+		m = maps.Clone(*old)
 	}
 	m[strings.Clone(key)] = v // key may be a slice of a longer subject
 	j.table.Store(&m)
 	return v
-}
-
-func ptrMap(m *map[string]string) map[string]string {
-	if m == nil {
-		return nil
-	}
-	return *m
 }
 
 // startMessaging starts the span of op on destination, named
