@@ -27,6 +27,17 @@ var ErrIDReused = errors.New("the job id was already used by another job")
 // could only name a subject pattern, never one job's result.
 var ErrInvalidJobID = errors.New("not a job id: 1 to 128 letters A-Z a-z, digits, '-' and '_'")
 
+// ErrNotAcknowledged reports a publish the broker did not acknowledge
+// after the job was sent: the acknowledgement timed out, ctx ended, or the
+// connection was lost while it was awaited. The job may or may not be
+// stored. Publishing it again with the same id is safe: within the JOBS
+// stream's duplicate window (DUPLICATE_WINDOW, 5 minutes by default) it is
+// stored once, and Run, given the same job, returns its one result.
+// Errors without it (an invalid job, no stream, a full stream, a job over
+// max_payload, any refusal the broker answered with) mean nothing was
+// stored.
+var ErrNotAcknowledged = errors.New("the broker did not acknowledge the job: it may or may not be stored")
+
 // HeaderStoredReplyTo is the header of a stored result that names the
 // Reply-To inbox of the delivery that stored it (the executor tells an
 // inbox once).
@@ -172,7 +183,17 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 	if replyTo != "" {
 		msg.Header.Set(flowjob.HeaderReplyTo, replyTo)
 	}
-	ack, err := c.js.PublishMsg(ctx, msg)
+	// Nothing is sent past an ended context or on a closed connection.
+	err = ctx.Err()
+	if err == nil && c.nc.IsClosed() {
+		err = nats.ErrConnectionClosed
+	}
+	var ack *jetstream.PubAck
+	if err == nil {
+		ack, err = c.js.PublishMsg(ctx, msg)
+	} else {
+		err = &notSentError{err}
+	}
 	if done != nil {
 		done(err)
 	}
@@ -189,8 +210,16 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 		return Published{}, fmt.Errorf("publishing job %s on %s: the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES on the executors): "+
 			"the executors are behind or stopped; retry later, add executors, or raise the limit: %w", job.ID, subject, err)
 	}
+	var unsent *notSentError
+	if errors.As(err, &unsent) || errors.Is(err, nats.ErrConnectionDraining) {
+		return Published{}, fmt.Errorf("publishing job %s on %s: not sent: %w", job.ID, subject, err)
+	}
+	if err != nil && brokerRefused(err) {
+		return Published{}, fmt.Errorf("publishing job %s on %s: the broker refused it: %w", job.ID, subject, err)
+	}
 	if err != nil {
-		return Published{}, fmt.Errorf("publishing job %s on %s: %w", job.ID, subject, err)
+		return Published{}, fmt.Errorf("publishing job %s on %s: %w; publish it again with the same id "+
+			"(the JOBS stream stores it once within its duplicate window), or Await its result: %w", job.ID, subject, ErrNotAcknowledged, err)
 	}
 	return Published{Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
@@ -203,6 +232,19 @@ func streamFull(err error) bool {
 	return errors.As(err, &jsErr) && jsErr.APIError() != nil && jsErr.APIError().ErrorCode == 10077
 }
 
+// notSentError is a publish given up before anything was sent.
+type notSentError struct{ err error }
+
+func (e *notSentError) Error() string { return e.err.Error() }
+func (e *notSentError) Unwrap() error { return e.err }
+
+// brokerRefused reports an error the JetStream API answered with: the
+// broker looked at the job and did not store it.
+func brokerRefused(err error) bool {
+	var jsErr jetstream.JetStreamError
+	return errors.As(err, &jsErr) && jsErr.APIError() != nil
+}
+
 // Run publishes job and waits until its result is stored or ctx ends. The
 // result comes from the job's Reply-To inbox first; the RESULTS stream is
 // looked up as a fallback (the job was already published, the executor
@@ -211,7 +253,9 @@ func streamFull(err error) bool {
 // comes before the broker's acknowledgement of the publish is returned at
 // once, even if that acknowledgement is lost or late. A result
 // stored under job.ID for another session, flow or block (the id was
-// another job's) is not returned: the error is ErrIDReused.
+// another job's) is not returned: the error is ErrIDReused. A publish the
+// broker did not acknowledge is ErrNotAcknowledged: the job may be stored,
+// and Run with the same job again is safe.
 func (c *Client) Run(ctx context.Context, job *flowjob.Job) (*flowjob.Result, error) {
 	if job == nil {
 		return nil, errors.New("running job: the job is nil")

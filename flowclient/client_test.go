@@ -404,8 +404,9 @@ func TestClientErrors(t *testing.T) {
 		if _, err := tight.Publish(context.Background(), cpfJob("client-fills", "1"), ""); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tight.Publish(context.Background(), cpfJob("client-overflows", "1"), ""); err == nil || !strings.Contains(err.Error(), "the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES") {
-			t.Errorf("publishing into a full stream: %v, want an error naming JOBS_MAX_MSGS", err)
+		if _, err := tight.Publish(context.Background(), cpfJob("client-overflows", "1"), ""); err == nil || !strings.Contains(err.Error(), "the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES") ||
+			errors.Is(err, flowclient.ErrNotAcknowledged) {
+			t.Errorf("publishing into a full stream: %v, want an error naming JOBS_MAX_MSGS, not ErrNotAcknowledged", err)
 		}
 	})
 }
@@ -462,6 +463,80 @@ func TestClientPublishHookWrapsThePublish(t *testing.T) {
 		}
 		if len(doneErrs) != 1 || doneErrs[0] == nil {
 			t.Errorf("done got %v, want the publish error once", doneErrs)
+		}
+	})
+}
+
+// TestClientPublishSaysWhetherTheJobMayBeStored: a publish sent but not
+// acknowledged is ErrNotAcknowledged (the job may be stored: publishing it
+// again is the remedy); one never sent or refused by the broker is not.
+func TestClientPublishSaysWhetherTheJobMayBeStored(t *testing.T) {
+	eachBroker(t, func(t *testing.T, url string) {
+		e := newEnv(t, url, false)
+		// A subscriber that takes the job and never answers, where no
+		// stream listens: the publish is sent and its acknowledgement never
+		// comes, as when a stream's leader is lost while it stores.
+		silent := e.cfg.SubjectPrefix + "silent"
+		sub, err := e.nc.Subscribe(silent+".jobs.>", func(*nats.Msg) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		if err := e.nc.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		c := e.client(t, flowclient.WithSubjectPrefix(silent))
+		for _, run := range []bool{false, true} {
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			if run {
+				_, err = c.Run(ctx, cpfJob("client-unacked-run", "1"))
+			} else {
+				_, err = c.Publish(ctx, cpfJob("client-unacked", "1"), "")
+			}
+			cancel()
+			if !errors.Is(err, flowclient.ErrNotAcknowledged) || !errors.Is(err, context.DeadlineExceeded) ||
+				!strings.Contains(err.Error(), "publish it again with the same id") {
+				t.Errorf("run %v: a publish never acknowledged: %v, want ErrNotAcknowledged and the deadline, saying to publish again", run, err)
+			}
+		}
+
+		ended, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = e.client(t).Publish(ended, cpfJob("client-never-sent", "1"), "")
+		if !errors.Is(err, context.Canceled) || errors.Is(err, flowclient.ErrNotAcknowledged) || !strings.Contains(err.Error(), "not sent") {
+			t.Errorf("a publish past its context: %v, want Canceled, not sent, not ErrNotAcknowledged", err)
+		}
+		closed, err := nats.Connect(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		onClosed, err := flowclient.NewClient(closed, flowclient.WithSubjectPrefix(e.cfg.SubjectPrefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed.Close()
+		_, err = onClosed.Publish(testenv.Context(t, 10*time.Second), cpfJob("client-closed", "1"), "")
+		if !errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, flowclient.ErrNotAcknowledged) || !strings.Contains(err.Error(), "not sent") {
+			t.Errorf("a publish on a closed connection: %v, want ErrConnectionClosed, not sent, not ErrNotAcknowledged", err)
+		}
+		nowhere := e.client(t, flowclient.WithSubjectPrefix("fstest.nostream"))
+		if _, err := nowhere.Publish(testenv.Context(t, 10*time.Second), cpfJob("client-nowhere", "1"), ""); err == nil || errors.Is(err, flowclient.ErrNotAcknowledged) {
+			t.Errorf("publishing where no stream listens: %v, want an error without ErrNotAcknowledged", err)
+		}
+		// A refusal the broker answered with: a stream whose messages may
+		// be no larger than 100 bytes.
+		small := e.cfg.SubjectPrefix + "small"
+		js, _ := jetstream.New(e.nc)
+		name := e.cfg.JobsStream + "_SMALL"
+		if _, err := js.CreateStream(testenv.Context(t, 10*time.Second), jetstream.StreamConfig{Name: name, Subjects: []string{small + ".jobs.>"},
+			MaxMsgSize: 100, Storage: jetstream.MemoryStorage}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = js.DeleteStream(context.Background(), name) })
+		_, err = e.client(t, flowclient.WithSubjectPrefix(small)).Publish(testenv.Context(t, 10*time.Second), cpfJob("client-refused", "1"), "")
+		var jsErr jetstream.JetStreamError
+		if !errors.As(err, &jsErr) || errors.Is(err, flowclient.ErrNotAcknowledged) || !strings.Contains(err.Error(), "the broker refused it") {
+			t.Errorf("a publish the broker refused: %v, want its JetStream error, saying it was refused, not ErrNotAcknowledged", err)
 		}
 	})
 }

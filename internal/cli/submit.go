@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
 
 	"github.com/flowscript/flowscript/internal/jsident"
@@ -130,6 +131,10 @@ func submit(ctx context.Context, env Env, args []string) int {
 	res, err := submitJob(ctx, opts.broker, job)
 	if err != nil {
 		switch {
+		case errors.Is(err, flowclient.ErrNotAcknowledged) && errors.Is(err, context.DeadlineExceeded):
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: the broker on %s did not acknowledge job %s within %s: it may or may not be queued. "+
+				"Submit the same job again with --id %s: it is queued once, and you get its one result.\n",
+				natsurl.Redact(opts.broker.url), job.ID, opts.timeout, job.ID)
 		case errors.Is(err, context.DeadlineExceeded):
 			names := opts.broker.names()
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: no result for job %s within %s: it is still queued or still running "+

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
 	"github.com/flowscript/flowscript/internal/actions"
@@ -242,6 +243,35 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 			}
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("submit took %s with --timeout 1s", d)
+			}
+		})
+	})
+	t.Run("the broker never acknowledges", func(t *testing.T) {
+		eachBroker(t, func(t *testing.T, b broker) {
+			// A stream that stores jobs and acknowledges none (NoAck), as a
+			// broker whose answer is lost: the job may be queued.
+			nc, err := nats.Connect(b.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer nc.Close()
+			js, err := jetstream.New(nc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := js.CreateStream(testenv.Context(t, 10*time.Second), jetstream.StreamConfig{Name: b.names.JobsStream,
+				Subjects: []string{b.names.SubjectPrefix + ".jobs.>"}, NoAck: true, Storage: jetstream.MemoryStorage}); err != nil {
+				t.Fatal(err)
+			}
+			code, stdout, stderr := invocation{args: append(append([]string{"submit", "--timeout", "1s"}, b.flags()...),
+				"--source", writeScript(t, "return 1"), "--id", "unacked-1")}.run(t)
+			if code != ExitFailed || stdout != "" {
+				t.Fatalf("exit %d, stdout %q; want 1 and nothing", code, stdout)
+			}
+			for _, want := range []string{"did not acknowledge job unacked-1 within 1s", "may or may not be queued", "again with --id unacked-1"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr lacks %q: %s", want, stderr)
+				}
 			}
 		})
 	})

@@ -115,9 +115,12 @@ export class ConnectionClosedError extends Error {
  * The broker did not acknowledge the job: no stream takes its subject (a
  * wrong subjectPrefix or jobsSubject), the acknowledgement did not come
  * within timeoutMs, the connection closed... The cause is the nats
- * client's error. After a timeout the job may still have been stored:
- * publishing it again under the same id is safe (the JOBS stream drops a
- * duplicate within its window, and submit then reads the stored result).
+ * client's error. mayBeStored says whether the job may still have been
+ * stored (flowclient.ErrNotAcknowledged in Go): true when it was sent and
+ * no answer came (a timeout, a connection lost meanwhile), false when it
+ * was never sent or the broker refused it. Publishing it again under the
+ * same id is safe either way (the JOBS stream drops a duplicate within its
+ * window, and submit then reads the stored result).
  */
 export class PublishError extends Error {
   override readonly name = "PublishError";
@@ -126,8 +129,14 @@ export class PublishError extends Error {
     /** The subject the job was published on. */
     readonly subject: string,
     cause: unknown,
+    /** Whether the job may have been stored although no acknowledgement came. */
+    readonly mayBeStored = false,
   ) {
-    super(`publishing job ${jobId} on ${subject}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `publishing job ${jobId} on ${subject}: ${cause instanceof Error ? cause.message : String(cause)}` +
+        (mayBeStored ? "; it may or may not be stored: publish it again with the same id (the JOBS stream stores it once within its duplicate window)" : ""),
+      { cause },
+    );
   }
 }
 
@@ -266,6 +275,8 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
     return js.publish(jobs, data, { msgID: job.id, headers: h, ...(timeout === undefined ? {} : { timeout }) });
   };
   const reconnects = watchReconnects(nc);
+  // A connection closed or draining before the call sends nothing.
+  const unsent = nc.isClosed() || nc.isDraining();
   try {
     let pending = send();
     for (;;) {
@@ -291,7 +302,10 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
     if (code === ErrorCode.NoResponders) {
       throw new PublishError(job.id, jobs, new Error(NO_STREAM, { cause: err }));
     }
-    throw new PublishError(job.id, jobs, err);
+    // The broker's refusal (a JetStream API error: a full stream, a
+    // message over the stream's size) stored nothing.
+    const refused = (err as { api_error?: unknown })?.api_error !== undefined;
+    throw new PublishError(job.id, jobs, err, !unsent && !refused && code !== ErrorCode.ConnectionDraining);
   } finally {
     reconnects.stop();
   }

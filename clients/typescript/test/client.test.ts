@@ -13,7 +13,7 @@ import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { connect, createInbox, headers, type NatsConnection } from "nats";
+import { connect, createInbox, headers, type NatsConnection, StorageType } from "nats";
 
 import {
   awaitResult,
@@ -365,6 +365,7 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
       await ending; // the connection's own timers end with it
       assert.deepEqual(unhandled, [], `${end}: no unhandled rejection`);
       assert.ok(caught[0] instanceof PublishError && caught[0].jobId === j.id, `${end}: submit rejects with a PublishError, got ${String(caught[0])}`);
+      assert.equal(caught[0].mayBeStored, false, `${end}: nothing was sent`);
       assert.ok(caught[1] instanceof ConnectionClosedError && caught[1].jobId === j.id, `${end}: awaitResult rejects with a ConnectionClosedError, got ${String(caught[1])}`);
       assert.equal(pending(exec.nc).timers, timersBefore, `${end}: no timer left`);
     }
@@ -390,6 +391,8 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
       assert.equal(caught.jobId, j.id);
       assert.equal(caught.subject, "stalltest.jobs.execute");
       assert.match(caught.message, new RegExp(`^publishing job ${j.id} on stalltest\\.jobs\\.execute: `));
+      assert.equal(caught.mayBeStored, true, "sent and never answered: it may be stored");
+      assert.match(caught.message, /it may or may not be stored: publish it again with the same id/);
       assert.ok(Date.now() - started >= 490, "it waited for the acknowledgement");
       assert.equal(staller.getReceived(), 1, "the job was sent once");
       assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
@@ -474,8 +477,28 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
     assert.deepEqual(unhandled, []);
     assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
     assert.match(caught.message, /: no JetStream stream takes this subject \(an executor creates the JOBS stream when it starts/, "it says why, as Go's client does (it said 503)");
+    assert.equal(caught.mayBeStored, false, "no stream took it");
     assert.ok(Date.now() - started < 4_000, "no responders is an answer: it did not wait for the timeout");
     assert.deepEqual(pending(exec.nc), before, "no subscription or timer left");
+  });
+
+  test("a publish the broker refuses (a stream's message size): PublishError at once, nothing stored", async () => {
+    const jsm = await exec.nc.jetstreamManager();
+    const name = `TS_SMALL_${process.pid}`;
+    await jsm.streams.add({ name, subjects: ["smalltest.jobs.>"], max_msg_size: 100, storage: StorageType.Memory });
+    try {
+      const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
+      const caught = await publishJob(exec.nc, j, { subjectPrefix: "smalltest", timeoutMs: 5_000 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      assert.ok(caught instanceof PublishError, `a PublishError, got ${String(caught)}`);
+      assert.equal(caught.mayBeStored, false, "the broker answered: nothing was stored");
+      assert.doesNotMatch(caught.message, /may or may not be stored/);
+      assert.equal((await jsm.streams.info(name)).state.messages, 0);
+    } finally {
+      await jsm.streams.delete(name);
+    }
   });
 
   test("a job at the 1 MiB cap is valid, but over max_payload with its headers: MaxPayloadError at once, not a PublishError, nothing sent", async () => {
