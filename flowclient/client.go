@@ -29,13 +29,14 @@ var ErrInvalidJobID = errors.New("not a job id: 1 to 128 letters A-Z a-z, digits
 
 // ErrNotAcknowledged reports a publish the broker did not acknowledge
 // after the job was sent: the acknowledgement timed out, ctx ended, or the
-// connection was lost while it was awaited. The job may or may not be
+// connection was lost while it was awaited, or the broker was still
+// storing an earlier publish of the same id. The job may or may not be
 // stored. Publishing it again with the same id is safe: within the JOBS
 // stream's duplicate window (DUPLICATE_WINDOW, 5 minutes by default) it is
 // stored once, and Run, given the same job, returns its one result.
-// Errors without it (an invalid job, no stream, a full stream, a job over
-// max_payload, any refusal the broker answered with) mean nothing was
-// stored.
+// Publish errors without it (an invalid job, nothing sent, no stream, a
+// full stream, a job over max_payload, any other refusal the broker
+// answered with) mean this publish stored nothing.
 var ErrNotAcknowledged = errors.New("the broker did not acknowledge the job: it may or may not be stored")
 
 // HeaderStoredReplyTo is the header of a stored result that names the
@@ -184,52 +185,99 @@ func (c *Client) Publish(ctx context.Context, job *flowjob.Job, replyTo string) 
 		msg.Header.Set(flowjob.HeaderReplyTo, replyTo)
 	}
 	// Nothing is sent past an ended context or on a closed connection.
+	var ack *jetstream.PubAck
 	err = ctx.Err()
 	if err == nil && c.nc.IsClosed() {
 		err = nats.ErrConnectionClosed
 	}
-	var ack *jetstream.PubAck
-	if err == nil {
-		ack, err = c.js.PublishMsg(ctx, msg)
-	} else {
+	if err != nil {
 		err = &notSentError{err}
+	} else {
+		ack, err = c.send(ctx, msg)
 	}
 	if done != nil {
 		done(err)
 	}
-	if errors.Is(err, jetstream.ErrNoStreamResponse) {
-		return Published{}, fmt.Errorf("publishing job %s on %s: no JetStream stream takes this subject "+
-			"(an executor creates the JOBS stream when it starts: start one, or check that this client's "+
-			"subject prefix is the executors' SUBJECT_PREFIX): %w", job.ID, subject, err)
-	}
-	if errors.Is(err, nats.ErrMaxPayload) {
-		return Published{}, fmt.Errorf("publishing job %s on %s: the job is %d bytes and, with its headers, over the %d bytes a broker message can carry (max_payload): "+
-			"move large data out of its variables; publishing it again cannot succeed: %w", job.ID, subject, len(data), c.nc.MaxPayload(), err)
-	}
-	if err != nil && streamFull(err) {
-		return Published{}, fmt.Errorf("publishing job %s on %s: the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES on the executors): "+
-			"the executors are behind or stopped; retry later, add executors, or raise the limit: %w", job.ID, subject, err)
-	}
-	var unsent *notSentError
-	if errors.As(err, &unsent) || errors.Is(err, nats.ErrConnectionDraining) {
-		return Published{}, fmt.Errorf("publishing job %s on %s: not sent: %w", job.ID, subject, err)
-	}
-	if err != nil && brokerRefused(err) {
-		return Published{}, fmt.Errorf("publishing job %s on %s: the broker refused it: %w", job.ID, subject, err)
-	}
 	if err != nil {
-		return Published{}, fmt.Errorf("publishing job %s on %s: %w; publish it again with the same id "+
-			"(the JOBS stream stores it once within its duplicate window), or Await its result: %w", job.ID, subject, ErrNotAcknowledged, err)
+		return Published{}, publishError(job.ID, subject, len(data), c.nc.MaxPayload(), err)
 	}
 	return Published{Sequence: ack.Sequence, Duplicate: ack.Duplicate}, nil
 }
 
-// streamFull reports the broker's refusal of a message a stream with the
-// discard-new policy has no room for (10077: maximum messages or bytes
-// exceeded).
-func streamFull(err error) bool {
+// publishError says what err, a failed publish of a job of size bytes,
+// means for the job: nothing stored, or ErrNotAcknowledged (it may be).
+func publishError(jobID, subject string, size int, maxPayload int64, err error) error {
+	var unsent *notSentError
+	switch {
+	case errors.Is(err, jetstream.ErrNoStreamResponse):
+		return fmt.Errorf("publishing job %s on %s: no JetStream stream takes this subject "+
+			"(an executor creates the JOBS stream when it starts: start one, or check that this client's "+
+			"subject prefix is the executors' SUBJECT_PREFIX): %w", jobID, subject, err)
+	case errors.Is(err, nats.ErrMaxPayload):
+		return fmt.Errorf("publishing job %s on %s: the job is %d bytes and, with its headers, over the %d bytes a broker message can carry (max_payload): "+
+			"move large data out of its variables; publishing it again cannot succeed: %w", jobID, subject, size, maxPayload, err)
+	case apiErrorCode(err) == jsErrStreamFull:
+		return fmt.Errorf("publishing job %s on %s: the JOBS stream is full (JOBS_MAX_MSGS or JOBS_MAX_BYTES on the executors): "+
+			"the executors are behind or stopped; retry later, add executors, or raise the limit: %w", jobID, subject, err)
+	case apiErrorCode(err) == jsErrMsgIDInProcess:
+		// An earlier publish of this id is still being stored (a replicated
+		// stream between proposing it and applying it).
+		return fmt.Errorf("publishing job %s on %s: %w: a publish with this id is still being stored; "+
+			"publish it again in a moment: %w", jobID, subject, ErrNotAcknowledged, err)
+	case errors.As(err, &unsent), errors.Is(err, nats.ErrConnectionDraining), errors.Is(err, nats.ErrReconnectBufExceeded),
+		errors.Is(err, nats.ErrHeadersNotSupported), errors.Is(err, nats.ErrBadSubject):
+		return fmt.Errorf("publishing job %s on %s: not sent: %w", jobID, subject, err)
+	case apiErrorCode(err) != 0:
+		return fmt.Errorf("publishing job %s on %s: the broker refused it; nothing is stored: %w", jobID, subject, err)
+	}
+	return fmt.Errorf("publishing job %s on %s: %w; publish it again with the same id "+
+		"(within the JOBS stream's duplicate window, DUPLICATE_WINDOW, it is stored once), or await its result: %w", jobID, subject, ErrNotAcknowledged, err)
+}
+
+// The publish is retried while no stream answers, as nats.go does.
+const (
+	noStreamRetries   = jetstream.DefaultPubRetryAttempts
+	noStreamRetryWait = jetstream.DefaultPubRetryWait
+)
+
+// send publishes msg and, while no stream answers (a stream's leader being
+// elected), sends it again up to noStreamRetries times, as nats.go's own
+// retry does; unlike it, a context that ends between two attempts leaves
+// the answer "no stream" (nothing was stored), not the context's error.
+func (c *Client) send(ctx context.Context, msg *nats.Msg) (*jetstream.PubAck, error) {
+	ack, err := c.js.PublishMsg(ctx, msg, jetstream.WithRetryAttempts(0))
+	for range noStreamRetries {
+		if !errors.Is(err, jetstream.ErrNoStreamResponse) {
+			break
+		}
+		wait := time.NewTimer(noStreamRetryWait)
+		select {
+		case <-ctx.Done():
+		case <-wait.C:
+		}
+		wait.Stop()
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		ack, err = c.js.PublishMsg(ctx, msg, jetstream.WithRetryAttempts(0))
+	}
+	return ack, err
+}
+
+// JetStream API error codes the client tells apart.
+const (
+	jsErrStreamFull     = 10077 // maximum messages or bytes exceeded (discard new)
+	jsErrMsgIDInProcess = 10158 // duplicate message id is in process
+)
+
+// apiErrorCode is the code of the JetStream API error the broker answered
+// the publish with, 0 when it did not answer with one.
+func apiErrorCode(err error) jetstream.ErrorCode {
 	var jsErr jetstream.JetStreamError
-	return errors.As(err, &jsErr) && jsErr.APIError() != nil && jsErr.APIError().ErrorCode == 10077
+	if errors.As(err, &jsErr) && jsErr.APIError() != nil {
+		return jsErr.APIError().ErrorCode
+	}
+	return 0
 }
 
 // notSentError is a publish given up before anything was sent.
@@ -237,13 +285,6 @@ type notSentError struct{ err error }
 
 func (e *notSentError) Error() string { return e.err.Error() }
 func (e *notSentError) Unwrap() error { return e.err }
-
-// brokerRefused reports an error the JetStream API answered with: the
-// broker looked at the job and did not store it.
-func brokerRefused(err error) bool {
-	var jsErr jetstream.JetStreamError
-	return errors.As(err, &jsErr) && jsErr.APIError() != nil
-}
 
 // Run publishes job and waits until its result is stored or ctx ends. The
 // result comes from the job's Reply-To inbox first; the RESULTS stream is

@@ -79,13 +79,13 @@ func (b brokerFlags) connect(ctx context.Context, command string) (*nats.Conn, e
 }
 
 // client returns a flowclient client for the flags' subjects and streams.
-func (b brokerFlags) client(nc *nats.Conn) (*flowclient.Client, error) {
+func (b brokerFlags) client(nc *nats.Conn, opts ...flowclient.ClientOption) (*flowclient.Client, error) {
 	names := b.names()
-	return flowclient.NewClient(nc,
+	return flowclient.NewClient(nc, append([]flowclient.ClientOption{
 		flowclient.WithSubjectPrefix(names.SubjectPrefix),
 		flowclient.WithResultsStream(names.ResultsStream),
 		flowclient.WithResultPolling(250*time.Millisecond, 2*time.Second),
-	)
+	}, opts...)...)
 }
 
 // checkJobsStream fails when no stream stores the jobs the client

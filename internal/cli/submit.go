@@ -12,8 +12,11 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
@@ -128,13 +131,20 @@ func submit(ctx context.Context, env Env, args []string) int {
 
 	ctx, cancel := context.WithTimeout(ctx, opts.timeout)
 	defer cancel()
-	res, err := submitJob(ctx, opts.broker, job)
+	res, queued, err := submitJob(ctx, opts.broker, job)
 	if err != nil {
 		switch {
-		case errors.Is(err, flowclient.ErrNotAcknowledged) && errors.Is(err, context.DeadlineExceeded):
-			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: the broker on %s did not acknowledge job %s within %s: it may or may not be queued. "+
-				"Submit the same job again with --id %s: it is queued once, and you get its one result.\n",
-				natsurl.Redact(opts.broker.url), job.ID, opts.timeout, job.ID)
+		case errors.Is(err, flowclient.ErrNotAcknowledged):
+			within := ""
+			if errors.Is(err, context.DeadlineExceeded) {
+				within = " within " + opts.timeout.String()
+			}
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: the broker at %s did not acknowledge job %s%s: it may or may not be queued. "+
+				"Submit the same job again with --id %s within the executors' DUPLICATE_WINDOW (5m by default): it is queued once, and you get its one result.\n",
+				natsurl.Redact(opts.broker.url), job.ID, within, job.ID)
+		case errors.Is(err, context.DeadlineExceeded) && !queued:
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: job %s was not queued within %s: %v\nTry again, with a longer --timeout if the broker is slow.\n",
+				job.ID, opts.timeout, err)
 		case errors.Is(err, context.DeadlineExceeded):
 			names := opts.broker.names()
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: no result for job %s within %s: it is still queued or still running "+
@@ -161,21 +171,26 @@ func submit(ctx context.Context, env Env, args []string) int {
 }
 
 // submitJob connects, checks that an executor's streams exist, publishes
-// job and waits for its result until ctx ends.
-func submitJob(ctx context.Context, b brokerFlags, job *flowjob.Job) (*flowjob.Result, error) {
+// job and waits for its result until ctx ends. queued is whether the broker
+// acknowledged the job.
+func submitJob(ctx context.Context, b brokerFlags, job *flowjob.Job) (res *flowjob.Result, queued bool, err error) {
 	nc, err := b.connect(ctx, "submit")
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	defer nc.Close()
 	if err := b.checkJobsStream(ctx, nc); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	client, err := b.client(nc)
+	var acked atomic.Bool
+	client, err := b.client(nc, flowclient.WithPublishHook(func(ctx context.Context, _, _ string, _ nats.Header) (context.Context, func(error)) {
+		return ctx, func(err error) { acked.Store(err == nil) }
+	}))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return client.Run(ctx, job)
+	res, err = client.Run(ctx, job)
+	return res, acked.Load(), err
 }
 
 func parseSubmit(env Env, args []string) (opts submitOptions, code int, ok bool) {

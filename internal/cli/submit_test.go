@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -263,17 +264,40 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 				Subjects: []string{b.names.SubjectPrefix + ".jobs.>"}, NoAck: true, Storage: jetstream.MemoryStorage}); err != nil {
 				t.Fatal(err)
 			}
-			code, stdout, stderr := invocation{args: append(append([]string{"submit", "--timeout", "1s"}, b.flags()...),
+			code, stdout, stderr := invocation{args: append(append([]string{"submit", "--timeout", "3s"}, b.flags()...),
 				"--source", writeScript(t, "return 1"), "--id", "unacked-1")}.run(t)
 			if code != ExitFailed || stdout != "" {
 				t.Fatalf("exit %d, stdout %q; want 1 and nothing", code, stdout)
 			}
-			for _, want := range []string{"did not acknowledge job unacked-1 within 1s", "may or may not be queued", "again with --id unacked-1"} {
+			for _, want := range []string{"did not acknowledge job unacked-1 within 3s", "may or may not be queued", "again with --id unacked-1", "DUPLICATE_WINDOW"} {
 				if !strings.Contains(stderr, want) {
 					t.Errorf("stderr lacks %q: %s", want, stderr)
 				}
 			}
 		})
+	})
+	t.Run("a timeout before the job is sent", func(t *testing.T) {
+		// 1 ms runs out while connecting, looking the stream up, publishing
+		// or awaiting: what submit says of the job is what the broker holds.
+		b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
+		provision(t, b)
+		said := map[bool]int{}
+		for i := range 20 {
+			id := fmt.Sprintf("early-%d", i)
+			code, _, stderr := invocation{args: append(append([]string{"submit", "--timeout", "1ms"}, b.flags()...),
+				"--source", writeScript(t, "return 1"), "--id", id)}.run(t)
+			queued := strings.Contains(stderr, "it is still queued or still running")
+			notQueued := strings.Contains(stderr, "job "+id+" was not queued within 1ms") || strings.Contains(stderr, "connecting to NATS") ||
+				strings.Contains(stderr, "may or may not be queued")
+			if code != ExitFailed || queued == notQueued {
+				t.Fatalf("exit %d; stderr: %s", code, stderr)
+			}
+			if _, err := jobsStreamMsg(t, b, id); (err == nil) != queued && !strings.Contains(stderr, "may or may not") {
+				t.Errorf("submit said queued %v, the stream's lookup of %s: %v; stderr: %s", queued, id, err, stderr)
+			}
+			said[queued]++
+		}
+		t.Logf("queued %d times, not queued %d times", said[true], said[false])
 	})
 	t.Run("no streams", func(t *testing.T) {
 		b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
@@ -417,5 +441,37 @@ func TestSubmitFileWithoutIDGetsOne(t *testing.T) {
 	}
 	if r := decodeResult(t, stdout); !strings.HasPrefix(r.JobID, "cli-") || r.Variables["resultado"] != "valido" {
 		t.Errorf("result = %+v", r)
+	}
+}
+
+// jobsStreamMsg is the job stored in b's JOBS stream under id (its
+// Nats-Msg-Id), or an error when there is none.
+func jobsStreamMsg(t *testing.T, b broker, id string) (*jetstream.RawStreamMsg, error) {
+	t.Helper()
+	nc, err := nats.Connect(b.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testenv.Context(t, 10*time.Second)
+	s, err := js.Stream(ctx, b.names.JobsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seq := uint64(1); ; seq++ {
+		msg, err := s.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil, fmt.Errorf("no job %s in %s", id, b.names.JobsStream)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg.Header.Get(nats.MsgIdHdr) == id {
+			return msg, nil
+		}
 	}
 }

@@ -270,7 +270,9 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
   }
   const js = nc.jetstream();
   const deadline = options.timeoutMs === undefined ? undefined : Date.now() + options.timeoutMs;
+  let sends = 0;
   const send = () => {
+    sends++;
     const timeout = deadline === undefined ? undefined : Math.max(1, deadline - Date.now());
     return js.publish(jobs, data, { msgID: job.id, headers: h, ...(timeout === undefined ? {} : { timeout }) });
   };
@@ -300,16 +302,24 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
       throw new MaxPayloadError(job.id, jobs, data.length, nc.info?.max_payload ?? 0, err);
     }
     if (code === ErrorCode.NoResponders) {
-      throw new PublishError(job.id, jobs, new Error(NO_STREAM, { cause: err }));
+      throw new PublishError(job.id, jobs, new Error(NO_STREAM, { cause: err }), sends > 1);
     }
-    // The broker's refusal (a JetStream API error: a full stream, a
-    // message over the stream's size) stored nothing.
-    const refused = (err as { api_error?: unknown })?.api_error !== undefined;
-    throw new PublishError(job.id, jobs, err, !unsent && !refused && code !== ErrorCode.ConnectionDraining);
+    // Nothing was stored when this, the only send, never left (a closed
+    // or draining connection) or the broker refused it (a JetStream API
+    // error: a full stream, a message over the stream's size), unless the
+    // refusal is that an earlier publish of this id is still being stored.
+    // After a send again at a reconnect, the first one may have been stored.
+    const apiError = (err as { api_error?: { err_code?: unknown } })?.api_error;
+    const notSent = unsent || code === ErrorCode.ConnectionDraining;
+    const refused = apiError !== undefined && apiError.err_code !== ERR_MSG_ID_IN_PROCESS;
+    throw new PublishError(job.id, jobs, err, sends > 1 || !(notSent || refused));
   } finally {
     reconnects.stop();
   }
 }
+
+/** JetStream's "duplicate message id is in process": an earlier publish of the id is still being stored. */
+const ERR_MSG_ID_IN_PROCESS = 10158;
 
 /** Why a publish nobody answers failed, in Go's words (flowclient). */
 const NO_STREAM =

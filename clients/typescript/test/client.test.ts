@@ -484,11 +484,12 @@ describe("submit when the publish or the wait fails: one rejection, nothing left
 
   test("a publish the broker refuses (a stream's message size): PublishError at once, nothing stored", async () => {
     const jsm = await exec.nc.jetstreamManager();
-    const name = `TS_SMALL_${process.pid}`;
-    await jsm.streams.add({ name, subjects: ["smalltest.jobs.>"], max_msg_size: 100, storage: StorageType.Memory });
+    const name = `TS_SMALL_${process.pid}_${Date.now()}`;
+    const prefix = `smalltest${process.pid}x${Date.now()}`;
+    await jsm.streams.add({ name, subjects: [`${prefix}.jobs.>`], max_msg_size: 100, storage: StorageType.Memory });
     try {
       const j = job({ source: "return 1", outputVariable: "o", onError: "continue" });
-      const caught = await publishJob(exec.nc, j, { subjectPrefix: "smalltest", timeoutMs: 5_000 }).then(
+      const caught = await publishJob(exec.nc, j, { subjectPrefix: prefix, timeoutMs: 5_000 }).then(
         () => undefined,
         (err: unknown) => err,
       );
