@@ -28,12 +28,17 @@ type invocation struct {
 	args  []string
 	stdin string
 	env   map[string]string
+	ctx   context.Context // nil: context.Background()
 }
 
 func (inv invocation) run(t *testing.T) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Main(context.Background(), Env{
+	ctx := inv.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	code = Main(ctx, Env{
 		Args:   inv.args,
 		Stdin:  strings.NewReader(inv.stdin),
 		Stdout: &out,

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowclient"
 	"github.com/flowscript/flowscript/flowjob"
@@ -151,8 +152,15 @@ func submit(ctx context.Context, env Env, args []string) int {
 				"(is an executor running on %s with SUBJECT_PREFIX=%s?). It runs when an executor takes it; its result will be stored on %s "+
 				"in stream %s: submit the same job again with --id %s to wait for it.\n",
 				job.ID, opts.timeout, natsurl.Redact(opts.broker.url), names.SubjectPrefix, names.Subjects().Result(job.ID), names.ResultsStream, job.ID)
+		case errors.Is(err, context.Canceled) && !queued:
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: interrupted before job %s was queued: nothing was sent\n", job.ID)
 		case errors.Is(err, context.Canceled):
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: interrupted while waiting for the result of job %s\n", job.ID)
+		case errors.Is(err, jetstream.ErrNoStreamResponse):
+			// The stream was found a moment before: its leader is changing,
+			// or it was deleted since.
+			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: the JOBS stream at %s did not answer the publish of job %s (its leader may be changing): "+
+				"nothing was queued; submit it again\n", natsurl.Redact(opts.broker.url), job.ID)
 		default:
 			_, _ = fmt.Fprintf(env.Stderr, "flowscript submit: %v\n", err)
 		}

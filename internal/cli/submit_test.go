@@ -299,6 +299,20 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 		}
 		t.Logf("queued %d times, not queued %d times", said[true], said[false])
 	})
+	t.Run("interrupted before the job is sent", func(t *testing.T) {
+		b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
+		provision(t, b)
+		interrupted, cancel := context.WithCancel(context.Background())
+		cancel()
+		code, _, stderr := invocation{args: append(append([]string{"submit"}, b.flags()...), "--source", writeScript(t, "return 1"), "--id", "interrupted-1"),
+			ctx: interrupted}.run(t)
+		if code != ExitFailed || !strings.Contains(stderr, "interrupted before job interrupted-1 was queued: nothing was sent") {
+			t.Errorf("exit %d; stderr: %s", code, stderr)
+		}
+		if _, err := jobsStreamMsg(t, b, "interrupted-1"); err == nil {
+			t.Error("the job was queued")
+		}
+	})
 	t.Run("no streams", func(t *testing.T) {
 		b := newBroker(t, testenv.EmbeddedNATS(t).ClientURL())
 		code, _, stderr := invocation{args: append(append([]string{"submit"}, b.flags()...), "--source", writeScript(t, "return 1"))}.run(t)

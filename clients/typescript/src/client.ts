@@ -297,8 +297,10 @@ export async function publishJob(nc: NatsConnection, job: Job, options: PublishO
   } catch (err) {
     span?.end(err);
     const code = (err as { code?: unknown })?.code;
-    if (code === ErrorCode.MaxPayloadExceeded) {
-      // The connection's max_payload changed (a reconnect to another server).
+    if (code === ErrorCode.MaxPayloadExceeded && sends === 1) {
+      // The connection's max_payload changed (a reconnect to another server)
+      // before the only send: nothing left. After a send again at a
+      // reconnect, the first one may be stored: a PublishError below says so.
       throw new MaxPayloadError(job.id, jobs, data.length, nc.info?.max_payload ?? 0, err);
     }
     if (code === ErrorCode.NoResponders) {
