@@ -28,7 +28,7 @@ var ErrIDReused = errors.New("the job id was already used by another job")
 var ErrInvalidJobID = errors.New("not a job id: 1 to 128 letters A-Z a-z, digits, '-' and '_'")
 
 // ErrNotAcknowledged reports a publish the broker did not acknowledge
-// after the job was sent: the acknowledgement timed out, ctx ended, or the
+// after the job was sent: the acknowledgement timed out, ctx ended or the
 // connection was lost while it was awaited, or the broker was still
 // storing an earlier publish of the same id. The job may or may not be
 // stored. Publishing it again with the same id is safe: within the JOBS
