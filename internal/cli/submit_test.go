@@ -251,7 +251,8 @@ func TestSubmitWithoutExecutor(t *testing.T) {
 		eachBroker(t, func(t *testing.T, b broker) {
 			// A stream that stores jobs and acknowledges none (NoAck), as a
 			// broker whose answer is lost: the job may be queued.
-			if _, err := jetStream(t, b).CreateStream(testenv.Context(t, 10*time.Second), jetstream.StreamConfig{Name: b.names.JobsStream,
+			_, js := testenv.JetStream(t, b.url)
+			if _, err := js.CreateStream(testenv.Context(t, 10*time.Second), jetstream.StreamConfig{Name: b.names.JobsStream,
 				Subjects: []string{b.names.SubjectPrefix + ".jobs.>"}, NoAck: true, Storage: jetstream.MemoryStorage}); err != nil {
 				t.Fatal(err)
 			}
@@ -454,7 +455,8 @@ func TestSubmitFileWithoutIDGetsOne(t *testing.T) {
 func jobsStreamMsg(t *testing.T, b broker, id string) (*jetstream.RawStreamMsg, error) {
 	t.Helper()
 	ctx := testenv.Context(t, 10*time.Second)
-	s, err := jetStream(t, b).Stream(ctx, b.names.JobsStream)
+	_, js := testenv.JetStream(t, b.url)
+	s, err := js.Stream(ctx, b.names.JobsStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,20 +472,4 @@ func jobsStreamMsg(t *testing.T, b broker, id string) (*jetstream.RawStreamMsg, 
 			return msg, nil
 		}
 	}
-}
-
-// jetStream is a JetStream client on b, on a connection closed when the
-// test ends.
-func jetStream(t *testing.T, b broker) jetstream.JetStream {
-	t.Helper()
-	nc, err := nats.Connect(b.url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return js
 }

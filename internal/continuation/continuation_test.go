@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/flowscript/flowscript/flowjob"
@@ -243,15 +242,7 @@ func TestCheckBindsTheStep(t *testing.T) {
 // bucket is a fresh journals bucket on a real broker.
 func bucket(t *testing.T, url string) *Journals {
 	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, js := testenv.JetStream(t, url)
 	var b [5]byte
 	_, _ = rand.Read(b[:])
 	name := "T_JOURNALS_" + strings.ToUpper(hex.EncodeToString(b[:]))

@@ -93,16 +93,8 @@ func clusterNames(t *testing.T, c *testenv.Cluster) (map[string]string, consumer
 func newClusterDrill(t *testing.T, c *testenv.Cluster) *clusterDrill {
 	t.Helper()
 	env, cfg := clusterNames(t, c)
-	nc, err := nats.Connect(c.URLs(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
+	nc, js := testenv.JetStream(t, c.URLs(), nats.MaxReconnects(-1), nats.ReconnectWait(100*time.Millisecond),
 		nats.Name("cluster-drill"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
 	d := &clusterDrill{t: t, cluster: c, env: env, cfg: cfg, nc: nc, js: js, replies: map[string]int{}}
 	sub, err := nc.Subscribe(d.inbox("*"), func(m *nats.Msg) {
 		var r flowjob.Result

@@ -3,12 +3,29 @@ package testenv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// JetStream connects to the broker at url with opts and returns the
+// connection, closed when the test ends, and its JetStream client.
+func JetStream(t testing.TB, url string, opts ...nats.Option) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatal(fmt.Errorf("connecting to %s: %w", url, err))
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
 
 // DeleteStreamsAtCleanup deletes the named JetStream streams of the broker
 // at url when the test ends, so tests on the machine's shared NATS leave

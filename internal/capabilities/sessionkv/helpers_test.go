@@ -80,21 +80,6 @@ func uniqueBucket(t testing.TB) string {
 	return "KVTEST_" + hex.EncodeToString(b[:])
 }
 
-// connect returns a JetStream context on url, closed at cleanup.
-func connect(t testing.TB, url string) (*nats.Conn, jetstream.JetStream) {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatalf("connecting to %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc, js
-}
-
 // deleteBucketAtCleanup deletes the bucket when the test ends, so the
 // machine's broker keeps nothing of the test.
 func deleteBucketAtCleanup(t testing.TB, url, bucket string) {
@@ -125,7 +110,7 @@ func openTestBucket(t testing.TB, url string, cfg Config, now func() time.Time) 
 		cfg.Bucket = uniqueBucket(t)
 	}
 	deleteBucketAtCleanup(t, url, cfg.Bucket)
-	_, js := connect(t, url)
+	_, js := testenv.JetStream(t, url)
 	s, err := openJetStream(testenv.Context(t, 10*time.Second), js, cfg, true, now)
 	if err != nil {
 		t.Fatalf("opening the store: %v", err)

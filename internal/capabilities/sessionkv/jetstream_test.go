@@ -23,7 +23,7 @@ func TestJetStreamValuesSurviveRestarts(t *testing.T) {
 			cfg := Config{Bucket: uniqueBucket(t), MaxKeysPerScope: 2}
 			sc := Scope{Tenant: "acme", Session: "s-1"}
 
-			nc, js := connect(t, p.URL())
+			nc, js := testenv.JetStream(t, p.URL())
 			s, err := OpenJetStream(ctxT(t), js, cfg, true)
 			if err != nil {
 				t.Fatal(err)
@@ -32,7 +32,7 @@ func TestJetStreamValuesSurviveRestarts(t *testing.T) {
 			mustSet(t, s, sc, "step", `2`, time.Hour)
 			nc.Close() // the executor stops
 
-			_, js = connect(t, p.URL())
+			_, js = testenv.JetStream(t, p.URL())
 			s, err = OpenJetStream(ctxT(t), js, cfg, false)
 			if err != nil {
 				t.Fatal(err)
@@ -41,7 +41,7 @@ func TestJetStreamValuesSurviveRestarts(t *testing.T) {
 
 			p.Stop() // the broker stops, and starts again on its folder
 			p.Start()
-			_, js = connect(t, p.URL())
+			_, js = testenv.JetStream(t, p.URL())
 			s, err = OpenJetStream(ctxT(t), js, cfg, false)
 			if err != nil {
 				t.Fatal(err)
@@ -151,7 +151,7 @@ func TestOpenJetStreamProvisions(t *testing.T) {
 			url := b.url(t)
 			bucket := uniqueBucket(t)
 			deleteBucketAtCleanup(t, url, bucket)
-			_, js := connect(t, url)
+			_, js := testenv.JetStream(t, url)
 			ctx := ctxT(t)
 			status := func() jetstream.StreamConfig {
 				t.Helper()
@@ -191,7 +191,7 @@ func TestOpenJetStreamProvisions(t *testing.T) {
 
 func TestOpenJetStreamRefusesWhatCannotWork(t *testing.T) {
 	url := testenv.EmbeddedNATS(t).ClientURL()
-	_, js := connect(t, url)
+	_, js := testenv.JetStream(t, url)
 	ctx := ctxT(t)
 	_, err := OpenJetStream(ctx, js, Config{Bucket: uniqueBucket(t), MaxValueBytes: MaxMaxValueBytes}, true)
 	if err == nil || !strings.Contains(err.Error(), "KV_MAX_VALUE_BYTES") || !strings.Contains(err.Error(), "max_payload") {
